@@ -1,0 +1,37 @@
+// Whole-file reading and crash-safe writing.
+//
+// Every file pstrain produces goes through WriteFileAtomic: the bytes are written to a temporary
+// sibling, fsync'ed, renamed over the destination and the directory is fsync'ed, so a reader sees
+// either the old file or the complete new one, never a half-written one.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pstrain {
+
+// Reads a whole file. Throws InputError naming the file when it cannot be opened or read.
+std::vector<std::uint8_t> ReadFileBytes(const std::filesystem::path& path);
+std::string ReadFileText(const std::filesystem::path& path);
+
+// Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename, fsync dir).
+// Throws TrainingError naming the file when any step fails; the temporary is removed on failure.
+void WriteFileAtomic(const std::filesystem::path& path, const void* data, std::size_t size);
+inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
+  WriteFileAtomic(path, bytes.data(), bytes.size());
+}
+inline void WriteFileAtomic(const std::filesystem::path& path, const std::string& text) {
+  WriteFileAtomic(path, text.data(), text.size());
+}
+
+// fsyncs a directory so that renames inside it are durable.
+void SyncDirectory(const std::filesystem::path& dir);
+
+// Replaces directory `dest` by directory `staged` (both in the same parent): the old `dest`, if any,
+// is renamed aside, `staged` renamed to `dest`, then the old one removed. A crash in between leaves
+// either the old or the new directory complete under one of the two names, never a mixture.
+void ReplaceDirectory(const std::filesystem::path& staged, const std::filesystem::path& dest);
+
+}  // namespace pstrain

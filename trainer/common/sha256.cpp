@@ -1,0 +1,56 @@
+#include "common/sha256.h"
+
+#include <cryptopp/filters.h>
+#include <cryptopp/hex.h>
+#include <cryptopp/sha.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <vector>
+
+#include "common/error.h"
+
+namespace pstrain {
+
+namespace {
+
+std::string ToLowerHex(const CryptoPP::byte* digest, std::size_t size) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(size * 2);
+  for (std::size_t i = 0; i < size; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xF]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sha256Hex(const void* data, std::size_t size) {
+  CryptoPP::SHA256 hash;
+  CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
+  hash.CalculateDigest(digest, static_cast<const CryptoPP::byte*>(data), size);
+  return ToLowerHex(digest, sizeof(digest));
+}
+
+std::string Sha256Hex(std::string_view bytes) { return Sha256Hex(bytes.data(), bytes.size()); }
+
+std::string Sha256OfFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path.string(), "cannot open for reading");
+  CryptoPP::SHA256 hash;
+  std::vector<char> buffer(1 << 16);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    std::streamsize got = in.gcount();
+    if (got > 0) hash.Update(reinterpret_cast<const CryptoPP::byte*>(buffer.data()), static_cast<std::size_t>(got));
+  }
+  if (in.bad()) throw FileError(path.string(), "read error while hashing");
+  CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
+  hash.Final(digest);
+  return ToLowerHex(digest, sizeof(digest));
+}
+
+}  // namespace pstrain
