@@ -1,0 +1,70 @@
+// Baum-Welch sufficient statistics: a value type that can be added, written to and read from a
+// directory. Everything is accumulated in double.
+//
+// A directory written by `Write` holds:
+//   gauden_counts, mixw_counts, tmat_counts  - SphinxTrain's bw format (float32), readable by `norm`
+//   exact_counts                             - the same statistics in float64 (our format, see
+//                                              docs/formats.md); `Read` prefers it when present
+// Reading a directory written by the real `bw` (no exact_counts) is supported too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/param_files.h"
+
+namespace pstrain {
+
+struct AccumulatorShape {
+  std::uint32_t n_senones = 0;   // = codebooks = mixture-weight rows (continuous models)
+  std::uint32_t n_density = 0;
+  std::uint32_t veclen = 0;      // one stream
+  std::uint32_t n_tmat = 0;
+  std::uint32_t n_emit_state = 0;
+  bool operator==(const AccumulatorShape&) const = default;
+};
+
+class Accumulators {
+ public:
+  Accumulators() = default;
+  Accumulators(const AccumulatorShape& shape, bool pass2var);
+
+  const AccumulatorShape& shape() const { return shape_; }
+  bool pass2var() const { return pass2var_; }
+
+  // Element access. Layouts: mixw/dnom [senone][density]; mean/var [senone][density][veclen];
+  // tmat [tmat][from][to] with to in [0, n_emit_state].
+  double& mixw(std::uint32_t senone, std::uint32_t density) { return mixw_[std::size_t(senone) * shape_.n_density + density]; }
+  double& dnom(std::uint32_t senone, std::uint32_t density) { return dnom_[std::size_t(senone) * shape_.n_density + density]; }
+  double* mean(std::uint32_t senone, std::uint32_t density) { return mean_.data() + (std::size_t(senone) * shape_.n_density + density) * shape_.veclen; }
+  double* var(std::uint32_t senone, std::uint32_t density) { return var_.data() + (std::size_t(senone) * shape_.n_density + density) * shape_.veclen; }
+  double& tmat(std::uint32_t tmat_id, std::uint32_t from, std::uint32_t to) {
+    return tmat_[(std::size_t(tmat_id) * shape_.n_emit_state + from) * (shape_.n_emit_state + 1) + to];
+  }
+  const std::vector<double>& mixw_data() const { return mixw_; }
+  const std::vector<double>& dnom_data() const { return dnom_; }
+  const std::vector<double>& mean_data() const { return mean_; }
+  const std::vector<double>& var_data() const { return var_; }
+  const std::vector<double>& tmat_data() const { return tmat_; }
+
+  // Element-wise sum. Shapes and the pass2var flag must agree (InputError otherwise, naming `what`).
+  void Add(const Accumulators& other, const std::string& what = "accumulators");
+
+  // Writes the bw-format files and exact_counts into `dir` (created if needed), each atomically.
+  void Write(const std::string& dir) const;
+  // Reads a directory written by Write or by SphinxTrain's bw.
+  static Accumulators Read(const std::string& dir);
+
+  // The bw-format (float32) views, as bw would write them (tiny magnitudes clamped as bw does).
+  GaudenCounts ToGaudenCounts() const;
+  Array3D ToMixwCounts() const;
+  Array3D ToTmatCounts() const;
+
+ private:
+  AccumulatorShape shape_;
+  bool pass2var_ = false;
+  std::vector<double> mixw_, dnom_, mean_, var_, tmat_;
+};
+
+}  // namespace pstrain

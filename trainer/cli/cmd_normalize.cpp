@@ -1,0 +1,53 @@
+// `pstrain normalize`: re-estimation from accumulator directories (SphinxTrain's norm).
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "common/file_io.h"
+#include "reestimate/reestimate.h"
+
+namespace pstrain::cli {
+
+int RunNormalize(int argc, char** argv) {
+  std::string accum_list, model_in, out;
+  po::options_description desc("pstrain normalize options");
+  desc.add_options()
+      ("accum", po::value(&accum_list)->required(), "accumulator directories, comma-separated (summed in the given order)")
+      ("model-in", po::value(&model_in)->required(), "the model the accumulators were collected with")
+      ("out", po::value(&out)->required(), "model directory to write");
+  po::variables_map vm;
+  if (!ParseCommandLine(argc, argv, desc,
+                        "usage: pstrain normalize --accum ACCUMDIR[,ACCUMDIR...] --model-in DIR --out DIR\n"
+                        "Re-estimates means, variances, mixture weights and transition matrices. Densities and rows\n"
+                        "without counts keep the input model's parameters.",
+                        vm)) {
+    return 0;
+  }
+  std::vector<std::string> dirs;
+  std::stringstream list(accum_list);
+  for (std::string dir; std::getline(list, dir, ',');) {
+    if (!dir.empty()) dirs.push_back(dir);
+  }
+  if (dirs.empty()) throw UsageError("--accum names no directory");
+  Accumulators total = Accumulators::Read(dirs[0]);
+  for (std::size_t i = 1; i < dirs.size(); ++i) total.Add(Accumulators::Read(dirs[i]), dirs[i]);
+  const ModelFiles previous = ModelFiles::Load(model_in);
+  ReestimationReport report;
+  const ModelFiles next = Reestimate(total, previous, &report);
+  const std::filesystem::path dest(out);
+  const std::filesystem::path staging = (dest.has_parent_path() ? dest.parent_path() : std::filesystem::path(".")) /
+                                        ("." + dest.filename().string() + ".staging");
+  std::filesystem::remove_all(staging);
+  std::filesystem::create_directories(staging);
+  next.Save(staging.string());
+  ReplaceDirectory(staging, dest);
+  std::cout << "wrote " << out << "; densities without counts (kept previous): " << report.densities_without_counts
+            << ", mixture-weight rows kept: " << report.mixw_rows_without_counts
+            << ", transition rows kept: " << report.tmat_rows_without_counts
+            << ", negative variances: " << report.negative_variances << "\n";
+  return 0;
+}
+
+}  // namespace pstrain::cli

@@ -1,0 +1,49 @@
+// Command-line options shared by `pstrain accumulate` and `pstrain train`: the options that mirror
+// bw's keep bw's names; defaults are SphinxTrain's CI-stage script values where those differ from
+// bw's built-in ones (documented in docs/cli.md).
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <string>
+
+#include "formats/dictionary.h"
+#include "manifest/manifest.h"
+#include "training/corpus_pass.h"
+
+namespace pstrain::cli {
+
+namespace po = boost::program_options;
+
+struct CorpusInputs {
+  std::string model, manifest, dict, filler, corpus_root;
+};
+
+struct AccumulateFlags {
+  std::string cmn = "batch";
+  std::string varnorm = "no";
+  std::uint32_t topn = 0;
+  double abeam = 1e-90;
+  double bbeam = 1e-10;
+  std::string pass2var = "no";
+  float varfloor = 1e-4f;
+  float mwfloor = 1e-8f;
+  float tpfloor = 1e-4f;
+  double spthresh = 0.0;
+  std::string retry_beams = "1e-150:1e-30,1e-300:1e-100";
+};
+
+void AddCorpusInputOptions(po::options_description& desc, CorpusInputs& inputs);
+void AddAccumulateOptions(po::options_description& desc, AccumulateFlags& flags);
+AccumulateOptions ResolveAccumulateOptions(const AccumulateFlags& flags);
+
+// Parses argv (argv[0] is the command name). Returns false after printing help for --help.
+bool ParseCommandLine(int argc, char** argv, const po::options_description& desc, const std::string& usage,
+                      po::variables_map& vm);
+
+// Loads the dictionary and filler dictionary and merges them (main first, as bw does).
+Dictionary LoadMergedDictionary(const CorpusInputs& inputs);
+// The corpus root: --corpus-root when given, else the directory that holds the manifest.
+std::filesystem::path CorpusRoot(const CorpusInputs& inputs);
+
+}  // namespace pstrain::cli

@@ -1,0 +1,55 @@
+#include "formats/feat_params.h"
+
+#include <sstream>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+
+FeatParams FeatParams::Parse(const std::string& text, const std::string& path) {
+  FeatParams params;
+  std::istringstream in(text);
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream tokens(line);
+    std::string name, value, extra;
+    if (!(tokens >> name)) continue;
+    if (name[0] == '#') continue;
+    if (name.size() < 2 || name[0] != '-') throw RecordError(path, line_no, "expected \"-name value\", found \"" + line + "\"");
+    if (!(tokens >> value)) throw RecordError(path, line_no, "setting " + name + " has no value");
+    if (tokens >> extra) throw RecordError(path, line_no, "setting " + name + " has more than one value");
+    if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + name + " appears twice");
+    params.entries_.emplace_back(name.substr(1), value);
+  }
+  return params;
+}
+
+FeatParams FeatParams::Load(const std::string& path) { return Parse(ReadFileText(path), path); }
+
+std::string FeatParams::Serialize() const {
+  std::string out;
+  for (const auto& [name, value] : entries_) out += "-" + name + " " + value + "\n";
+  return out;
+}
+
+std::optional<std::string> FeatParams::Get(const std::string& name) const {
+  for (const auto& [key, value] : entries_) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+void FeatParams::Set(const std::string& name, const std::string& value) {
+  for (auto& [key, current] : entries_) {
+    if (key == name) {
+      current = value;
+      return;
+    }
+  }
+  entries_.emplace_back(name, value);
+}
+
+}  // namespace pstrain

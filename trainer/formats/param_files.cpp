@@ -1,0 +1,146 @@
+#include "formats/param_files.h"
+
+#include <cmath>
+#include <numeric>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+
+namespace {
+
+std::size_t Product(std::initializer_list<std::uint64_t> dims, const std::string& path) {
+  std::uint64_t total = 1;
+  for (std::uint64_t d : dims) {
+    total *= d;
+    if (total > (1ull << 32)) throw FileError(path, "dimensions are implausibly large (corrupt header?)");
+  }
+  return static_cast<std::size_t>(total);
+}
+
+}  // namespace
+
+float ClampTinyMagnitude(float value) {
+  if (value > 0.0f && value < kMinPosFloat32) return kMinPosFloat32;
+  if (value < 0.0f && value > -kMinPosFloat32) return -kMinPosFloat32;
+  return value;
+}
+
+std::uint32_t GaussianParams::TotalVeclen() const {
+  return std::accumulate(veclen.begin(), veclen.end(), 0u);
+}
+
+std::size_t GaussianParams::Offset(std::uint32_t mgau, std::uint32_t feat, std::uint32_t density) const {
+  std::size_t total = TotalVeclen();
+  std::size_t feat_offset = 0;
+  for (std::uint32_t f = 0; f < feat; ++f) feat_offset += std::size_t(n_density) * veclen[f];
+  return std::size_t(mgau) * n_density * total + feat_offset + std::size_t(density) * veclen[feat];
+}
+
+GaussianParams ReadGaussianFile(const std::string& path) {
+  S3File file = ReadS3(path);
+  S3Cursor in(file, path);
+  GaussianParams p;
+  p.n_mgau = in.U32("n_mgau");
+  p.n_feat = in.U32("n_feat");
+  p.n_density = in.U32("n_density");
+  if (p.n_feat == 0 || p.n_feat > 64) throw FileError(path, "implausible n_feat " + std::to_string(p.n_feat));
+  for (std::uint32_t f = 0; f < p.n_feat; ++f) p.veclen.push_back(in.U32("veclen"));
+  std::size_t n = Product({p.n_mgau, p.n_density, p.TotalVeclen()}, path);
+  p.data = in.FloatArray1D(n, "parameter data");
+  in.ExpectEnd();
+  return p;
+}
+
+std::vector<std::uint8_t> EncodeGaussianFile(const GaussianParams& p) {
+  S3Builder out;
+  out.U32(p.n_mgau);
+  out.U32(p.n_feat);
+  out.U32(p.n_density);
+  for (std::uint32_t v : p.veclen) out.U32(v);
+  out.FloatArray1D(p.data);
+  return EncodeS3(out.file());
+}
+
+void WriteGaussianFile(const std::string& path, const GaussianParams& p) {
+  WriteFileAtomic(path, EncodeGaussianFile(p));
+}
+
+Array3D ReadArray3DFile(const std::string& path) {
+  S3File file = ReadS3(path);
+  S3Cursor in(file, path);
+  Array3D a;
+  a.d1 = in.U32("d1");
+  a.d2 = in.U32("d2");
+  a.d3 = in.U32("d3");
+  a.data = in.FloatArray1D(Product({a.d1, a.d2, a.d3}, path), "array data");
+  in.ExpectEnd();
+  return a;
+}
+
+std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
+  S3Builder out;
+  out.U32(a.d1);
+  out.U32(a.d2);
+  out.U32(a.d3);
+  out.FloatArray1D(a.data);
+  return EncodeS3(out.file());
+}
+
+void WriteArray3DFile(const std::string& path, const Array3D& a) { WriteFileAtomic(path, EncodeArray3DFile(a)); }
+
+GaudenCounts ReadGaudenCountsFile(const std::string& path) {
+  S3File file = ReadS3(path);
+  S3Cursor in(file, path);
+  GaudenCounts c;
+  auto flag = [&](const char* name) {
+    std::uint32_t v = in.U32(name);
+    if (v > 1) throw FileError(path, std::string(name) + " flag is " + std::to_string(v) + ", expected 0 or 1");
+    return v == 1;
+  };
+  c.has_means = flag("has_means");
+  c.has_vars = flag("has_vars");
+  c.pass2var = flag("pass2var");
+  c.n_cb = in.U32("n_cb");
+  c.n_density = in.U32("n_density");
+  std::uint32_t n_feat = in.U32("n_feat");
+  if (n_feat == 0 || n_feat > 64) throw FileError(path, "implausible n_feat " + std::to_string(n_feat));
+  for (std::uint32_t f = 0; f < n_feat; ++f) c.veclen.push_back(in.U32("veclen"));
+  std::uint64_t total_veclen = std::accumulate(c.veclen.begin(), c.veclen.end(), 0ull);
+  std::size_t n = Product({c.n_cb, c.n_density, total_veclen}, path);
+  if (c.has_means) c.mean = in.FloatArray1D(n, "mean accumulator");
+  if (c.has_vars) c.var = in.FloatArray1D(n, "variance accumulator");
+  std::uint32_t d1 = in.U32("dnom d1"), d2 = in.U32("dnom d2"), d3 = in.U32("dnom d3");
+  if (d1 != c.n_cb || d2 != n_feat || d3 != c.n_density) {
+    throw FileError(path, "dnom dimensions " + std::to_string(d1) + "x" + std::to_string(d2) + "x" +
+                              std::to_string(d3) + " do not match the codebook dimensions");
+  }
+  c.dnom = in.FloatArray1D(Product({d1, d2, d3}, path), "dnom");
+  in.ExpectEnd();
+  return c;
+}
+
+std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& c) {
+  S3Builder out;
+  out.U32(c.has_means ? 1 : 0);
+  out.U32(c.has_vars ? 1 : 0);
+  out.U32(c.pass2var ? 1 : 0);
+  out.U32(c.n_cb);
+  out.U32(c.n_density);
+  out.U32(c.n_feat());
+  for (std::uint32_t v : c.veclen) out.U32(v);
+  if (c.has_means) out.FloatArray1D(c.mean);
+  if (c.has_vars) out.FloatArray1D(c.var);
+  out.U32(c.n_cb);
+  out.U32(c.n_feat());
+  out.U32(c.n_density);
+  out.FloatArray1D(c.dnom);
+  return EncodeS3(out.file());
+}
+
+void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
+  WriteFileAtomic(path, EncodeGaudenCountsFile(c));
+}
+
+}  // namespace pstrain

@@ -1,0 +1,77 @@
+// Sphinx model parameter files and bw accumulator files, on top of the s3 container.
+//
+//   means / variances     GaussianParams   [n_mgau][n_feat][n_density][veclen[feat]]
+//   mixture_weights       Array3D          [n_mixw][n_feat][n_density]        (raw counts from norm)
+//   transition_matrices   Array3D          [n_tmat][n_emit][n_emit + 1]       (raw counts from norm)
+//   mixw_counts, tmat_counts               same layouts as the two above
+//   gauden_counts         GaudenCounts     mean/var numerators and dnom
+// Layouts are in docs/formats.md. Readers check every dimension against the element counts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/s3_file.h"
+
+namespace pstrain {
+
+// Means or variances (diagonal): [n_mgau][n_feat][n_density] vectors of veclen[feat] floats.
+struct GaussianParams {
+  std::uint32_t n_mgau = 0;
+  std::uint32_t n_feat = 0;
+  std::uint32_t n_density = 0;
+  std::vector<std::uint32_t> veclen;
+  std::vector<float> data;
+
+  std::uint32_t TotalVeclen() const;
+  // Offset of the first element of (mgau, feat, density).
+  std::size_t Offset(std::uint32_t mgau, std::uint32_t feat, std::uint32_t density) const;
+  bool SameShape(const GaussianParams& other) const {
+    return n_mgau == other.n_mgau && n_feat == other.n_feat && n_density == other.n_density &&
+           veclen == other.veclen;
+  }
+};
+
+GaussianParams ReadGaussianFile(const std::string& path);
+std::vector<std::uint8_t> EncodeGaussianFile(const GaussianParams& params);
+void WriteGaussianFile(const std::string& path, const GaussianParams& params);
+
+// A 3-D float32 array (mixture weights, transition matrices, their count files).
+struct Array3D {
+  std::uint32_t d1 = 0, d2 = 0, d3 = 0;
+  std::vector<float> data;
+
+  float& at(std::uint32_t i, std::uint32_t j, std::uint32_t k) { return data[(std::size_t(i) * d2 + j) * d3 + k]; }
+  float at(std::uint32_t i, std::uint32_t j, std::uint32_t k) const { return data[(std::size_t(i) * d2 + j) * d3 + k]; }
+};
+
+Array3D ReadArray3DFile(const std::string& path);
+std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& array);
+void WriteArray3DFile(const std::string& path, const Array3D& array);
+
+// gauden_counts as written by bw (diagonal covariances only).
+struct GaudenCounts {
+  bool has_means = false;
+  bool has_vars = false;
+  bool pass2var = false;
+  std::uint32_t n_cb = 0;
+  std::uint32_t n_density = 0;
+  std::vector<std::uint32_t> veclen;  // one per feature stream
+  std::vector<float> mean;            // [n_cb][n_feat][n_density][veclen] when has_means
+  std::vector<float> var;             // same layout when has_vars
+  std::vector<float> dnom;            // [n_cb][n_feat][n_density]
+
+  std::uint32_t n_feat() const { return static_cast<std::uint32_t>(veclen.size()); }
+};
+
+GaudenCounts ReadGaudenCountsFile(const std::string& path);
+std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
+void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
+
+// SphinxTrain's writers clamp tiny non-zero magnitudes up to MIN_POS_FLOAT32 (1.2e-38) before
+// writing; exact zeros stay zero. We do the same so that `norm` and pocketsphinx see the same values.
+inline constexpr float kMinPosFloat32 = 1.2e-38f;
+float ClampTinyMagnitude(float value);
+
+}  // namespace pstrain

@@ -1,0 +1,178 @@
+#include "formats/s3_file.h"
+
+#include <bit>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+
+namespace {
+
+constexpr std::uint32_t kByteOrderMagic = 0x11223344u;
+
+std::uint32_t LoadLittle(const std::uint8_t* p) {
+  return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) |
+         (std::uint32_t(p[3]) << 24);
+}
+
+std::uint32_t Swap32(std::uint32_t v) {
+  return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
+
+void StoreWord(std::vector<std::uint8_t>& out, std::uint32_t v, ByteOrder order) {
+  if (order == ByteOrder::kBig) v = Swap32(v);
+  out.push_back(static_cast<std::uint8_t>(v & 0xFF));
+  out.push_back(static_cast<std::uint8_t>((v >> 8) & 0xFF));
+  out.push_back(static_cast<std::uint8_t>((v >> 16) & 0xFF));
+  out.push_back(static_cast<std::uint8_t>((v >> 24) & 0xFF));
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> StandardS3Header() {
+  return {{"version", "1.0"}, {"chksum0", "yes"}};
+}
+
+std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words) {
+  std::uint32_t sum = 0;
+  for (std::uint32_t w : words) sum = std::rotl(sum, 20) + w;
+  return sum;
+}
+
+S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file;
+  std::size_t pos = 0;
+  auto next_line = [&](std::string& line) -> bool {
+    if (pos >= bytes.size()) return false;
+    std::size_t end = pos;
+    while (end < bytes.size() && bytes[end] != '\n') ++end;
+    if (end == bytes.size()) return false;  // header lines must end in '\n'
+    line.assign(reinterpret_cast<const char*>(bytes.data()) + pos, end - pos);
+    pos = end + 1;
+    return true;
+  };
+  std::string line;
+  if (!next_line(line) || line != "s3") {
+    throw FileError(path, "not an s3 binary file (first line is not \"s3\")");
+  }
+  bool found_end = false;
+  while (next_line(line)) {
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line.compare(first, std::string::npos, "endhdr") == 0) {
+      found_end = true;
+      break;
+    }
+    if (first == std::string::npos) throw FileError(path, "blank line inside the s3 header");
+    std::size_t space = line.find(' ', first);
+    if (space == std::string::npos) throw FileError(path, "s3 header line without a value: \"" + line + "\"");
+    file.header.emplace_back(line.substr(first, space - first), line.substr(space + 1));
+  }
+  if (!found_end) throw FileError(path, "s3 header is not terminated by \"endhdr\" (file truncated?)");
+
+  bool version_ok = false;
+  for (const auto& [key, value] : file.header) {
+    if (key == "version") {
+      if (value != "1.0") throw FileError(path, "unsupported s3 version \"" + value + "\" (expected 1.0)");
+      version_ok = true;
+    } else if (key == "chksum0") {
+      file.has_checksum = (value == "yes");
+    }
+  }
+  if (!version_ok) throw FileError(path, "s3 header has no \"version\" key");
+
+  if (bytes.size() - pos < 4) throw FileError(path, "truncated: no byte-order magic after the header");
+  std::uint32_t magic = LoadLittle(bytes.data() + pos);
+  bool swap;
+  if (magic == kByteOrderMagic) {
+    swap = false;
+    file.byte_order = ByteOrder::kLittle;
+  } else if (magic == Swap32(kByteOrderMagic)) {
+    swap = true;
+    file.byte_order = ByteOrder::kBig;
+  } else {
+    throw FileError(path, "bad byte-order magic word (corrupt file)");
+  }
+  pos += 4;
+  std::size_t remaining = bytes.size() - pos;
+  if (remaining % 4 != 0) {
+    throw FileError(path, "payload size " + std::to_string(remaining) + " is not a multiple of 4 bytes (truncated?)");
+  }
+  std::size_t n_words = remaining / 4;
+  if (file.has_checksum) {
+    if (n_words == 0) throw FileError(path, "truncated: checksum missing");
+    --n_words;
+  }
+  file.words.resize(n_words);
+  for (std::size_t i = 0; i < n_words; ++i) {
+    std::uint32_t w = LoadLittle(bytes.data() + pos + 4 * i);
+    file.words[i] = swap ? Swap32(w) : w;
+  }
+  if (file.has_checksum) {
+    std::uint32_t stored = LoadLittle(bytes.data() + pos + 4 * n_words);
+    if (swap) stored = Swap32(stored);
+    std::uint32_t computed = S3Checksum(file.words);
+    if (stored != computed) {
+      throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " +
+                                std::to_string(computed) + "): the file is corrupt or truncated");
+    }
+  }
+  return file;
+}
+
+S3File ReadS3(const std::string& path) { return ParseS3(ReadFileBytes(path), path); }
+
+std::vector<std::uint8_t> EncodeS3(const S3File& file) {
+  std::string head = "s3\n";
+  for (const auto& [key, value] : file.header) head += key + " " + value + "\n";
+  // Pad with spaces before "endhdr\n" so that the magic word starts on an 8-byte boundary.
+  std::size_t unpadded = head.size() + 7;
+  std::size_t padding = (8 - unpadded % 8) % 8;
+  head.append(padding, ' ');
+  head += "endhdr\n";
+  std::vector<std::uint8_t> out(head.begin(), head.end());
+  out.reserve(out.size() + 4 * (file.words.size() + 2));
+  StoreWord(out, kByteOrderMagic, file.byte_order);
+  for (std::uint32_t w : file.words) StoreWord(out, w, file.byte_order);
+  if (file.has_checksum) StoreWord(out, S3Checksum(file.words), file.byte_order);
+  return out;
+}
+
+void S3Cursor::Need(std::size_t count, const char* field) const {
+  if (file_.words.size() - pos_ < count) {
+    throw FileError(path_, std::string("truncated: payload ends inside ") + field + " (needs " +
+                               std::to_string(count) + " more words, " +
+                               std::to_string(file_.words.size() - pos_) + " left)");
+  }
+}
+
+std::uint32_t S3Cursor::U32(const char* field) {
+  Need(1, field);
+  return file_.words[pos_++];
+}
+
+std::vector<float> S3Cursor::Floats(std::size_t count, const char* field) {
+  Need(count, field);
+  std::vector<float> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = BitsToFloat(file_.words[pos_ + i]);
+  pos_ += count;
+  return out;
+}
+
+std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field) {
+  std::uint32_t n = U32(field);
+  if (n != expected) {
+    throw FileError(path_, std::string(field) + ": element count " + std::to_string(n) +
+                               " does not match the dimensions (expected " + std::to_string(expected) + ")");
+  }
+  return Floats(n, field);
+}
+
+void S3Cursor::ExpectEnd() {
+  if (pos_ != file_.words.size()) {
+    throw FileError(path_, "wrong size: " + std::to_string(file_.words.size() - pos_) +
+                               " unexpected words after the payload");
+  }
+}
+
+}  // namespace pstrain

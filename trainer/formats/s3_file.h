@@ -1,0 +1,96 @@
+// The SphinxTrain "s3" binary container used by means, variances, mixture_weights,
+// transition_matrices and the accumulator files gauden_counts, mixw_counts, tmat_counts.
+//
+//   s3\n  <key> <value>\n ...  <padding spaces>endhdr\n  uint32 0x11223344  payload  [checksum]
+//
+// Every payload element is a 4-byte word (uint32 dims/counts, IEEE float32 data), so the payload is
+// held as native-order uint32 words. The byte-order magic tells the reader whether to swap; the
+// checksum is `sum = rotl32(sum, 20) + word` over every payload word after swapping.
+// See docs/formats.md.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pstrain {
+
+enum class ByteOrder { kLittle, kBig };
+
+struct S3File {
+  std::vector<std::pair<std::string, std::string>> header;  // key/value lines in file order
+  std::vector<std::uint32_t> words;                         // payload, native values, no checksum
+  ByteOrder byte_order = ByteOrder::kLittle;                // order the file was written in
+  bool has_checksum = false;
+};
+
+// Parses an s3 file. Verifies the header syntax, `version 1.0`, the byte-order magic and (when the
+// header has `chksum0 yes`) the checksum. Errors name the file and the problem.
+S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path);
+S3File ReadS3(const std::string& path);
+
+// Encodes header + payload exactly as SphinxTrain writes it: keys in the given order, spaces before
+// `endhdr` so the magic starts on an 8-byte boundary, then payload words and the checksum when the
+// header says `chksum0 yes`.
+std::vector<std::uint8_t> EncodeS3(const S3File& file);
+
+// The two header keys SphinxTrain writes: `version 1.0`, `chksum0 yes`.
+std::vector<std::pair<std::string, std::string>> StandardS3Header();
+
+std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words);
+
+inline std::uint32_t FloatBits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+inline float BitsToFloat(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// Sequential reader over an S3File payload with errors that name the file and the field.
+class S3Cursor {
+ public:
+  S3Cursor(const S3File& file, std::string path) : file_(file), path_(std::move(path)) {}
+
+  std::uint32_t U32(const char* field);
+  // Reads `count` float32 values.
+  std::vector<float> Floats(std::size_t count, const char* field);
+  // Reads a 1-D array: uint32 n, then n float32. Checks n == expected.
+  std::vector<float> FloatArray1D(std::size_t expected, const char* field);
+  // Fails unless every payload word was consumed.
+  void ExpectEnd();
+
+  std::size_t position() const { return pos_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void Need(std::size_t count, const char* field) const;
+  const S3File& file_;
+  std::string path_;
+  std::size_t pos_ = 0;
+};
+
+// Sequential builder of an S3File payload.
+class S3Builder {
+ public:
+  S3Builder() { file_.header = StandardS3Header(); file_.has_checksum = true; }
+  void U32(std::uint32_t value) { file_.words.push_back(value); }
+  void Floats(const std::vector<float>& values) {
+    for (float v : values) file_.words.push_back(FloatBits(v));
+  }
+  void FloatArray1D(const std::vector<float>& values) {
+    U32(static_cast<std::uint32_t>(values.size()));
+    Floats(values);
+  }
+  S3File& file() { return file_; }
+
+ private:
+  S3File file_;
+};
+
+}  // namespace pstrain

@@ -1,0 +1,65 @@
+// The sentence HMM of one utterance, built from its transcript exactly as SphinxTrain's bw builds it:
+// the words' pronunciations are concatenated (no optional or automatic silence), each phone is mapped
+// to a triphone when the mdef has one (word-position back-off order b, e, s, i; fillers are CI and
+// act as SIL context), and each phone instance contributes its emitting states plus one
+// non-emitting exit state. The utterance must start in the first emitting state at frame 0 and end
+// in the last exit state at the last frame.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/dictionary.h"
+#include "formats/mdef.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+inline constexpr std::uint32_t kNonEmitting = 0xFFFFFFFFu;
+
+struct HmmArc {
+  std::uint32_t state;  // the other end of the arc
+  float prob;           // transition probability (from the floored, renormalized tmat)
+};
+
+struct HmmState {
+  std::uint32_t senone = kNonEmitting;  // tied state (= codebook = mixture weights) or kNonEmitting
+  std::uint32_t ci_senone = kNonEmitting;
+  std::uint32_t tmat = 0;
+  std::uint32_t model_state = 0;   // index inside its phone's HMM (exit = n_emit_state)
+  std::uint32_t phone_instance = 0;
+  std::vector<HmmArc> next;
+  std::vector<HmmArc> prev;
+  bool emitting() const { return senone != kNonEmitting; }
+};
+
+// One phone of the utterance after context mapping.
+struct PhoneInstance {
+  std::uint32_t phone_id;  // mdef row (CI or triphone)
+  std::uint32_t ci_phone;
+  WordPosition posn;
+};
+
+struct SentenceHmm {
+  std::vector<PhoneInstance> phones;
+  std::vector<HmmState> states;  // state 0 = initial, states.back() = final exit state
+  // Distinct senones used, in order of first appearance (the utterance's local codebooks).
+  std::vector<std::uint32_t> senones;
+};
+
+// Thrown for transcripts that cannot be turned into an HMM (unknown word, phone missing from the
+// mdef, no phones): the utterance is skipped, not retried. `reason` is machine-readable.
+struct GraphError {
+  std::string reason;   // e.g. "unknown-word"
+  std::string message;  // names the word / phone
+};
+
+// The phone sequence of a transcript (dictionary lookup, no context mapping). Throws GraphError.
+std::vector<const Pronunciation*> LookupWords(const std::vector<std::string>& words, const Dictionary& dictionary);
+
+// Builds the sentence HMM. Throws GraphError.
+SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictionary& dictionary, const Mdef& mdef,
+                             const AcousticModel& model);
+
+}  // namespace pstrain

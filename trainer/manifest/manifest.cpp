@@ -1,0 +1,448 @@
+// The canonical corpus manifest (format: docs/manifest.md).
+#include "manifest/manifest.h"
+
+#include <cstdio>
+#include <map>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/control_file.h"
+
+namespace pstrain {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kMagic = "pstrain-manifest";
+constexpr std::string_view kCountKey = "utterances=";
+constexpr std::size_t kSha256HexSize = 64;
+constexpr std::size_t kFieldCount = 4;  // utt id, feature path, sha256, words
+
+std::string ExpectedHeaderText() {
+  return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + "N";
+}
+
+// Offset of the first byte that is not part of valid UTF-8 (no overlongs, no surrogates, at most
+// U+10FFFF), or npos.
+std::size_t InvalidUtf8Offset(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    if (lead < 0x80) {
+      ++pos;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned min_second = 0x80;
+    unsigned max_second = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead == 0xe0) min_second = 0xa0;  // overlong
+      if (lead == 0xed) max_second = 0x9f;  // surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead == 0xf0) min_second = 0x90;  // overlong
+      if (lead == 0xf4) max_second = 0x8f;  // above U+10FFFF
+    } else {
+      return pos;
+    }
+    if (pos + length > text.size()) return pos;
+    for (std::size_t cont_idx = 1; cont_idx < length; ++cont_idx) {
+      const auto byte = static_cast<unsigned char>(text[pos + cont_idx]);
+      const unsigned lo = cont_idx == 1 ? min_second : 0x80;
+      const unsigned hi = cont_idx == 1 ? max_second : 0xbf;
+      if (byte < lo || byte > hi) return pos;
+    }
+    pos += length;
+  }
+  return std::string_view::npos;
+}
+
+std::string ByteText(unsigned char byte) {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(byte));
+  return hex;
+}
+
+// Problem with a token (utterance id or word): non-empty, valid UTF-8, no space/control characters.
+std::string TokenProblem(std::string_view token) {
+  if (token.empty()) return "is empty";
+  for (char c : token) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == ' ') return "contains a space";
+    if (byte < 0x20 || byte == 0x7f) return "contains control character " + ByteText(byte);
+  }
+  if (InvalidUtf8Offset(token) != std::string_view::npos) return "is not valid UTF-8";
+  return {};
+}
+
+// Problem with a feature path: a token that is relative, '/'-separated, without empty, "." or ".."
+// components, so that it can neither escape the corpus root nor be spelled two ways.
+std::string FeaturePathProblem(std::string_view path) {
+  if (std::string problem = TokenProblem(path); !problem.empty()) return problem;
+  if (path.front() == '/') return "is absolute (it must be relative to the corpus root)";
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t slash = path.find('/', begin);
+    const std::string_view component = path.substr(begin, slash == std::string_view::npos ? path.npos : slash - begin);
+    if (component.empty()) return "has an empty component (a trailing or doubled '/')";
+    if (component == "..") return "has a \"..\" component (a manifest must not reach outside its corpus root)";
+    if (component == ".") return "has a \".\" component (not canonical: write the path without it)";
+    if (slash == std::string_view::npos) break;
+    begin = slash + 1;
+  }
+  return {};
+}
+
+std::string Sha256Problem(std::string_view digest) {
+  if (digest.size() != kSha256HexSize) {
+    return "has " + std::to_string(digest.size()) + " characters (expected 64 lower-case hex digits)";
+  }
+  for (char c : digest) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "is not 64 lower-case hex digits";
+  }
+  return {};
+}
+
+// First problem of an entry's fields, as "FIELD \"VALUE\" PROBLEM", or empty.
+std::string EntryProblem(const ManifestEntry& entry) {
+  if (std::string problem = TokenProblem(entry.utt_id); !problem.empty()) {
+    return "utterance id \"" + entry.utt_id + "\" " + problem;
+  }
+  if (std::string problem = FeaturePathProblem(entry.feature_path); !problem.empty()) {
+    return "feature path \"" + entry.feature_path + "\" " + problem;
+  }
+  if (std::string problem = Sha256Problem(entry.feature_sha256); !problem.empty()) {
+    return "feature SHA-256 \"" + entry.feature_sha256 + "\" " + problem;
+  }
+  if (entry.words.empty()) return "transcript has no words";
+  for (const std::string& word : entry.words) {
+    if (std::string problem = TokenProblem(word); !problem.empty()) return "word \"" + word + "\" " + problem;
+  }
+  return {};
+}
+
+// Why `path` cannot serve as a feature file ("does not exist", ...), or empty when it is a regular file.
+std::string FeatureFileProblem(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return "does not exist";
+  if (ec) return "cannot be examined: " + ec.message();
+  if (status.type() != fs::file_type::regular) return "is not a regular file";
+  return {};
+}
+
+bool EqualsIgnoreAsciiCase(std::string_view lhs, std::string_view rhs) {
+  if (lhs.size() != rhs.size()) return false;
+  for (std::size_t pos = 0; pos < lhs.size(); ++pos) {
+    char a = lhs[pos];
+    char b = rhs[pos];
+    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+    if (a != b) return false;
+  }
+  return true;
+}
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, begin);
+    if (end == std::string_view::npos) {
+      parts.push_back(text.substr(begin));
+      return parts;
+    }
+    parts.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+}
+
+// Parses the header line; returns the utterance count or throws.
+std::size_t ParseHeader(std::string_view line, const std::string& path) {
+  const std::vector<std::string_view> parts = Split(line, ' ');
+  if (parts.empty() || parts[0] != kMagic) {
+    throw RecordError(path, 1, "not a pstrain manifest: the first line must be \"" + ExpectedHeaderText() + "\"");
+  }
+  const std::string bad_header = "malformed header line (expected \"" + ExpectedHeaderText() +
+                                 "\" with N written in decimal without leading zeros)";
+  if (parts.size() < 2 || parts[1].empty() || parts[1].find_first_not_of("0123456789") != std::string_view::npos) {
+    throw RecordError(path, 1, bad_header);
+  }
+  if (parts[1] != std::to_string(Manifest::kFormatVersion)) {
+    throw RecordError(path, 1,
+                      "unsupported manifest format version " + std::string(parts[1]) + " (this pstrain reads version " +
+                          std::to_string(Manifest::kFormatVersion) + ")");
+  }
+  if (parts.size() != 3 || !parts[2].starts_with(kCountKey)) throw RecordError(path, 1, bad_header);
+  const std::string_view digits = parts[2].substr(kCountKey.size());
+  constexpr std::size_t kMaxDigits = 15;
+  if (digits.empty() || digits.size() > kMaxDigits || (digits.size() > 1 && digits[0] == '0')) {
+    throw RecordError(path, 1, bad_header);
+  }
+  std::size_t count = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') throw RecordError(path, 1, bad_header);
+    count = count * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (count == 0) throw RecordError(path, 1, "the manifest lists no utterances (utterances=0)");
+  return count;
+}
+
+}  // namespace
+
+Manifest::Manifest(std::vector<ManifestEntry> entries, std::string source)
+    : entries_(std::move(entries)), source_(std::move(source)) {
+  if (entries_.empty()) throw FileError(source_, "the manifest lists no utterances");
+  std::map<std::string, std::size_t> first_index_of_id;
+  for (std::size_t entry_idx = 0; entry_idx < entries_.size(); ++entry_idx) {
+    const ManifestEntry& entry = entries_[entry_idx];
+    const std::string where = "manifest entry " + std::to_string(entry_idx + 1) + ": ";
+    if (std::string problem = EntryProblem(entry); !problem.empty()) throw FileError(source_, where + problem);
+    auto [it, inserted] = first_index_of_id.try_emplace(entry.utt_id, entry_idx);
+    if (!inserted) {
+      throw FileError(source_, where + "duplicate utterance id \"" + entry.utt_id + "\" (first at entry " +
+                                   std::to_string(it->second + 1) + ")");
+    }
+  }
+}
+
+std::string Manifest::Serialize() const {
+  std::string bytes;
+  bytes += kMagic;
+  bytes += ' ' + std::to_string(kFormatVersion) + ' ';
+  bytes += kCountKey;
+  bytes += std::to_string(entries_.size()) + '\n';
+  for (const ManifestEntry& entry : entries_) {
+    bytes += entry.utt_id + '\t' + entry.feature_path + '\t' + entry.feature_sha256 + '\t';
+    for (std::size_t word_idx = 0; word_idx < entry.words.size(); ++word_idx) {
+      if (word_idx > 0) bytes += ' ';
+      bytes += entry.words[word_idx];
+    }
+    bytes += '\n';
+  }
+  return bytes;
+}
+
+std::string Manifest::Fingerprint() const { return Sha256Hex(Serialize()); }
+
+Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
+  if (bytes.empty()) throw FileError(path, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
+  if (bytes.starts_with("\xEF\xBB\xBF")) {
+    throw RecordError(path, 1, "starts with a UTF-8 byte order mark (a manifest has none)");
+  }
+  std::vector<std::string_view> lines = Split(bytes, '\n');
+  // Split leaves one empty piece after a final '\n'; any other last piece is an unterminated line.
+  if (!lines.back().empty()) throw RecordError(path, lines.size(), "the last line does not end with a newline");
+  lines.pop_back();
+
+  for (std::size_t line_idx = 0; line_idx < lines.size(); ++line_idx) {
+    const std::string_view line = lines[line_idx];
+    const std::size_t line_number = line_idx + 1;
+    if (line.find('\r') != std::string_view::npos) {
+      throw RecordError(path, line_number, "carriage return in line (a manifest has LF line endings only)");
+    }
+    if (const std::size_t bad = InvalidUtf8Offset(line); bad != std::string_view::npos) {
+      throw RecordError(path, line_number, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+    }
+  }
+
+  const std::size_t declared_count = ParseHeader(lines[0], path);
+  std::vector<ManifestEntry> entries;
+  entries.reserve(lines.size() - 1);
+  std::map<std::string, std::size_t, std::less<>> first_line_of_id;
+  for (std::size_t line_idx = 1; line_idx < lines.size(); ++line_idx) {
+    const std::string_view line = lines[line_idx];
+    const std::size_t line_number = line_idx + 1;
+    if (line.empty()) throw RecordError(path, line_number, "blank line");
+    const std::vector<std::string_view> fields = Split(line, '\t');
+    if (fields.size() != kFieldCount) {
+      throw RecordError(path, line_number,
+                        "expected 4 TAB-separated fields (utterance id, feature path, SHA-256, words), found " +
+                            std::to_string(fields.size()));
+    }
+    ManifestEntry entry;
+    entry.utt_id = fields[0];
+    entry.feature_path = fields[1];
+    entry.feature_sha256 = fields[2];
+    for (std::string_view word : Split(fields[3], ' ')) {
+      if (word.empty()) {
+        throw RecordError(path, line_number,
+                          "empty word in the transcript field (words are separated by exactly one space, "
+                          "with none at either end)");
+      }
+      entry.words.emplace_back(word);
+    }
+    if (std::string problem = EntryProblem(entry); !problem.empty()) throw RecordError(path, line_number, problem);
+    auto [it, inserted] = first_line_of_id.try_emplace(entry.utt_id, line_number);
+    if (!inserted) {
+      throw RecordError(path, line_number, "duplicate utterance id \"" + entry.utt_id + "\" (first at line " +
+                                               std::to_string(it->second) + ")");
+    }
+    entries.push_back(std::move(entry));
+  }
+  if (entries.size() != declared_count) {
+    throw RecordError(path, 1, "the header says utterances=" + std::to_string(declared_count) + " but the file lists " +
+                                   std::to_string(entries.size()) + " (truncated or edited?)");
+  }
+
+  Manifest manifest(std::move(entries), path);
+  // The checks above admit canonical bytes only; this guards the read->write identity against a gap
+  // between them and Serialize().
+  if (manifest.Serialize() != bytes) throw FileError(path, "manifest is not in canonical form");
+  return manifest;
+}
+
+Manifest Manifest::Load(const fs::path& path) { return Parse(ReadFileText(path), path.string()); }
+
+void Manifest::Save(const fs::path& path) const { WriteFileAtomic(path, Serialize()); }
+
+Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcription_path, const fs::path& cepdir,
+                      const std::string& cepext) {
+  const std::string ctl_name = fileids_path.string();
+  const std::string lsn_name = transcription_path.string();
+  const std::string extension = cepext.starts_with('.') ? cepext.substr(1) : cepext;
+  if (!extension.empty()) {
+    std::string problem = TokenProblem(extension);
+    if (problem.empty() && extension.find('/') != std::string::npos) problem = "contains '/'";
+    if (!problem.empty()) throw InputError("feature extension (cepext) \"" + cepext + "\" " + problem);
+  }
+  std::error_code ec;
+  if (!fs::is_directory(cepdir, ec)) throw FileError(cepdir.string(), "corpus root (cepdir) is not a directory");
+
+  const std::vector<ControlEntry> controls = LoadControlFile(ctl_name);
+  const std::vector<TranscriptEntry> transcripts = LoadTranscriptFile(lsn_name);
+  if (controls.empty()) throw FileError(ctl_name, "the control file lists no utterances");
+  if (controls.size() > transcripts.size()) {
+    throw RecordError(ctl_name, controls[transcripts.size()].line_number,
+                      "utterance \"" + controls[transcripts.size()].utt_id + "\" has no transcript: " + lsn_name +
+                          " has " + std::to_string(transcripts.size()) + " entries, the control file " +
+                          std::to_string(controls.size()));
+  }
+  if (transcripts.size() > controls.size()) {
+    throw RecordError(lsn_name, transcripts[controls.size()].line_number,
+                      "transcript has no utterance in " + ctl_name + ": the control file has " +
+                          std::to_string(controls.size()) + " entries, the transcript file " +
+                          std::to_string(transcripts.size()));
+  }
+
+  // Pair and validate everything before hashing, so that a bad line fails fast.
+  std::vector<ManifestEntry> entries(controls.size());
+  std::map<std::string, std::size_t> first_line_of_id;
+  for (std::size_t entry_idx = 0; entry_idx < controls.size(); ++entry_idx) {
+    const ControlEntry& control = controls[entry_idx];
+    const TranscriptEntry& transcript = transcripts[entry_idx];
+    if (control.start_frame >= 0 || control.end_frame >= 0) {
+      throw RecordError(ctl_name, control.line_number,
+                        "frame ranges (`path start_frame end_frame`) are not supported by the manifest; "
+                        "list whole feature files");
+    }
+    if (!transcript.utt_id.empty() && !EqualsIgnoreAsciiCase(transcript.utt_id, control.utt_id)) {
+      throw RecordError(ctl_name, control.line_number,
+                        "utterance id \"" + control.utt_id + "\" does not match the transcript's id \"" +
+                            transcript.utt_id + "\" at " + lsn_name + ":" + std::to_string(transcript.line_number) +
+                            " (entries are paired in order)");
+    }
+    ManifestEntry& entry = entries[entry_idx];
+    entry.utt_id = control.utt_id;
+    entry.feature_path = extension.empty() ? control.path : control.path + "." + extension;
+    entry.words = transcript.words;
+    if (std::string problem = TokenProblem(entry.utt_id); !problem.empty()) {
+      throw RecordError(ctl_name, control.line_number, "utterance id \"" + entry.utt_id + "\" " + problem);
+    }
+    if (std::string problem = FeaturePathProblem(entry.feature_path); !problem.empty()) {
+      throw RecordError(ctl_name, control.line_number, "feature path \"" + entry.feature_path + "\" " + problem);
+    }
+    for (const std::string& word : entry.words) {
+      if (std::string problem = TokenProblem(word); !problem.empty()) {
+        throw RecordError(lsn_name, transcript.line_number, "word \"" + word + "\" " + problem);
+      }
+    }
+    auto [it, inserted] = first_line_of_id.try_emplace(entry.utt_id, control.line_number);
+    if (!inserted) {
+      throw RecordError(ctl_name, control.line_number, "duplicate utterance id \"" + entry.utt_id +
+                                                           "\" (first at line " + std::to_string(it->second) + ")");
+    }
+  }
+
+  for (std::size_t entry_idx = 0; entry_idx < entries.size(); ++entry_idx) {
+    ManifestEntry& entry = entries[entry_idx];
+    const fs::path feature_file = ResolveFeaturePath(entry, cepdir);
+    if (std::string problem = FeatureFileProblem(feature_file); !problem.empty()) {
+      throw RecordError(ctl_name, controls[entry_idx].line_number,
+                        "utterance \"" + entry.utt_id + "\": feature file " + feature_file.string() + " " + problem);
+    }
+    entry.feature_sha256 = Sha256OfFile(feature_file);
+  }
+  return Manifest(std::move(entries), ctl_name + " + " + lsn_name);
+}
+
+fs::path ResolveFeaturePath(const ManifestEntry& entry, const fs::path& corpus_root) {
+  return corpus_root / fs::path(entry.feature_path);
+}
+
+void CheckManifest(const Manifest& manifest, const fs::path& corpus_root) {
+  std::error_code ec;
+  if (!fs::is_directory(corpus_root, ec)) {
+    throw FileError(corpus_root.string(), "corpus root (cepdir) is not a directory");
+  }
+  std::size_t n_failed = 0;
+  std::string first_failure;
+  for (const ManifestEntry& entry : manifest.entries()) {
+    const fs::path feature_file = ResolveFeaturePath(entry, corpus_root);
+    std::string problem = FeatureFileProblem(feature_file);
+    if (!problem.empty()) {
+      problem = "feature file " + problem;
+    } else {
+      try {
+        const std::string digest = Sha256OfFile(feature_file);
+        if (digest != entry.feature_sha256) {
+          problem = "feature file changed: its SHA-256 is " + digest + ", the manifest records " + entry.feature_sha256;
+        }
+      } catch (const InputError& error) {
+        problem = std::string("feature file cannot be read: ") + error.what();
+      }
+    }
+    if (problem.empty()) continue;
+    if (++n_failed == 1) {
+      first_failure = feature_file.string() + ": utterance \"" + entry.utt_id + "\" of " + manifest.source() + ": " + problem;
+    }
+  }
+  if (n_failed > 0) {
+    throw InputError(first_failure + " (" + std::to_string(n_failed) + " of " + std::to_string(manifest.size()) +
+                     " utterances have missing or changed feature files)");
+  }
+}
+
+void CheckWords(const Manifest& manifest, const Dictionary& merged) {
+  std::size_t n_affected = 0;
+  std::string first_failure;
+  for (const ManifestEntry& entry : manifest.entries()) {
+    std::vector<std::string> unknown;  // distinct, in transcript order
+    for (const std::string& word : entry.words) {
+      if (merged.Find(word) != nullptr) continue;
+      bool seen = false;
+      for (const std::string& known_unknown : unknown) seen = seen || known_unknown == word;
+      if (!seen) unknown.push_back(word);
+    }
+    if (unknown.empty()) continue;
+    if (++n_affected == 1) {
+      std::string list;
+      for (const std::string& word : unknown) list += (list.empty() ? "" : ", ") + word;
+      first_failure = "utterance \"" + entry.utt_id + "\": word" + (unknown.size() > 1 ? "s" : "") +
+                      " not in the dictionary: " + list;
+    }
+  }
+  if (n_affected > 0) {
+    throw FileError(manifest.source(), first_failure + " (" + std::to_string(n_affected) + " of " +
+                                           std::to_string(manifest.size()) + " utterances have unknown words)");
+  }
+}
+
+}  // namespace pstrain

@@ -1,0 +1,91 @@
+// The canonical corpus manifest: which utterances a run trains on, in which order, with which
+// transcript and which feature bytes. The byte format is specified in docs/manifest.md; in short:
+//
+//   pstrain-manifest 1 utterances=2\n
+//   001<TAB>feat/001.mfc<TAB><sha256 of feat/001.mfc><TAB><s> TEN OF CLUBS </s>\n
+//   002<TAB>feat/002.mfc<TAB><sha256 of feat/002.mfc><TAB><s> FIVE FIVE </s>\n
+//
+// Every manifest has exactly one byte representation, so Parse accepts only canonical bytes and
+// Serialize(Parse(bytes)) == bytes; the fingerprint is the SHA-256 of those bytes. Feature paths are
+// relative to a corpus root that is not stored in the manifest (it is given as `--cepdir` when the
+// manifest is checked or used), so the fingerprint does not depend on where the corpus lives.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "formats/dictionary.h"
+
+namespace pstrain {
+
+// One utterance of the manifest.
+struct ManifestEntry {
+  std::string utt_id;               // unique; no whitespace, e.g. "001"
+  std::string feature_path;         // relative to the corpus root, '/'-separated, e.g. "feat/001.mfc"
+  std::vector<std::string> words;   // transcript tokens, at least one, e.g. {"<s>", "TEN", "</s>"}
+  std::string feature_sha256;       // 64 lower-case hex digits: SHA-256 of the feature file's bytes
+
+  bool operator==(const ManifestEntry&) const = default;
+};
+
+// An ordered, validated list of utterances. Entry order is the training order.
+class Manifest {
+ public:
+  // Format version written in, and required by, the header line.
+  static constexpr int kFormatVersion = 1;
+
+  // Validates and takes `entries` (at least one; unique ids; fields as in docs/manifest.md).
+  // `source` names where they came from, for error messages. Throws InputError naming the source,
+  // the entry and the problem.
+  Manifest(std::vector<ManifestEntry> entries, std::string source);
+
+  const std::vector<ManifestEntry>& entries() const { return entries_; }
+  std::size_t size() const { return entries_.size(); }
+  // Where the manifest came from (its file, or the imported files); used in error messages only and
+  // not part of the manifest's bytes.
+  const std::string& source() const { return source_; }
+
+  // The canonical bytes (docs/manifest.md).
+  std::string Serialize() const;
+  // Lower-case hex SHA-256 of Serialize(): identifies the corpus a run trained on.
+  std::string Fingerprint() const;
+
+  // Parses canonical manifest bytes; anything non-canonical is an InputError naming `path`, the line
+  // and the problem.
+  static Manifest Parse(const std::string& bytes, const std::string& path);
+  static Manifest Load(const std::filesystem::path& path);
+  // Writes Serialize() to `path` atomically (WriteFileAtomic).
+  void Save(const std::filesystem::path& path) const;
+
+ private:
+  std::vector<ManifestEntry> entries_;
+  std::string source_;
+};
+
+// Builds a manifest from SphinxTrain inputs, as bw would read them with `-ctlfn fileids_path
+// -lsnfn transcription_path -cepdir cepdir -cepext cepext`: control-file and transcript entries are
+// paired in order (comments skipped) and must be equally many; the utterance id is the control file's;
+// a transcript id, when present, must equal it ignoring ASCII case (SphinxTrain only warns); each
+// feature_path is "<ctl path>.<cepext>" relative to `cepdir` (a leading '.' of cepext is dropped,
+// so "mfc" and ".mfc" are the same; an empty cepext adds no extension), and its file is hashed.
+// Control lines with a frame range (`path sf ef ...`) are rejected: the manifest has no frame ranges.
+// Errors are InputErrors naming the file(s) and line(s).
+Manifest ImportSphinx(const std::filesystem::path& fileids_path, const std::filesystem::path& transcription_path,
+                      const std::filesystem::path& cepdir, const std::string& cepext);
+
+// The feature file of `entry` under `corpus_root`.
+std::filesystem::path ResolveFeaturePath(const ManifestEntry& entry, const std::filesystem::path& corpus_root);
+
+// Checks that every feature file exists under `corpus_root` and has the recorded SHA-256. Checks all
+// entries, then throws an InputError naming the first bad utterance and its file, and how many
+// utterances failed.
+void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus_root);
+
+// Checks that every transcript word has an entry in `merged` (main + filler dictionary; literal,
+// case-sensitive lookup as in bw). Throws an InputError naming the first utterance with unknown words,
+// all of its unknown words, and how many utterances have unknown words.
+void CheckWords(const Manifest& manifest, const Dictionary& merged);
+
+}  // namespace pstrain

@@ -1,0 +1,139 @@
+#include "model/acoustic_model.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void RequireFile(const fs::path& path) {
+  if (!fs::is_regular_file(path)) throw FileError(path.string(), "model file is missing");
+}
+
+// Normalizes `row` by its float64 sum (no-op for an all-zero row).
+void NormalizeRow(float* row, std::size_t n) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += row[i];
+  if (sum == 0.0) return;
+  for (std::size_t i = 0; i < n; ++i) row[i] = static_cast<float>(row[i] / sum);
+}
+
+}  // namespace
+
+ModelFiles ModelFiles::Load(const std::string& dir_string) {
+  const fs::path dir(dir_string);
+  if (!fs::is_directory(dir)) throw FileError(dir_string, "model directory does not exist");
+  ModelFiles files;
+  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices"}) RequireFile(dir / name);
+  files.mdef = Mdef::Load((dir / "mdef").string());
+  files.means = ReadGaussianFile((dir / "means").string());
+  files.variances = ReadGaussianFile((dir / "variances").string());
+  files.mixture_weights = ReadArray3DFile((dir / "mixture_weights").string());
+  files.transition_matrices = ReadArray3DFile((dir / "transition_matrices").string());
+  if (fs::is_regular_file(dir / "feat.params")) {
+    files.feat_params_text = ReadFileText(dir / "feat.params");
+    FeatParams::Parse(files.feat_params_text, (dir / "feat.params").string());  // validate syntax
+    files.has_feat_params = true;
+  }
+  if (fs::is_regular_file(dir / "noisedict")) {
+    files.noisedict_text = ReadFileText(dir / "noisedict");
+    files.has_noisedict = true;
+  }
+
+  const std::string means_path = (dir / "means").string();
+  const Mdef& mdef = files.mdef;
+  if (files.means.n_mgau != mdef.n_tied_state()) {
+    if (files.means.n_mgau == 1) {
+      throw FileError(means_path, "semi-continuous model (one shared codebook) is not supported; pstrain trains continuous models (one codebook per tied state)");
+    }
+    if (files.means.n_mgau == mdef.n_ci_phones()) {
+      throw FileError(means_path, "phonetically-tied (PTM) model (one codebook per CI phone) is not supported; pstrain trains continuous models");
+    }
+    throw FileError(means_path, "has " + std::to_string(files.means.n_mgau) + " codebooks but the mdef has " +
+                                    std::to_string(mdef.n_tied_state()) + " tied states");
+  }
+  if (files.means.n_feat != 1) throw FileError(means_path, "multi-stream models are not supported (n_feat = " + std::to_string(files.means.n_feat) + ")");
+  if (!files.variances.SameShape(files.means)) {
+    throw FileError((dir / "variances").string(), "dimensions differ from the means file");
+  }
+  const Array3D& mixw = files.mixture_weights;
+  if (mixw.d1 != mdef.n_tied_state() || mixw.d2 != files.means.n_feat || mixw.d3 != files.means.n_density) {
+    throw FileError((dir / "mixture_weights").string(),
+                    "dimensions " + std::to_string(mixw.d1) + "x" + std::to_string(mixw.d2) + "x" + std::to_string(mixw.d3) +
+                        " do not match the model (" + std::to_string(mdef.n_tied_state()) + " tied states, " +
+                        std::to_string(files.means.n_density) + " densities)");
+  }
+  const Array3D& tmat = files.transition_matrices;
+  if (tmat.d1 != mdef.n_tied_tmat() || tmat.d2 != mdef.n_emit_state() || tmat.d3 != mdef.n_emit_state() + 1) {
+    throw FileError((dir / "transition_matrices").string(),
+                    "dimensions " + std::to_string(tmat.d1) + "x" + std::to_string(tmat.d2) + "x" + std::to_string(tmat.d3) +
+                        " do not match the mdef (" + std::to_string(mdef.n_tied_tmat()) + " matrices of " +
+                        std::to_string(mdef.n_emit_state()) + "x" + std::to_string(mdef.n_emit_state() + 1) + ")");
+  }
+  return files;
+}
+
+void ModelFiles::Save(const std::string& dir_string) const {
+  const fs::path dir(dir_string);
+  WriteFileAtomic(dir / "mdef", mdef.Serialize());
+  WriteGaussianFile((dir / "means").string(), means);
+  WriteGaussianFile((dir / "variances").string(), variances);
+  WriteArray3DFile((dir / "mixture_weights").string(), mixture_weights);
+  WriteArray3DFile((dir / "transition_matrices").string(), transition_matrices);
+  if (has_feat_params) WriteFileAtomic(dir / "feat.params", feat_params_text);
+  if (has_noisedict) WriteFileAtomic(dir / "noisedict", noisedict_text);
+}
+
+AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) {
+  n_senones_ = files.means.n_mgau;
+  n_density_ = files.means.n_density;
+  veclen_ = files.means.veclen[0];
+  n_emit_state_ = files.mdef.n_emit_state();
+  n_tmat_ = files.mdef.n_tied_tmat();
+  topn_ = (options.topn == 0 || options.topn > n_density_) ? n_density_ : options.topn;
+
+  means_ = files.means.data;
+  const std::size_t n_densities_total = std::size_t(n_senones_) * n_density_;
+  precision_.resize(files.variances.data.size());
+  log_norm_.resize(n_densities_total);
+  const float log_two_pi_term = static_cast<float>(veclen_ * std::log(2.0 * M_PI));
+  for (std::size_t density = 0; density < n_densities_total; ++density) {
+    float log_det = 0.0f;  // accumulated in float32, as SphinxTrain does
+    for (std::uint32_t dim = 0; dim < veclen_; ++dim) {
+      float var = files.variances.data[density * veclen_ + dim];
+      if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
+      log_det = static_cast<float>(log_det + std::log(static_cast<double>(var)));
+      precision_[density * veclen_ + dim] = static_cast<float>(1.0 / (2.0 * var));
+    }
+    log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));
+  }
+
+  mixw_ = files.mixture_weights.data;
+  for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {
+    float* row = mixw_.data() + std::size_t(senone) * n_density_;
+    NormalizeRow(row, n_density_);
+    for (std::uint32_t k = 0; k < n_density_; ++k) {
+      if (row[k] < options.mwfloor) row[k] = options.mwfloor;
+    }
+    NormalizeRow(row, n_density_);
+  }
+
+  tmat_ = files.transition_matrices.data;
+  const std::uint32_t n_to = n_emit_state_ + 1;
+  for (std::size_t row_idx = 0; row_idx < std::size_t(n_tmat_) * n_emit_state_; ++row_idx) {
+    float* row = tmat_.data() + row_idx * n_to;
+    NormalizeRow(row, n_to);
+    for (std::uint32_t to = 0; to < n_to; ++to) {
+      if (row[to] != 0.0f && row[to] < options.tpfloor) row[to] = options.tpfloor;
+    }
+    NormalizeRow(row, n_to);
+  }
+}
+
+}  // namespace pstrain

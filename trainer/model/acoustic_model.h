@@ -1,0 +1,81 @@
+// A continuous HMM-GMM acoustic model as the E-step uses it.
+//
+// `ModelFiles` is the model directory as stored (raw parameters, what norm writes and pocketsphinx
+// reads). `AcousticModel` is the same model prepared for evaluation exactly as SphinxTrain's bw
+// prepares it on load: mixture weights normalized, floored (every entry) and renormalized; transition
+// rows normalized, non-zero entries floored and renormalized (zeros keep the topology); variances
+// floored; per-density log normalizers and 1/(2 sigma^2) precomputed in float32.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/feat_params.h"
+#include "formats/mdef.h"
+#include "formats/param_files.h"
+
+namespace pstrain {
+
+// The files of a model directory (mdef, means, variances, mixture_weights, transition_matrices,
+// feat.params, noisedict). Loading checks that all dimensions agree and that the model is continuous
+// (one codebook per tied state); semi-continuous and PTM models are rejected with a clear error.
+struct ModelFiles {
+  Mdef mdef;
+  GaussianParams means;
+  GaussianParams variances;
+  Array3D mixture_weights;
+  Array3D transition_matrices;
+  std::string feat_params_text;  // copied verbatim when present
+  std::string noisedict_text;    // copied verbatim when present
+  bool has_feat_params = false;
+  bool has_noisedict = false;
+
+  static ModelFiles Load(const std::string& dir);
+  // Writes every file into `dir` (which must exist), each atomically.
+  void Save(const std::string& dir) const;
+};
+
+struct ModelOptions {
+  float varfloor = 1e-4f;   // SphinxTrain scripts' value (bw's own default is 1e-5)
+  float mwfloor = 1e-8f;    // SphinxTrain scripts' value (bw's own default is 1e-5)
+  float tpfloor = 1e-4f;
+  std::uint32_t topn = 0;   // 0 = all densities
+};
+
+class AcousticModel {
+ public:
+  AcousticModel(const ModelFiles& files, const ModelOptions& options);
+
+  std::uint32_t n_senones() const { return n_senones_; }
+  std::uint32_t n_density() const { return n_density_; }
+  std::uint32_t veclen() const { return veclen_; }
+  std::uint32_t topn() const { return topn_; }
+  std::uint32_t n_emit_state() const { return n_emit_state_; }
+  std::uint32_t n_tmat() const { return n_tmat_; }
+
+  const float* Mean(std::uint32_t senone, std::uint32_t density) const {
+    return means_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
+  }
+  const float* Precision(std::uint32_t senone, std::uint32_t density) const {
+    return precision_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
+  }
+  float LogNorm(std::uint32_t senone, std::uint32_t density) const { return log_norm_[std::size_t(senone) * n_density_ + density]; }
+  float MixtureWeight(std::uint32_t senone, std::uint32_t density) const { return mixw_[std::size_t(senone) * n_density_ + density]; }
+  // Transition probability from emitting state `from` to state `to` (to == n_emit_state is the exit).
+  float Transition(std::uint32_t tmat, std::uint32_t from, std::uint32_t to) const {
+    return tmat_[(std::size_t(tmat) * n_emit_state_ + from) * (n_emit_state_ + 1) + to];
+  }
+  // The unfloored input means (2-pass variance accumulates around these).
+  const float* InputMean(std::uint32_t senone, std::uint32_t density) const { return Mean(senone, density); }
+
+ private:
+  std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
+  std::vector<float> means_;
+  std::vector<float> precision_;  // 1 / (2 sigma^2) of the floored variance
+  std::vector<float> log_norm_;
+  std::vector<float> mixw_;
+  std::vector<float> tmat_;
+};
+
+}  // namespace pstrain

@@ -1,0 +1,69 @@
+#include "reestimate/reestimate.h"
+
+#include "common/error.h"
+
+namespace pstrain {
+
+ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, ReestimationReport* report_out) {
+  Accumulators acc = acc_in;  // element access is non-const
+  const AccumulatorShape& shape = acc.shape();
+  if (shape.n_senones != previous.means.n_mgau || shape.n_density != previous.means.n_density ||
+      shape.veclen != previous.means.TotalVeclen() || shape.n_tmat != previous.transition_matrices.d1 ||
+      shape.n_emit_state != previous.transition_matrices.d2) {
+    throw InputError("accumulator dimensions (" + std::to_string(shape.n_senones) + " senones x " +
+                     std::to_string(shape.n_density) + " densities x " + std::to_string(shape.veclen) + " dims, " +
+                     std::to_string(shape.n_tmat) + " tmats) do not match the input model");
+  }
+  ReestimationReport report;
+  ModelFiles next = previous;
+  const std::uint32_t veclen = shape.veclen;
+  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+    bool any_counts = false;
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+      const double dnom = acc.dnom(senone, k);
+      const std::size_t offset = previous.means.Offset(senone, 0, k);
+      if (dnom == 0.0) {
+        ++report.densities_without_counts;
+        continue;  // keeps the previous mean and variance
+      }
+      any_counts = true;
+      const double* mean_acc = acc.mean(senone, k);
+      const double* var_acc = acc.var(senone, k);
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const double mu = mean_acc[l] / dnom;
+        const double var = acc.pass2var() ? var_acc[l] / dnom : var_acc[l] / dnom - mu * mu;
+        next.means.data[offset + l] = static_cast<float>(mu);
+        next.variances.data[offset + l] = static_cast<float>(var);
+        if (var < 0.0) ++report.negative_variances;
+      }
+    }
+    if (!any_counts) report.unseen_senones.push_back(senone);
+
+    double row_sum = 0.0;
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) row_sum += acc.mixw(senone, k);
+    if (row_sum == 0.0) {
+      ++report.mixw_rows_without_counts;
+    } else {
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+        next.mixture_weights.at(senone, 0, k) = ClampTinyMagnitude(static_cast<float>(acc.mixw(senone, k)));
+      }
+    }
+  }
+  for (std::uint32_t tmat = 0; tmat < shape.n_tmat; ++tmat) {
+    for (std::uint32_t from = 0; from < shape.n_emit_state; ++from) {
+      double row_sum = 0.0;
+      for (std::uint32_t to = 0; to <= shape.n_emit_state; ++to) row_sum += acc.tmat(tmat, from, to);
+      if (row_sum == 0.0) {
+        ++report.tmat_rows_without_counts;
+        continue;
+      }
+      for (std::uint32_t to = 0; to <= shape.n_emit_state; ++to) {
+        next.transition_matrices.at(tmat, from, to) = ClampTinyMagnitude(static_cast<float>(acc.tmat(tmat, from, to)));
+      }
+    }
+  }
+  if (report_out) *report_out = report;
+  return next;
+}
+
+}  // namespace pstrain

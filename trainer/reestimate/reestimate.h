@@ -1,0 +1,33 @@
+// Re-estimation (the M-step; SphinxTrain's `norm`): new model parameters from summed accumulators.
+//
+//   means      mu = sum(g x) / sum(g)
+//   variances  sigma^2 = sum(g x^2) / sum(g) - mu^2      (2-pass: sum(g (x - mu_old)^2) / sum(g))
+//   mixture_weights, transition_matrices: the summed counts, unnormalized, exactly as norm writes them
+//
+// Computed in double and rounded once to float32. Unlike norm, a density, mixture-weight row or
+// transition row that received no counts keeps its previous parameters instead of becoming zero,
+// and each such case is counted in the report. Variances are not floored on write (pocketsphinx and
+// bw floor on load), again as norm does; negative variances (float cancellation) are reported.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+struct ReestimationReport {
+  std::uint32_t densities_without_counts = 0;   // kept previous mean and variance
+  std::uint32_t mixw_rows_without_counts = 0;   // kept previous mixture weights
+  std::uint32_t tmat_rows_without_counts = 0;   // kept previous transition row
+  std::uint32_t negative_variances = 0;         // written as computed (floored on load)
+  std::vector<std::uint32_t> unseen_senones;    // senones whose every density had no counts
+};
+
+// Returns the re-estimated model: a copy of `previous` with means, variances, mixture_weights and
+// transition_matrices replaced. Accumulator dimensions must match the model (InputError otherwise).
+ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report);
+
+}  // namespace pstrain

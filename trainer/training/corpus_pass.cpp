@@ -1,0 +1,137 @@
+#include "training/corpus_pass.h"
+
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/mfc_file.h"
+#include "graph/sentence_hmm.h"
+
+namespace pstrain {
+
+std::vector<BeamOptions> ParseRetryBeams(const std::string& text) {
+  std::vector<BeamOptions> beams;
+  if (text == "none" || text.empty()) return beams;
+  std::stringstream list(text);
+  std::string pair;
+  while (std::getline(list, pair, ',')) {
+    const std::size_t colon = pair.find(':');
+    BeamOptions beam;
+    try {
+      if (colon == std::string::npos) throw std::invalid_argument("no colon");
+      std::size_t used_a = 0, used_b = 0;
+      beam.abeam = std::stod(pair.substr(0, colon), &used_a);
+      beam.bbeam = std::stod(pair.substr(colon + 1), &used_b);
+      if (used_a != colon || used_b != pair.size() - colon - 1) throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      throw InputError("--retry-beams: \"" + pair + "\" is not ABEAM:BBEAM (e.g. 1e-150:1e-30), or use \"none\"");
+    }
+    if (!(beam.abeam > 0.0 && beam.abeam <= 1.0 && beam.bbeam > 0.0 && beam.bbeam <= 1.0)) {
+      throw InputError("--retry-beams: beams must be in (0, 1], got \"" + pair + "\"");
+    }
+    beams.push_back(beam);
+  }
+  return beams;
+}
+
+std::string FormatRetryBeams(const std::vector<BeamOptions>& beams) {
+  if (beams.empty()) return "none";
+  std::string out;
+  char buffer[64];
+  for (const BeamOptions& beam : beams) {
+    std::snprintf(buffer, sizeof(buffer), "%s%.6g:%.6g", out.empty() ? "" : ",", beam.abeam, beam.bbeam);
+    out += buffer;
+  }
+  return out;
+}
+
+const char* OutcomeName(OutcomeKind kind) {
+  switch (kind) {
+    case OutcomeKind::kProcessed: return "processed";
+    case OutcomeKind::kRetried: return "retried";
+    case OutcomeKind::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
+                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                               const AccumulateOptions& options, std::ostream* log) {
+  const AcousticModel model(model_files, options.model);
+  AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
+  CorpusPassResult result{Accumulators(shape, options.fb.pass2var), {}, 0, 0.0, 0, 0, 0};
+  ForwardBackward fb;
+  UtteranceStats stats;
+  for (std::size_t index = begin; index < end; ++index) {
+    const ManifestEntry& entry = manifest.entries()[index];
+    UtteranceOutcome outcome;
+    outcome.utt_id = entry.utt_id;
+    const std::filesystem::path feature_path = ResolveFeaturePath(entry, corpus_root);
+    const std::vector<std::uint8_t> bytes = ReadFileBytes(feature_path);
+    if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
+      throw FileError(feature_path.string(), "utterance " + entry.utt_id +
+                                                 ": SHA-256 of the feature file does not match the manifest (file changed since import)");
+    }
+    const Features features = ComputeFeatures(ParseMfc(bytes, feature_path.string(), options.features.ceplen), options.features,
+                                              feature_path.string());
+    outcome.n_frames = features.n_frames;
+
+    std::optional<AlignmentFailure> failure;
+    SentenceHmm hmm;
+    try {
+      hmm = BuildSentenceHmm(entry.words, dictionary, model_files.mdef, model);
+    } catch (const GraphError& error) {
+      failure = AlignmentFailure{error.reason, error.message, false};
+    }
+    ForwardBackwardStats fb_stats;
+    if (!failure) {
+      ForwardBackwardOptions attempt_options = options.fb;
+      failure = fb.Run(model, hmm, features, attempt_options, stats, fb_stats);
+      std::optional<AlignmentFailure> first_failure = failure;
+      for (std::size_t retry = 0; failure && failure->beam_related && retry < options.retry_beams.size(); ++retry) {
+        attempt_options.beams = options.retry_beams[retry];
+        ++outcome.attempts;
+        failure = fb.Run(model, hmm, features, attempt_options, stats, fb_stats);
+      }
+      if (first_failure) {
+        outcome.reason = first_failure->reason;
+        outcome.detail = first_failure->message;
+      }
+    } else {
+      outcome.reason = failure->reason;
+      outcome.detail = failure->message;
+    }
+    if (failure) {
+      outcome.kind = OutcomeKind::kSkipped;
+      if (outcome.attempts > 1) outcome.detail += " (still failing after " + std::to_string(outcome.attempts - 1) + " wider-beam retries: " + failure->reason + ")";
+      ++result.n_skipped;
+    } else {
+      outcome.kind = outcome.attempts > 1 ? OutcomeKind::kRetried : OutcomeKind::kProcessed;
+      if (outcome.kind == OutcomeKind::kRetried) ++result.n_retried; else ++result.n_processed;
+      outcome.log_likelihood = fb_stats.log_likelihood;
+      stats.AddTo(result.accumulators);
+      result.total_frames += features.n_frames;
+      result.total_log_likelihood += fb_stats.log_likelihood;
+    }
+    if (log) {
+      char line[256];
+      if (failure) {
+        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u skipped %s", index + 1, entry.utt_id.c_str(), features.n_frames,
+                      outcome.reason.c_str());
+      } else {
+        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u %5zu %.1f %.1f %e %e %e%s", index + 1, entry.utt_id.c_str(),
+                      features.n_frames, hmm.states.size(), fb_stats.avg_alpha_states, fb_stats.avg_beta_states,
+                      fb_stats.avg_pruned_posterior, fb_stats.log_likelihood / features.n_frames, fb_stats.log_likelihood,
+                      outcome.kind == OutcomeKind::kRetried ? " (retried)" : "");
+      }
+      *log << line << "\n";
+    }
+    result.outcomes.push_back(std::move(outcome));
+  }
+  return result;
+}
+
+}  // namespace pstrain

@@ -1,0 +1,62 @@
+// One E-step over a range of the manifest (what one `bw` run does): for each utterance, read and
+// check its features, build its sentence HMM, run forward-backward, and add its statistics to the
+// accumulators only if it succeeded. A failed alignment is retried with each wider beam pair of
+// the retry schedule before the utterance is skipped; every outcome is recorded.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "features/features.h"
+#include "formats/dictionary.h"
+#include "forward_backward/forward_backward.h"
+#include "manifest/manifest.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+struct AccumulateOptions {
+  FeatureOptions features;
+  ModelOptions model;
+  ForwardBackwardOptions fb;
+  // Wider beam pairs tried in order after a beam-related failure; empty = no retries.
+  std::vector<BeamOptions> retry_beams = {{1e-150, 1e-30}, {1e-300, 1e-100}};
+};
+
+// Parses "none" or a comma-separated list of ABEAM:BBEAM pairs, e.g. "1e-150:1e-30,1e-300:1e-100".
+std::vector<BeamOptions> ParseRetryBeams(const std::string& text);
+std::string FormatRetryBeams(const std::vector<BeamOptions>& beams);
+
+enum class OutcomeKind { kProcessed, kRetried, kSkipped };
+const char* OutcomeName(OutcomeKind kind);
+
+struct UtteranceOutcome {
+  std::string utt_id;
+  OutcomeKind kind = OutcomeKind::kProcessed;
+  std::uint32_t attempts = 1;
+  std::uint32_t n_frames = 0;
+  double log_likelihood = 0.0;  // 0 when skipped
+  std::string reason;           // first failure's code (retried, skipped); empty when processed
+  std::string detail;           // its message
+};
+
+struct CorpusPassResult {
+  Accumulators accumulators;
+  std::vector<UtteranceOutcome> outcomes;  // manifest order
+  std::uint64_t total_frames = 0;          // successful utterances only, as bw counts
+  double total_log_likelihood = 0.0;       // successful utterances only, summed in manifest order
+  std::uint32_t n_processed = 0, n_retried = 0, n_skipped = 0;
+};
+
+// Runs the E-step over manifest entries [begin, end). Feature files are checked against the
+// manifest digests; unreadable or corrupt inputs throw InputError (the run stops) — only alignment
+// failures become skipped outcomes. `log` (may be null) gets one line per utterance.
+CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
+                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                               const AccumulateOptions& options, std::ostream* log);
+
+}  // namespace pstrain
