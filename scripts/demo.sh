@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The main job on the bundled default corpus: install dependencies, build, prepare the corpus,
+# check it against the committed manifest, train from the shipped an4_ci_cont model until
+# converged, and print where the model is and its per-pass likelihoods.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+CORPUS=${CORPUS:-$BUILD_DIR/corpus/default}
+RUN=${RUN:-runs/default}
+MODEL=/usr/share/pocketsphinx/test/data/an4_ci_cont
+
+bash scripts/bootstrap.sh
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)" --target pstrain audit
+PSTRAIN="$BUILD_DIR/trainer/pstrain"
+
+bash scripts/prepare-corpus.sh "$CORPUS"
+"$PSTRAIN" manifest check manifests/default-train.manifest --corpus-root "$CORPUS" \
+  --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler"
+
+echo "== training (log: $RUN.log)"
+mkdir -p "$(dirname "$RUN")"
+"$PSTRAIN" train --model "$MODEL" --manifest manifests/default-train.manifest --corpus-root "$CORPUS" \
+  --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$RUN" | tee "$RUN.log"
+
+echo "== per-pass log-likelihood (from $RUN/passes/*/summary.json)"
+for summary in "$RUN"/passes/*/summary.json; do
+  python3 - "$summary" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = s["totals"]
+print(f"pass {s['pass']:3d}: {t['log_likelihood_per_frame']:.6f} per frame over {t['total_frames']} frames "
+      f"(processed {t['processed']}, retried {t['retried']}, skipped {t['skipped']}) -> {s['stop_decision']}")
+PY
+done
+echo "== held-out word error rate (pocketsphinx_batch)"
+echo "starting model: $(bash scripts/decode-wer.sh "$MODEL" "$CORPUS" heldout | tail -n 1)"
+echo "trained model:  $(bash scripts/decode-wer.sh "$RUN/model" "$CORPUS" heldout | tail -n 1)"
+echo "== model: $(cd "$RUN/model" && pwd)"
+echo "audit: the auditor's commands (scope, gates, compare, bytes, mutate) are not implemented yet; see issues #5 and #6"
