@@ -157,9 +157,40 @@ void CompareAccumulators(const fs::path& ours_dir, const fs::path& bw_dir) {
   EXPECT_LE(worst.ratio, 1.0) << "largest difference exceeds 1e-4*|bw| + 1e-5*dnom at " << worst.where;
 }
 
+// A context-dependent model made the way SphinxTrain's CD stage starts: mk_mdef_gen writes an untied
+// triphone mdef for every triphone of the training transcripts (with word positions), init_mixw
+// copies the CI parameters into it. Exercises triphone lookup and the CI-senone statistics that
+// bw also collects from CD states.
+fs::path UntiedCdModel(const fs::path& dir) {
+  const fs::path corpus = CorpusDir();
+  const fs::path model = dir / "cd-untied";
+  fs::create_directories(model);
+  const fs::path an4 = An4Model();
+  CommandResult phones = RunCommand("grep -v '^#' " + ShellQuote((an4 / "mdef").string()) + " | awk 'NR>7{print $1}' > " +
+                                    ShellQuote((dir / "phones.txt").string()));
+  EXPECT_EQ(phones.exit_code, 0) << phones.output;
+  CommandResult mk = RunCommand("timeout 120 /usr/lib/sphinxtrain/mk_mdef_gen -phnlstfn " + ShellQuote((dir / "phones.txt").string()) +
+                                " -dictfn " + ShellQuote((corpus / "corpus.dic").string()) + " -fdictfn " +
+                                ShellQuote((corpus / "corpus.filler").string()) + " -lsnfn " +
+                                ShellQuote((corpus / "train.transcription").string()) + " -ountiedmdef " +
+                                ShellQuote((model / "mdef").string()) + " -n_state_pm 3");
+  EXPECT_EQ(mk.exit_code, 0) << mk.output;
+  const auto m = [&](const char* file) { return ShellQuote((an4 / file).string()); };
+  const auto d = [&](const char* file) { return ShellQuote((model / file).string()); };
+  CommandResult init = RunCommand("timeout 120 /usr/lib/sphinxtrain/init_mixw -src_moddeffn " + m("mdef") + " -src_ts2cbfn .cont." +
+                                  " -src_mixwfn " + m("mixture_weights") + " -src_meanfn " + m("means") + " -src_varfn " + m("variances") +
+                                  " -src_tmatfn " + m("transition_matrices") + " -dest_moddeffn " + d("mdef") + " -dest_ts2cbfn .cont." +
+                                  " -dest_mixwfn " + d("mixture_weights") + " -dest_meanfn " + d("means") + " -dest_varfn " +
+                                  d("variances") + " -dest_tmatfn " + d("transition_matrices"));
+  EXPECT_EQ(init.exit_code, 0) << init.output;
+  fs::copy_file(an4 / "noisedict", model / "noisedict");
+  return model;
+}
+
 struct PeerCase {
   const char* name;
   bool pass2var;
+  bool context_dependent;
 };
 
 class AccumulateAgreesWithBw : public ::testing::TestWithParam<PeerCase> {};
@@ -167,8 +198,9 @@ class AccumulateAgreesWithBw : public ::testing::TestWithParam<PeerCase> {};
 TEST_P(AccumulateAgreesWithBw, SameUtterancesFramesLikelihoodAndCounts) {
   const PeerCase& c = GetParam();
   const fs::path dir = FreshDir(std::string("peer-") + c.name);
-  const BwRun bw = RunBw(An4Model(), 1, c.pass2var, dir / "bw");
-  const PstrainRun ours = RunPstrainAccumulate(An4Model(), 1, c.pass2var, dir / "ours");
+  const fs::path model = c.context_dependent ? UntiedCdModel(dir) : An4Model();
+  const BwRun bw = RunBw(model, 1, c.pass2var, dir / "bw");
+  const PstrainRun ours = RunPstrainAccumulate(model, 1, c.pass2var, dir / "ours");
   EXPECT_EQ(ours.succeeded, bw.succeeded);
   EXPECT_GT(bw.succeeded.size(), 10u);
   EXPECT_EQ(ours.frames, bw.frames);
@@ -180,7 +212,8 @@ TEST_P(AccumulateAgreesWithBw, SameUtterancesFramesLikelihoodAndCounts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pass1Flags, AccumulateAgreesWithBw,
-                         ::testing::Values(PeerCase{"onepassvar", false}, PeerCase{"twopassvar", true}),
+                         ::testing::Values(PeerCase{"ci_onepassvar", false, false}, PeerCase{"ci_twopassvar", true, false},
+                                           PeerCase{"cd_untied_onepassvar", false, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // norm writes raw mixture-weight and transition counts; compare rows after normalization.

@@ -295,20 +295,68 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
   auto clear_alpha_slots = [&](std::uint32_t t) {
     for (std::size_t e = alpha_begin_[t]; e < alpha_begin_[t + 1]; ++e) state_slot_[alpha_state_[e]] = -1;
   };
-  // Density posteriors of a transition into emitting state j: w_jk * den_k * p_reest.
-  auto accumulate_densities = [&](std::uint32_t state, double p_reest) {
-    const std::uint32_t senone = hmm.states[state].senone;
-    const std::uint32_t local = local_of_senone_[senone];
-    const std::size_t entry = static_cast<std::size_t>(local_entry_[local]);
+  auto touch_local = [&](std::uint32_t local) {
     if (!local_touched[local]) {
       local_touched[local] = 1;
       touched_locals.push_back(local);
     }
+  };
+  // CI-senone densities of CD states at the frame being accumulated, scaled with the forward
+  // pass's density scale of that frame (bw evaluates them only in the backward pass).
+  std::vector<std::int32_t> ci_entry(n_local, -1);
+  std::vector<std::uint32_t> ci_entry_locals;
+  std::vector<double> ci_dens_value;
+  std::vector<std::uint32_t> ci_dens_index;
+  std::vector<double> ci_dens_op;
+  auto ci_densities = [&](std::uint32_t ci_senone, std::uint32_t frame) -> std::size_t {
+    const std::uint32_t local = local_of_senone_[ci_senone];
+    if (ci_entry[local] >= 0) return static_cast<std::size_t>(ci_entry[local]);
+    EvaluateLogDensities(model, ci_senone, features.frame(frame));
+    const std::size_t entry = ci_dens_op.size();
+    double op = 0.0;
+    for (std::uint32_t kk = 0; kk < topn; ++kk) {
+      const double den = std::exp(log_dens_[order_[kk]] - dscale_[frame]);
+      ci_dens_index.push_back(order_[kk]);
+      ci_dens_value.push_back(den);
+      op += model.MixtureWeight(ci_senone, order_[kk]) * den;
+    }
+    ci_dens_op.push_back(op);
+    ci_entry[local] = static_cast<std::int32_t>(entry);
+    ci_entry_locals.push_back(local);
+    return entry;
+  };
+  auto clear_ci_densities = [&]() {
+    for (std::uint32_t local : ci_entry_locals) ci_entry[local] = -1;
+    ci_entry_locals.clear();
+    ci_dens_value.clear();
+    ci_dens_index.clear();
+    ci_dens_op.clear();
+  };
+  // Density posteriors of a transition into emitting state j: w_jk * den_k * p_reest. A CD state
+  // also gives its CI senone w_ci_k * den_ci_k / sum_k'(w_ci_k' * den_ci_k') * ci_post.
+  auto accumulate_densities = [&](std::uint32_t state, double p_reest, double ci_post, std::uint32_t frame) {
+    const std::uint32_t senone = hmm.states[state].senone;
+    const std::uint32_t local = local_of_senone_[senone];
+    const std::size_t entry = static_cast<std::size_t>(local_entry_[local]);
+    touch_local(local);
     for (std::uint32_t kk = 0; kk < topn; ++kk) {
       const std::uint32_t k = dens_index_[entry * topn + kk];
       const double d_term = model.MixtureWeight(senone, k) * dens_value_[entry * topn + kk] * p_reest;
       acc.mixw_[std::size_t(local) * n_density + k] += d_term;
       frame_gamma[std::size_t(local) * n_density + k] += d_term;
+    }
+    const std::uint32_t ci_senone = hmm.states[state].ci_senone;
+    if (ci_senone == senone) return;
+    const std::size_t ci = ci_densities(ci_senone, frame);
+    if (ci_dens_op[ci] == 0.0) return;
+    const std::uint32_t ci_local = local_of_senone_[ci_senone];
+    touch_local(ci_local);
+    const double inv_ci_op = 1.0 / ci_dens_op[ci];
+    for (std::uint32_t kk = 0; kk < topn; ++kk) {
+      const std::uint32_t k = ci_dens_index[ci * topn + kk];
+      const double d_term = model.MixtureWeight(ci_senone, k) * ci_dens_value[ci * topn + kk] * inv_ci_op * ci_post;
+      acc.mixw_[std::size_t(ci_local) * n_density + k] += d_term;
+      frame_gamma[std::size_t(ci_local) * n_density + k] += d_term;
     }
   };
   // Adds the frame's density posteriors to the Gaussian statistics (x = features at `frame`).
@@ -388,7 +436,7 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
         }
         if (post > kMinCountPosterior && post > options.spthresh) {
           add_tmat(i, j, post);
-          accumulate_densities(j, p_reest);
+          accumulate_densities(j, p_reest, post, t + 1);
         }
         beta[i] += arc.prob * op * prior_beta[j];
         if (!asf_next[i]) {
@@ -456,6 +504,7 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
     clear_alpha_slots(t);
     for (std::uint32_t i : active) beta[i] *= scale_[t];
     accumulate_gaussians(t + 1);
+    clear_ci_densities();
     std::swap(beta, prior_beta);
     std::swap(asf, asf_next);
   }
@@ -473,7 +522,8 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
     clear_local_entries(0);
     return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
   }
-  if (asf[0]) accumulate_densities(0, prior_beta[0] * recip_final_alpha);
+  // bw gives the initial state's CI senone a posterior of exactly 1 (one initial state).
+  if (asf[0]) accumulate_densities(0, prior_beta[0] * recip_final_alpha, 1.0, 0);
   clear_local_entries(0);
   accumulate_gaussians(0);
   stats.avg_beta_states = double(n_beta_total) / n_frames;

@@ -82,9 +82,13 @@ SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictio
       if (m < n_emit) {
         state.senone = row.senones[m];
         state.ci_senone = mdef.CiSenone(hmm.phones[p].ci_phone, m);
-        if (!senone_seen[state.senone]) {
-          senone_seen[state.senone] = true;
-          hmm.senones.push_back(state.senone);
+        // Local senones: the state's own, then its CI senone (a CD state also feeds its CI
+        // senone's statistics, as bw does).
+        for (std::uint32_t senone : {state.senone, state.ci_senone}) {
+          if (!senone_seen[senone]) {
+            senone_seen[senone] = true;
+            hmm.senones.push_back(senone);
+          }
         }
       }
       state.tmat = row.tmat;

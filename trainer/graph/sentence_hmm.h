@@ -44,7 +44,9 @@ struct PhoneInstance {
 struct SentenceHmm {
   std::vector<PhoneInstance> phones;
   std::vector<HmmState> states;  // state 0 = initial, states.back() = final exit state
-  // Distinct senones used, in order of first appearance (the utterance's local codebooks).
+  // Distinct senones used, in order of first appearance (the utterance's local codebooks): each
+  // state's senone followed by its CI senone when that differs (CD states also update their CI
+  // senone's statistics, as bw does).
   std::vector<std::uint32_t> senones;
 };
 
