@@ -53,6 +53,7 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
     return true;
   };
   std::string line;
+  if (bytes.size() < 3) throw FileError(path, "empty or truncated s3 file (" + std::to_string(bytes.size()) + " bytes)");
   if (!next_line(line) || line != "s3") {
     throw FileError(path, "not an s3 binary file (first line is not \"s3\")");
   }

@@ -76,8 +76,11 @@ TrainResult Train(const fs::path& model_dir, const Manifest& manifest, const fs:
   bool has_previous = false;
   double previous_per_frame = 0.0;
   for (std::uint32_t pass = 1;; ++pass) {
-    const fs::path pass_dir = run_dir / "passes" / PassName(pass);
-    fs::remove_all(pass_dir);  // a pass directory is always rewritten from scratch
+    // A pass is built in a staging directory and renamed into place when complete, so a failed
+    // pass leaves no partial directory and an earlier run's pass NNN stays intact until replaced.
+    const fs::path final_pass_dir = run_dir / "passes" / PassName(pass);
+    const fs::path pass_dir = run_dir / "passes" / ("." + PassName(pass) + ".staging");
+    fs::remove_all(pass_dir);
     fs::create_directories(pass_dir);
     CorpusPassResult pass_result = RunCorpusPass(model, manifest, 0, manifest.size(), corpus_root, dictionary, options.accumulate, nullptr);
     if (pass_result.total_frames == 0) {
@@ -88,12 +91,14 @@ TrainResult Train(const fs::path& model_dir, const Manifest& manifest, const fs:
     pass_result.accumulators.Write((pass_dir / "accum").string());
     ReestimationReport report;
     ModelFiles next = Reestimate(pass_result.accumulators, model, &report);
-    SaveModelAtomically(next, pass_dir / "model");
+    fs::create_directories(pass_dir / "model");
+    next.Save((pass_dir / "model").string());
 
     const double per_frame = pass_result.total_log_likelihood / static_cast<double>(pass_result.total_frames);
     const StopDecision decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
     PassSummaryInput summary{pass, fingerprint, &pass_result, &report, StopDecisionName(decision), per_frame - previous_per_frame, has_previous};
     WriteFileAtomic(pass_dir / "summary.json", PassSummaryJson(summary));
+    ReplaceDirectory(pass_dir, final_pass_dir);
     char line[256];
     std::snprintf(line, sizeof(line), "pass %u: %llu frames, log-likelihood %.6e (%.6f per frame), processed %u, retried %u, skipped %u -> %s",
                   pass, static_cast<unsigned long long>(pass_result.total_frames), pass_result.total_log_likelihood, per_frame,

@@ -1,0 +1,325 @@
+// Bad inputs through the real `pstrain` binary: every one must end the run with exit status 2 and a
+// message that names the file (and the utterance, where there is one) and the problem. And a failed
+// `pstrain train` must leave an existing RUNDIR/model byte-identical.
+//
+// Each case builds its own small corpus (3-5 utterances of the default training set: feature files,
+// control file, transcript, and a manifest imported with `pstrain manifest import`) and/or its own
+// copy of the an4_ci_cont model under the build tree's test scratch area, then breaks one thing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/mfc_file.h"
+#include "integration/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+using Bytes = std::vector<std::uint8_t>;
+
+// A fresh directory for this file's tests: test-scratch/bad_input/NAME.
+fs::path ScratchDir(const std::string& name) { return FreshDir("bad_input/" + name); }
+
+void WriteBytes(const fs::path& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+void WriteText(const fs::path& path, const std::string& text) { WriteBytes(path, Bytes(text.begin(), text.end())); }
+
+void Truncate(const fs::path& path, std::size_t keep) {
+  const Bytes bytes = ReadFileBytes(path);
+  ASSERT_LT(keep, bytes.size()) << path;
+  WriteBytes(path, Bytes(bytes.begin(), bytes.begin() + keep));
+}
+
+void FlipByte(const fs::path& path, std::size_t pos) {
+  Bytes bytes = ReadFileBytes(path);
+  ASSERT_LT(pos, bytes.size()) << path;
+  bytes[pos] ^= 0x01;
+  WriteBytes(path, bytes);
+}
+
+std::vector<std::string> FirstLines(const fs::path& path, std::size_t n) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; lines.size() < n && std::getline(in, line);) lines.push_back(line);
+  EXPECT_EQ(lines.size(), n) << path;
+  return lines;
+}
+
+// A small corpus: `n` utterances of the default training set, copied into DIR (feat/UTT.mfc,
+// small.fileids, small.transcription). The manifest DIR/small.manifest exists after Import().
+struct SmallCorpus {
+  fs::path dir;
+  std::vector<std::string> utt_ids;
+
+  fs::path Feature(const std::string& utt_id) const { return dir / "feat" / (utt_id + ".mfc"); }
+  fs::path Manifest() const { return dir / "small.manifest"; }
+  fs::path Fileids() const { return dir / "small.fileids"; }
+  fs::path Transcription() const { return dir / "small.transcription"; }
+};
+
+SmallCorpus MakeSmallCorpus(const std::string& name, std::size_t n) {
+  SmallCorpus corpus;
+  corpus.dir = ScratchDir(name);
+  const fs::path source = CorpusDir();
+  fs::create_directories(corpus.dir / "feat");
+  std::string fileids, transcription;
+  for (const std::string& line : FirstLines(source / "train.fileids", n)) {
+    corpus.utt_ids.push_back(line);
+    fs::copy_file(source / "feat" / (line + ".mfc"), corpus.Feature(line));
+    fileids += line + "\n";
+  }
+  for (const std::string& line : FirstLines(source / "train.transcription", n)) transcription += line + "\n";
+  WriteText(corpus.Fileids(), fileids);
+  WriteText(corpus.Transcription(), transcription);
+  return corpus;
+}
+
+// `pstrain manifest import` of the small corpus; the import must succeed.
+void Import(const SmallCorpus& corpus) {
+  const CommandResult r = RunCommand(Pstrain("manifest import --fileids " + ShellQuote(corpus.Fileids().string()) +
+                                             " --transcription " + ShellQuote(corpus.Transcription().string()) + " --cepdir " +
+                                             ShellQuote((corpus.dir / "feat").string()) + " --out " +
+                                             ShellQuote(corpus.Manifest().string())));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+}
+
+// A writable copy of the an4_ci_cont model.
+fs::path CopyModel(const std::string& name) {
+  const fs::path dir = ScratchDir(name);
+  if (!fs::is_directory(An4Model())) {
+    ADD_FAILURE() << An4Model() << " is missing: install the Debian package pocketsphinx-testdata";
+    return dir;
+  }
+  for (const auto& entry : fs::directory_iterator(An4Model())) fs::copy_file(entry.path(), dir / entry.path().filename());
+  return dir;
+}
+
+std::string CorpusFlags(const fs::path& model, const fs::path& manifest) {
+  const fs::path corpus = CorpusDir();
+  return "--model " + ShellQuote(model.string()) + " --manifest " + ShellQuote(manifest.string()) + " --dict " +
+         ShellQuote((corpus / "corpus.dic").string()) + " --filler " + ShellQuote((corpus / "corpus.filler").string());
+}
+
+enum class Command { kAccumulate, kTrain };
+const char* CommandName(Command command) { return command == Command::kAccumulate ? "accumulate" : "train"; }
+
+CommandResult RunPstrain(Command command, const fs::path& model, const fs::path& manifest, const fs::path& out) {
+  std::string args = std::string(CommandName(command)) + " " + CorpusFlags(model, manifest) + " --out " + ShellQuote(out.string());
+  if (command == Command::kTrain) args += " --max-passes 1";
+  return RunCommand(Pstrain(args));
+}
+
+// Runs both commands and checks exit status 2 and every expected substring.
+void ExpectInputError(const std::string& name, const fs::path& model, const fs::path& manifest,
+                      const std::vector<std::string>& expected) {
+  for (const Command command : {Command::kAccumulate, Command::kTrain}) {
+    SCOPED_TRACE(CommandName(command));
+    const fs::path out = ScratchDir(name + "-" + CommandName(command) + "-out") / "out";
+    const CommandResult r = RunPstrain(command, model, manifest, out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(std::string("pstrain ") + CommandName(command) + ": error: "));
+    for (const std::string& text : expected) EXPECT_THAT(r.output, HasSubstr(text));
+    EXPECT_FALSE(fs::exists(out / "gauden_counts")) << "a failed run wrote accumulators";
+    EXPECT_FALSE(fs::exists(out / "model")) << "a failed run wrote a model";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken model files.
+
+TEST(BadInputTest, BrokenModelFilesAreNamed) {
+  struct Case {
+    const char* name;
+    const char* file;  // the model file that is broken
+    std::function<void(const fs::path&)> corrupt;
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"truncated-means", "means", [](const fs::path& p) { Truncate(p, 8000); }, {"truncated"}},
+      {"truncated-means-header", "means", [](const fs::path& p) { Truncate(p, 20); }, {"truncated"}},
+      {"flipped-byte-in-means", "means", [](const fs::path& p) { FlipByte(p, 5000); }, {"checksum"}},
+      {"flipped-byte-in-variances", "variances", [](const fs::path& p) { FlipByte(p, 15000); }, {"checksum"}},
+      {"truncated-transition-matrices", "transition_matrices", [](const fs::path& p) { Truncate(p, 1001); }, {"truncated"}},
+      {"mdef-missing-phone-row", "mdef",
+       [](const fs::path& p) {
+         std::string text = ReadFileText(p);
+         const std::string row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+         const std::size_t pos = text.find(row);
+         ASSERT_NE(pos, std::string::npos);
+         WriteText(p, text.erase(pos, row.size()));
+       },
+       {"missing phone", "34 CI phones"}},
+  };
+  SmallCorpus corpus = MakeSmallCorpus("bad-model-corpus", 3);
+  Import(corpus);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path model = CopyModel(std::string("bad-model-") + c.name);
+    c.corrupt(model / c.file);
+    std::vector<std::string> expected = c.expected;
+    expected.push_back((model / c.file).string());
+    ExpectInputError(std::string("bad-model-") + c.name, model, corpus.Manifest(), expected);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken corpora.
+
+TEST(BadInputTest, FeatureFileTruncatedAfterImportIsADigestMismatchNamingTheUtterance) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-truncated-after-import", 3);
+  Import(corpus);
+  const std::string utt = corpus.utt_ids[1];
+  Truncate(corpus.Feature(utt), 1000);
+  ExpectInputError("mfc-truncated-after-import", An4Model(), corpus.Manifest(),
+                   {corpus.Feature(utt).string(), "utterance \"" + utt + "\"", "SHA-256", "changed"});
+  // `pstrain manifest check` says the same.
+  const CommandResult check = RunCommand(Pstrain("manifest check " + ShellQuote(corpus.Manifest().string())));
+  EXPECT_EQ(check.exit_code, 2) << check.output;
+  EXPECT_THAT(check.output, HasSubstr(corpus.Feature(utt).string()));
+  EXPECT_THAT(check.output, HasSubstr(utt));
+}
+
+TEST(BadInputTest, FeatureFileTruncatedBeforeImportFailsInTheMfcParser) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-truncated-before-import", 3);
+  const std::string utt = corpus.utt_ids[2];
+  Truncate(corpus.Feature(utt), 1001);
+  Import(corpus);  // the manifest records the truncated file's digest: only the parser can tell
+  ExpectInputError("mfc-truncated-before-import", An4Model(), corpus.Manifest(), {corpus.Feature(utt).string(), "truncated"});
+}
+
+TEST(BadInputTest, FeatureFileWithANaNNamesTheFileAndFrame) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-nan", 3);
+  const fs::path feature = corpus.Feature(corpus.utt_ids[0]);
+  Cepstra cepstra = ReadMfcFile(feature.string(), 13);
+  ASSERT_GT(cepstra.n_frames, 20u);
+  cepstra.data[17 * 13 + 4] = std::numeric_limits<float>::quiet_NaN();
+  WriteBytes(feature, EncodeMfc(cepstra));
+  Import(corpus);
+  ExpectInputError("mfc-nan", An4Model(), corpus.Manifest(), {feature.string(), "frame 17", "coefficient 4", "NaN"});
+}
+
+TEST(BadInputTest, UnknownTranscriptWordNamesTheUtteranceAndTheWord) {
+  SmallCorpus corpus = MakeSmallCorpus("unknown-word", 3);
+  std::vector<std::string> lines = FirstLines(corpus.Transcription(), 3);
+  const std::string utt = corpus.utt_ids[1];
+  const std::size_t close = lines[1].rfind("</s>");
+  ASSERT_NE(close, std::string::npos) << lines[1];
+  lines[1].insert(close, "ZYZZYVA ");
+  WriteText(corpus.Transcription(), lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n");
+  Import(corpus);
+  ExpectInputError("unknown-word", An4Model(), corpus.Manifest(),
+                   {corpus.Manifest().string(), "utterance \"" + utt + "\"", "not in the dictionary", "ZYZZYVA"});
+}
+
+TEST(BadInputTest, EmptyAndHeaderOnlyManifestsAreRejected) {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"empty-manifest", "", {"empty file"}},
+      {"header-only-manifest-zero", "pstrain-manifest 1 utterances=0\n", {"no utterances"}},
+      {"header-only-manifest-three", "pstrain-manifest 1 utterances=3\n", {"utterances=3"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path dir = ScratchDir(c.name);
+    const fs::path manifest = dir / "train.manifest";
+    WriteText(manifest, c.text);
+    std::vector<std::string> expected = c.expected;
+    expected.push_back(manifest.string());
+    ExpectInputError(c.name, An4Model(), manifest, expected);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A failed `pstrain train` leaves an existing output model untouched.
+
+std::map<std::string, std::string> Snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> digests;
+  for (const auto& entry : fs::directory_iterator(dir)) digests[entry.path().filename().string()] = Sha256OfFile(entry.path());
+  return digests;
+}
+
+TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
+  SmallCorpus corpus = MakeSmallCorpus("keep-model-corpus", 5);
+  Import(corpus);
+  const fs::path run_dir = ScratchDir("keep-model-run");
+  const CommandResult first = RunPstrain(Command::kTrain, An4Model(), corpus.Manifest(), run_dir);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::map<std::string, std::string> before = Snapshot(run_dir / "model");
+  ASSERT_EQ(before.size(), 7u) << "expected mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict";
+  const std::map<std::string, std::string> pass1_before = Snapshot(run_dir / "passes" / "001" / "model");
+  ASSERT_EQ(pass1_before.size(), 7u);
+  // The trained model differs from the input model (so an accidental copy of the input would be seen).
+  EXPECT_NE(before.at("means"), Sha256OfFile(An4Model() / "means"));
+
+  struct Case {
+    const char* name;
+    // Replaces the good model or manifest by a bad one; adds what the message must name.
+    std::function<void(fs::path& model, fs::path& manifest, std::vector<std::string>& expected)> setup;
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"corrupt means",
+       [](fs::path& model, fs::path&, std::vector<std::string>& expected) {
+         model = CopyModel("keep-model-corrupt-means");
+         FlipByte(model / "means", 6000);
+         expected.push_back((model / "means").string());
+       },
+       {"checksum"}},
+      {"manifest whose feature file changed",
+       [](fs::path&, fs::path& manifest, std::vector<std::string>& expected) {
+         SmallCorpus changed = MakeSmallCorpus("keep-model-changed-feature", 5);
+         Import(changed);
+         FlipByte(changed.Feature(changed.utt_ids[3]), 400);  // still a valid .mfc, different digest
+         manifest = changed.Manifest();
+         expected.push_back(changed.Feature(changed.utt_ids[3]).string());
+         expected.push_back("utterance \"" + changed.utt_ids[3] + "\"");
+       },
+       {"SHA-256", "changed"}},
+      {"feature file that fails to parse during the pass",
+       [](fs::path&, fs::path& manifest, std::vector<std::string>& expected) {
+         SmallCorpus truncated = MakeSmallCorpus("keep-model-truncated-feature", 5);
+         Truncate(truncated.Feature(truncated.utt_ids[4]), 2001);
+         Import(truncated);
+         manifest = truncated.Manifest();
+         expected.push_back(truncated.Feature(truncated.utt_ids[4]).string());
+       },
+       {"truncated"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::path model = An4Model();
+    fs::path manifest = corpus.Manifest();
+    std::vector<std::string> expected = c.expected;
+    c.setup(model, manifest, expected);
+    const CommandResult r = RunPstrain(Command::kTrain, model, manifest, run_dir);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const std::string& text : expected) EXPECT_THAT(r.output, HasSubstr(text));
+    EXPECT_EQ(Snapshot(run_dir / "model"), before) << "RUNDIR/model changed after a failed train";
+    // The earlier run's completed pass survives too: a pass is staged and only renamed in when done.
+    EXPECT_EQ(Snapshot(run_dir / "passes" / "001" / "model"), pass1_before) << "passes/001 changed after a failed train";
+    EXPECT_TRUE(fs::is_regular_file(run_dir / "passes" / "001" / "summary.json"));
+  }
+}
+
+}  // namespace
+}  // namespace pstrain::testing
