@@ -301,8 +301,10 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
       touched_locals.push_back(local);
     }
   };
-  // CI-senone densities of CD states at the frame being accumulated, scaled with the forward
-  // pass's density scale of that frame (bw evaluates them only in the backward pass).
+  // CI-senone densities of CD states at the frame being accumulated. Only their ratios matter
+  // (w_k den_k / sum w den), so each CI senone is scaled by its own best log density: the forward
+  // pass's frame scale (which bw uses here) can be hundreds of nats away from a CI senone the
+  // forward pass never evaluated, and exp() would overflow to inf (NaN counts) or underflow to 0.
   std::vector<std::int32_t> ci_entry(n_local, -1);
   std::vector<std::uint32_t> ci_entry_locals;
   std::vector<double> ci_dens_value;
@@ -313,9 +315,11 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
     if (ci_entry[local] >= 0) return static_cast<std::size_t>(ci_entry[local]);
     EvaluateLogDensities(model, ci_senone, features.frame(frame));
     const std::size_t entry = ci_dens_op.size();
+    double best_log = -std::numeric_limits<double>::max();
+    for (std::uint32_t kk = 0; kk < topn; ++kk) best_log = std::max(best_log, log_dens_[order_[kk]]);
     double op = 0.0;
     for (std::uint32_t kk = 0; kk < topn; ++kk) {
-      const double den = std::exp(log_dens_[order_[kk]] - dscale_[frame]);
+      const double den = std::exp(log_dens_[order_[kk]] - best_log);
       ci_dens_index.push_back(order_[kk]);
       ci_dens_value.push_back(den);
       op += model.MixtureWeight(ci_senone, order_[kk]) * den;

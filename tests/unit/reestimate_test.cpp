@@ -1,0 +1,366 @@
+// Tests for re-estimation (trainer/reestimate/reestimate.h) on hand-built accumulators, and for the
+// Accumulators value type (trainer/accumulators/accumulators.h): Add, Write/Read round trips.
+#include "reestimate/reestimate.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "common/error.h"
+#include "formats/mdef.h"
+#include "formats/param_files.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint32_t kSenones = 6, kDensity = 2, kVeclen = 3, kTmats = 2, kEmit = 3;
+const AccumulatorShape kShape{kSenones, kDensity, kVeclen, kTmats, kEmit};
+
+// Two CI phones, 2 densities of dimension 3. Previous parameters are recognizable: means 100+i,
+// variances 200+i, mixture weights 7+i, transitions 9+i (i = element index).
+ModelFiles PreviousModel() {
+  ModelFiles files;
+  files.mdef = Mdef::Parse(
+      "0.3\n2 n_base\n0 n_tri\n8 n_state_map\n6 n_tied_state\n6 n_tied_ci_state\n2 n_tied_tmat\n"
+      "A - - - n/a 0 0 1 2 N\nB - - - n/a 1 3 4 5 N\n",
+      "reest.mdef");
+  GaussianParams params;
+  params.n_mgau = kSenones;
+  params.n_feat = 1;
+  params.n_density = kDensity;
+  params.veclen = {kVeclen};
+  params.data.resize(std::size_t(kSenones) * kDensity * kVeclen);
+  files.means = params;
+  files.variances = params;
+  for (std::size_t idx = 0; idx < params.data.size(); ++idx) {
+    files.means.data[idx] = 100.0f + static_cast<float>(idx);
+    files.variances.data[idx] = 200.0f + static_cast<float>(idx);
+  }
+  files.mixture_weights = Array3D{kSenones, 1, kDensity, std::vector<float>(kSenones * kDensity)};
+  for (std::size_t idx = 0; idx < files.mixture_weights.data.size(); ++idx) files.mixture_weights.data[idx] = 7.0f + static_cast<float>(idx);
+  files.transition_matrices = Array3D{kTmats, kEmit, kEmit + 1, std::vector<float>(kTmats * kEmit * (kEmit + 1))};
+  for (std::size_t idx = 0; idx < files.transition_matrices.data.size(); ++idx) {
+    files.transition_matrices.data[idx] = 9.0f + static_cast<float>(idx);
+  }
+  files.feat_params_text = "-feat 1s_c_d_dd\n";
+  files.has_feat_params = true;
+  return files;
+}
+
+void SetVec(double* out, std::initializer_list<double> values) {
+  std::size_t idx = 0;
+  for (double v : values) out[idx++] = v;
+}
+
+float Mean(const ModelFiles& files, std::uint32_t senone, std::uint32_t k, std::uint32_t dim) {
+  return files.means.data[files.means.Offset(senone, 0, k) + dim];
+}
+float Var(const ModelFiles& files, std::uint32_t senone, std::uint32_t k, std::uint32_t dim) {
+  return files.variances.data[files.variances.Offset(senone, 0, k) + dim];
+}
+
+TEST(ReestimateTest, OnePassMeansAndVariances) {
+  const ModelFiles previous = PreviousModel();
+  Accumulators acc(kShape, false);
+  // Exact case: dnom 2, mean {1, 2, -3}, E[x^2] {2, 5, 10} -> variance {1, 1, 1}.
+  acc.dnom(0, 0) = 2.0;
+  SetVec(acc.mean(0, 0), {2.0, 4.0, -6.0});
+  SetVec(acc.var(0, 0), {4.0, 10.0, 20.0});
+  // Inexact case: rounded once from double.
+  acc.dnom(0, 1) = 3.0;
+  SetVec(acc.mean(0, 1), {1.0, 0.1, -7.0});
+  SetVec(acc.var(0, 1), {1.0, 0.5, 50.0});
+  ReestimationReport report;
+  const ModelFiles next = Reestimate(acc, previous, &report);
+
+  const float exact_means[] = {1.0f, 2.0f, -3.0f};
+  for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+    SCOPED_TRACE("dim " + std::to_string(dim));
+    EXPECT_EQ(Mean(next, 0, 0, dim), exact_means[dim]);
+    EXPECT_EQ(Var(next, 0, 0, dim), 1.0f);
+    const double mu = acc.mean(0, 1)[dim] / 3.0;
+    EXPECT_EQ(Mean(next, 0, 1, dim), static_cast<float>(mu));
+    EXPECT_EQ(Var(next, 0, 1, dim), static_cast<float>(acc.var(0, 1)[dim] / 3.0 - mu * mu));
+  }
+  EXPECT_EQ(Var(next, 0, 1, 0), static_cast<float>(2.0 / 9.0));
+  EXPECT_EQ(report.negative_variances, 0u);
+  // The model's other files are copied unchanged.
+  EXPECT_EQ(next.mdef.Serialize(), previous.mdef.Serialize());
+  EXPECT_EQ(next.feat_params_text, previous.feat_params_text);
+  EXPECT_TRUE(next.has_feat_params);
+}
+
+TEST(ReestimateTest, TwoPassVarianceIsVarOverDnom) {
+  const ModelFiles previous = PreviousModel();
+  Accumulators acc(kShape, true);
+  acc.dnom(1, 0) = 4.0;
+  SetVec(acc.mean(1, 0), {4.0, 8.0, 12.0});
+  SetVec(acc.var(1, 0), {2.0, 1.0, 0.3});
+  const ModelFiles next = Reestimate(acc, previous, nullptr);
+  const float expected_var[] = {0.5f, 0.25f, static_cast<float>(0.3 / 4.0)};
+  for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+    SCOPED_TRACE("dim " + std::to_string(dim));
+    EXPECT_EQ(Mean(next, 1, 0, dim), static_cast<float>(dim + 1));
+    EXPECT_EQ(Var(next, 1, 0, dim), expected_var[dim]);  // not var/dnom - mu^2 (that would be negative)
+  }
+}
+
+TEST(ReestimateTest, UncountedParametersKeepPreviousValuesAndAreReported) {
+  const ModelFiles previous = PreviousModel();
+  Accumulators acc(kShape, false);
+  // Gaussians: senone 0 both densities, senone 1 density 0 only, senone 3 density 1 only, senone 4
+  // both; senones 2 and 5 none. Senone 3 has one negative variance component (E[x^2] < mu^2).
+  for (auto [senone, k] : {std::pair{0u, 0u}, {0u, 1u}, {1u, 0u}, {3u, 1u}, {4u, 0u}, {4u, 1u}}) {
+    acc.dnom(senone, k) = 1.0;
+    SetVec(acc.mean(senone, k), {1.0, 1.0, 1.0});
+    SetVec(acc.var(senone, k), {2.0, 2.0, 2.0});
+  }
+  acc.var(3, 1)[2] = 0.5;
+  // Mixture weights: rows 2 and 5 have no counts; row 4 has a zero and a tiny count.
+  acc.mixw(0, 0) = 2.5;
+  acc.mixw(0, 1) = 0.5;
+  acc.mixw(1, 0) = 1.0;
+  acc.mixw(3, 1) = 1.0;
+  acc.mixw(4, 1) = 1e-40;
+  // Transitions: tmat 0 row 1 and all of tmat 1 have no counts.
+  acc.tmat(0, 0, 0) = 3.0;
+  acc.tmat(0, 0, 1) = 1.25;
+  acc.tmat(0, 2, 2) = 5.0;
+  acc.tmat(0, 2, 3) = 2.0;
+
+  ReestimationReport report;
+  const ModelFiles next = Reestimate(acc, previous, &report);
+  EXPECT_EQ(report.densities_without_counts, 1u + 2u + 1u + 2u);
+  EXPECT_EQ(report.unseen_senones, (std::vector<std::uint32_t>{2, 5}));
+  EXPECT_EQ(report.mixw_rows_without_counts, 2u);
+  EXPECT_EQ(report.tmat_rows_without_counts, 1u + 3u);
+  EXPECT_EQ(report.negative_variances, 1u);
+
+  struct DensityCase {
+    std::uint32_t senone, k;
+    bool counted;
+  };
+  const DensityCase densities[] = {{0, 0, true},  {0, 1, true},  {1, 0, true},  {1, 1, false}, {2, 0, false}, {2, 1, false},
+                                   {3, 0, false}, {3, 1, true},  {4, 0, true},  {4, 1, true},  {5, 0, false}, {5, 1, false}};
+  for (const DensityCase& c : densities) {
+    SCOPED_TRACE("senone " + std::to_string(c.senone) + " density " + std::to_string(c.k));
+    for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+      if (c.counted) {
+        EXPECT_EQ(Mean(next, c.senone, c.k, dim), 1.0f);
+        EXPECT_EQ(Var(next, c.senone, c.k, dim), c.senone == 3 && dim == 2 ? -0.5f : 1.0f);
+      } else {
+        EXPECT_EQ(Mean(next, c.senone, c.k, dim), Mean(previous, c.senone, c.k, dim));
+        EXPECT_EQ(Var(next, c.senone, c.k, dim), Var(previous, c.senone, c.k, dim));
+      }
+    }
+  }
+
+  // Mixture weights are the raw counts (zeros stay zero, tiny values clamped as bw writes them);
+  // uncounted rows keep the previous values.
+  const float expected_mixw[kSenones][kDensity] = {{2.5f, 0.5f}, {1.0f, 0.0f}, {11.0f, 12.0f},
+                                                   {0.0f, 1.0f}, {0.0f, kMinPosFloat32}, {17.0f, 18.0f}};
+  for (std::uint32_t senone = 0; senone < kSenones; ++senone) {
+    for (std::uint32_t k = 0; k < kDensity; ++k) {
+      EXPECT_EQ(next.mixture_weights.at(senone, 0, k), expected_mixw[senone][k]) << "senone " << senone << " density " << k;
+    }
+  }
+  for (std::uint32_t tmat = 0; tmat < kTmats; ++tmat) {
+    for (std::uint32_t from = 0; from < kEmit; ++from) {
+      for (std::uint32_t to = 0; to <= kEmit; ++to) {
+        SCOPED_TRACE("tmat " + std::to_string(tmat) + " row " + std::to_string(from) + " col " + std::to_string(to));
+        const bool row_counted = tmat == 0 && from != 1;
+        const float expected = row_counted ? static_cast<float>(acc.tmat(tmat, from, to)) : previous.transition_matrices.at(tmat, from, to);
+        EXPECT_EQ(next.transition_matrices.at(tmat, from, to), expected);
+      }
+    }
+  }
+  EXPECT_EQ(next.transition_matrices.at(0, 0, 1), 1.25f);
+  EXPECT_EQ(next.transition_matrices.at(0, 0, 2), 0.0f);
+}
+
+TEST(ReestimateTest, DimensionMismatchIsAnInputError) {
+  const ModelFiles previous = PreviousModel();
+  struct Case {
+    std::string name;
+    AccumulatorShape shape;
+  };
+  const Case cases[] = {
+      {"senones", {kSenones + 1, kDensity, kVeclen, kTmats, kEmit}},
+      {"densities", {kSenones, kDensity - 1, kVeclen, kTmats, kEmit}},
+      {"veclen", {kSenones, kDensity, kVeclen + 1, kTmats, kEmit}},
+      {"tmats", {kSenones, kDensity, kVeclen, kTmats + 1, kEmit}},
+      {"emitting states", {kSenones, kDensity, kVeclen, kTmats, kEmit - 1}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_THROW(Reestimate(Accumulators(c.shape, false), previous, nullptr), InputError);
+  }
+  EXPECT_NO_THROW(Reestimate(Accumulators(kShape, false), previous, nullptr));
+}
+
+// ---- Accumulators ----
+
+// Fills every statistic with distinct doubles, most not representable in float32, some tiny.
+Accumulators FilledAccumulators(bool pass2var, std::uint32_t seed) {
+  Accumulators acc(kShape, pass2var);
+  std::mt19937_64 rng(seed);
+  auto value = [&rng] {
+    const double unit = static_cast<double>(rng() >> 11) / 9007199254740992.0;  // [0, 1) with 53 bits
+    return (unit - 0.25) * 1000.0;
+  };
+  for (std::uint32_t senone = 0; senone < kSenones; ++senone) {
+    for (std::uint32_t k = 0; k < kDensity; ++k) {
+      acc.mixw(senone, k) = value();
+      acc.dnom(senone, k) = value();
+      for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+        acc.mean(senone, k)[dim] = value();
+        acc.var(senone, k)[dim] = value();
+      }
+    }
+  }
+  for (std::uint32_t tmat = 0; tmat < kTmats; ++tmat) {
+    for (std::uint32_t from = 0; from < kEmit; ++from) {
+      for (std::uint32_t to = 0; to <= kEmit; ++to) acc.tmat(tmat, from, to) = value();
+    }
+  }
+  acc.mixw(1, 1) = 3e-39;   // clamped to 1.2e-38 in the float32 files
+  acc.dnom(2, 0) = -1e-45;  // tiny negative
+  acc.tmat(1, 2, 3) = 0.0;
+  return acc;
+}
+
+bool BitIdentical(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+class AccumulatorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::path(::testing::TempDir()) / "pstrain_accum_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  fs::path dir_;
+};
+
+TEST_F(AccumulatorsTest, WriteReadRoundTripIsExact) {
+  for (bool pass2var : {false, true}) {
+    SCOPED_TRACE(pass2var ? "2-pass" : "1-pass");
+    const Accumulators acc = FilledAccumulators(pass2var, 11);
+    const fs::path accum_dir = dir_ / (pass2var ? "two" : "one") / "accum";  // Write creates parents
+    acc.Write(accum_dir.string());
+    for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"}) {
+      EXPECT_TRUE(fs::is_regular_file(accum_dir / name)) << name;
+    }
+    const Accumulators read = Accumulators::Read(accum_dir.string());
+    EXPECT_EQ(read.shape(), acc.shape());
+    EXPECT_EQ(read.pass2var(), pass2var);
+    EXPECT_TRUE(BitIdentical(read.mixw_data(), acc.mixw_data()));
+    EXPECT_TRUE(BitIdentical(read.dnom_data(), acc.dnom_data()));
+    EXPECT_TRUE(BitIdentical(read.mean_data(), acc.mean_data()));
+    EXPECT_TRUE(BitIdentical(read.var_data(), acc.var_data()));
+    EXPECT_TRUE(BitIdentical(read.tmat_data(), acc.tmat_data()));
+
+    // Reading twice and adding doubles every statistic exactly (reading with add is the reduction).
+    Accumulators twice = Accumulators::Read(accum_dir.string());
+    twice.Add(Accumulators::Read(accum_dir.string()));
+    for (std::size_t idx = 0; idx < acc.mean_data().size(); ++idx) ASSERT_EQ(twice.mean_data()[idx], 2.0 * acc.mean_data()[idx]);
+    for (std::size_t idx = 0; idx < acc.tmat_data().size(); ++idx) ASSERT_EQ(twice.tmat_data()[idx], 2.0 * acc.tmat_data()[idx]);
+  }
+}
+
+TEST_F(AccumulatorsTest, ReadsBwFormatFilesAlone) {
+  for (bool pass2var : {false, true}) {
+    SCOPED_TRACE(pass2var ? "2-pass" : "1-pass");
+    const Accumulators acc = FilledAccumulators(pass2var, 12);
+    const fs::path accum_dir = dir_ / (pass2var ? "bw2" : "bw1");
+    acc.Write(accum_dir.string());
+    ASSERT_TRUE(fs::remove(accum_dir / "exact_counts"));
+    const Accumulators read = Accumulators::Read(accum_dir.string());
+    EXPECT_EQ(read.shape(), acc.shape());
+    EXPECT_EQ(read.pass2var(), pass2var);
+    auto as_written = [](const std::vector<double>& values) {
+      std::vector<double> out;
+      for (double v : values) out.push_back(double(ClampTinyMagnitude(static_cast<float>(v))));
+      return out;
+    };
+    EXPECT_EQ(read.mixw_data(), as_written(acc.mixw_data()));
+    EXPECT_EQ(read.dnom_data(), as_written(acc.dnom_data()));
+    EXPECT_EQ(read.mean_data(), as_written(acc.mean_data()));
+    EXPECT_EQ(read.var_data(), as_written(acc.var_data()));
+    EXPECT_EQ(read.tmat_data(), as_written(acc.tmat_data()));
+    EXPECT_EQ(read.mixw_data()[1 * kDensity + 1], double(kMinPosFloat32));
+    EXPECT_EQ(read.dnom_data()[2 * kDensity + 0], -double(kMinPosFloat32));
+    EXPECT_NE(read.mean_data(), acc.mean_data());  // float32 rounding really happened
+  }
+}
+
+TEST_F(AccumulatorsTest, ReadErrors) {
+  EXPECT_THROW(Accumulators::Read((dir_ / "missing").string()), InputError);
+  const fs::path partial = dir_ / "partial";
+  FilledAccumulators(false, 13).Write(partial.string());
+  fs::remove(partial / "exact_counts");
+  fs::remove(partial / "tmat_counts");
+  EXPECT_THROW(Accumulators::Read(partial.string()), InputError);
+}
+
+TEST(AccumulatorsAddTest, AddSumsElementWise) {
+  Accumulators sum = FilledAccumulators(false, 1);
+  const Accumulators other = FilledAccumulators(false, 2);
+  const Accumulators original = sum;
+  sum.Add(other);
+  auto check = [](const std::vector<double>& total, const std::vector<double>& a, const std::vector<double>& b, const char* what) {
+    ASSERT_EQ(total.size(), a.size()) << what;
+    for (std::size_t idx = 0; idx < total.size(); ++idx) ASSERT_EQ(total[idx], a[idx] + b[idx]) << what << "[" << idx << "]";
+  };
+  check(sum.mixw_data(), original.mixw_data(), other.mixw_data(), "mixw");
+  check(sum.dnom_data(), original.dnom_data(), other.dnom_data(), "dnom");
+  check(sum.mean_data(), original.mean_data(), other.mean_data(), "mean");
+  check(sum.var_data(), original.var_data(), other.var_data(), "var");
+  check(sum.tmat_data(), original.tmat_data(), other.tmat_data(), "tmat");
+}
+
+TEST(AccumulatorsAddTest, MismatchedShapesOrVarianceModesThrow) {
+  struct Case {
+    std::string name;
+    AccumulatorShape shape;
+    bool pass2var;
+  };
+  const Case cases[] = {
+      {"senones", {kSenones + 1, kDensity, kVeclen, kTmats, kEmit}, false},
+      {"densities", {kSenones, kDensity + 1, kVeclen, kTmats, kEmit}, false},
+      {"veclen", {kSenones, kDensity, kVeclen - 1, kTmats, kEmit}, false},
+      {"tmats", {kSenones, kDensity, kVeclen, kTmats - 1, kEmit}, false},
+      {"emitting states", {kSenones, kDensity, kVeclen, kTmats, kEmit + 1}, false},
+      {"2-pass into 1-pass", kShape, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Accumulators acc(kShape, false);
+    try {
+      acc.Add(Accumulators(c.shape, c.pass2var), "part-7");
+      ADD_FAILURE() << "expected an InputError";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("part-7"), std::string::npos) << error.what();
+    }
+  }
+  Accumulators acc(kShape, false);
+  EXPECT_NO_THROW(acc.Add(Accumulators(kShape, false)));
+}
+
+}  // namespace
+}  // namespace pstrain

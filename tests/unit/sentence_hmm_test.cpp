@@ -1,0 +1,385 @@
+// Tests for the sentence HMM builder (trainer/graph/sentence_hmm.h): word positions, triphone
+// contexts and back-off, fillers, graph errors, the state/arc layout and the utterance's senone list.
+// Every mdef here is hand-made text; the model around it has one 2-dim Gaussian per senone.
+#include "graph/sentence_hmm.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "formats/dictionary.h"
+#include "formats/mdef.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+namespace {
+
+constexpr std::uint32_t kEmit = 3;
+
+struct CiRow {
+  const char* name;
+  bool filler;
+};
+// CI phone i has tmat i and senones 3i, 3i+1, 3i+2.
+constexpr CiRow kCiPhones[] = {{"+BR+", true}, {"A", false}, {"B", false}, {"C", false}, {"D", false}, {"SIL", true}};
+constexpr std::uint32_t kNumCi = sizeof(kCiPhones) / sizeof(kCiPhones[0]);
+
+std::uint32_t CiIndex(const std::string& name) {
+  for (std::uint32_t phone_idx = 0; phone_idx < kNumCi; ++phone_idx) {
+    if (name == kCiPhones[phone_idx].name) return phone_idx;
+  }
+  ADD_FAILURE() << "test bug: unknown CI phone " << name;
+  return 0;
+}
+
+struct TriRow {
+  std::string base, left, right;
+  char posn;
+  int tmat = -1;  // -1: the base phone's tmat
+};
+
+// The four word positions of one context, for tables where the exact triphone must always exist.
+std::vector<TriRow> AllPositions(const std::string& base, const std::string& left, const std::string& right) {
+  std::vector<TriRow> rows;
+  for (char posn : {'b', 'e', 's', 'i'}) rows.push_back({base, left, right, posn});
+  return rows;
+}
+
+// mdef text: the CI phones of kCiPhones, then `triphones`, each with three fresh senones.
+std::string MdefText(const std::vector<TriRow>& triphones) {
+  const std::size_t n_phones = kNumCi + triphones.size();
+  std::string text = "# hand-made test mdef\n0.3\n";
+  text += std::to_string(kNumCi) + " n_base\n";
+  text += std::to_string(triphones.size()) + " n_tri\n";
+  text += std::to_string(n_phones * (kEmit + 1)) + " n_state_map\n";
+  text += std::to_string(n_phones * kEmit) + " n_tied_state\n";
+  text += std::to_string(kNumCi * kEmit) + " n_tied_ci_state\n";
+  text += std::to_string(kNumCi) + " n_tied_tmat\n";
+  std::uint32_t next_senone = 0;
+  auto senones = [&] {
+    std::string out;
+    for (std::uint32_t state = 0; state < kEmit; ++state) {
+      out += ' ';
+      out += std::to_string(next_senone++);
+    }
+    return out;
+  };
+  for (std::uint32_t phone_idx = 0; phone_idx < kNumCi; ++phone_idx) {
+    text += std::string(kCiPhones[phone_idx].name) + " - - - " + (kCiPhones[phone_idx].filler ? "filler " : "n/a ") +
+            std::to_string(phone_idx) + senones() + " N\n";
+  }
+  for (const TriRow& row : triphones) {
+    const std::uint32_t tmat = row.tmat >= 0 ? static_cast<std::uint32_t>(row.tmat) : CiIndex(row.base);
+    text += row.base + " " + row.left + " " + row.right + " " + row.posn + " n/a " + std::to_string(tmat) + senones() + " N\n";
+  }
+  return text;
+}
+
+// Transition matrices: even ids have skip arcs (0->2 and 1->exit), odd ids are strictly left-to-right.
+Array3D MakeTmats(std::uint32_t n_tmat) {
+  Array3D tmats{n_tmat, kEmit, kEmit + 1, std::vector<float>(std::size_t(n_tmat) * kEmit * (kEmit + 1), 0.0f)};
+  const float skip[kEmit][kEmit + 1] = {{0.5f, 0.25f, 0.25f, 0.0f}, {0.0f, 0.5f, 0.25f, 0.25f}, {0.0f, 0.0f, 0.5f, 0.5f}};
+  const float linear[kEmit][kEmit + 1] = {{0.5f, 0.5f, 0.0f, 0.0f}, {0.0f, 0.5f, 0.5f, 0.0f}, {0.0f, 0.0f, 0.5f, 0.5f}};
+  for (std::uint32_t tmat_id = 0; tmat_id < n_tmat; ++tmat_id) {
+    const auto& rows = tmat_id % 2 == 0 ? skip : linear;
+    for (std::uint32_t from = 0; from < kEmit; ++from) {
+      for (std::uint32_t to = 0; to <= kEmit; ++to) tmats.at(tmat_id, from, to) = rows[from][to];
+    }
+  }
+  return tmats;
+}
+
+ModelFiles MakeModelFiles(const Mdef& mdef) {
+  ModelFiles files;
+  files.mdef = mdef;
+  const std::uint32_t n_senones = mdef.n_tied_state();
+  GaussianParams params;
+  params.n_mgau = n_senones;
+  params.n_feat = 1;
+  params.n_density = 1;
+  params.veclen = {2};
+  params.data.assign(std::size_t(n_senones) * 2, 0.0f);
+  files.means = params;
+  params.data.assign(std::size_t(n_senones) * 2, 1.0f);
+  files.variances = params;
+  files.mixture_weights = Array3D{n_senones, 1, 1, std::vector<float>(n_senones, 1.0f)};
+  files.transition_matrices = MakeTmats(mdef.n_tied_tmat());
+  return files;
+}
+
+Dictionary TestDictionary() {
+  Dictionary dict = Dictionary::Parse(
+      "A1 A\nB1 B\nAB A B\nABC A B C\nAD A D\nAXB A X B\n", "test.dic", false);
+  dict.Merge(Dictionary::Parse("<sil> SIL\n++BREATH++ +BR+\n", "test.filler", true));
+  return dict;
+}
+
+// An mdef, its model and the test dictionary.
+struct TestGraph {
+  explicit TestGraph(const std::string& mdef_text)
+      : mdef(Mdef::Parse(mdef_text, "test.mdef")), files(MakeModelFiles(mdef)), model(files, ModelOptions{}),
+        dictionary(TestDictionary()) {}
+  SentenceHmm Build(const std::vector<std::string>& words) const { return BuildSentenceHmm(words, dictionary, mdef, model); }
+
+  // "A" for a CI row, "A(SIL,B,b)" for a triphone row.
+  std::string Describe(std::uint32_t phone_id) const {
+    const MdefPhone& row = mdef.phones()[phone_id];
+    if (row.left == "-") return row.base;
+    return row.base + "(" + row.left + "," + row.right + "," + WordPositionLetter(row.posn) + ")";
+  }
+  std::vector<std::string> DescribePhones(const SentenceHmm& hmm) const {
+    std::vector<std::string> out;
+    for (const PhoneInstance& phone : hmm.phones) out.push_back(Describe(phone.phone_id));
+    return out;
+  }
+
+  Mdef mdef;
+  ModelFiles files;
+  AcousticModel model;
+  Dictionary dictionary;
+};
+
+std::string Positions(const SentenceHmm& hmm) {
+  std::string out;
+  for (const PhoneInstance& phone : hmm.phones) out += WordPositionLetter(phone.posn);
+  return out;
+}
+
+std::optional<GraphError> BuildError(const TestGraph& graph, const std::vector<std::string>& words) {
+  try {
+    graph.Build(words);
+  } catch (const GraphError& error) {
+    return error;
+  }
+  return std::nullopt;
+}
+
+// Triphones for the word-position and context table: every context it uses exists in all four
+// positions (so the chosen row shows the assigned position), plus decoys that only a wrong context
+// (a filler's own name, a filler mapped to a triphone) would pick.
+std::vector<TriRow> PositionTableTriphones() {
+  std::vector<TriRow> rows;
+  for (const auto& [base, left, right] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"A", "SIL", "SIL"}, {"A", "SIL", "B"}, {"B", "A", "SIL"}, {"B", "A", "C"}, {"C", "B", "SIL"},
+           {"B", "A", "A"}, {"A", "B", "SIL"}, {"B", "SIL", "SIL"}}) {
+    for (const TriRow& row : AllPositions(base, left, right)) rows.push_back(row);
+  }
+  const std::vector<TriRow> decoys = {
+      {"A", "+BR+", "B", 'b'}, {"B", "A", "+BR+", 'e'},   {"+BR+", "SIL", "A", 's'}, {"+BR+", "B", "SIL", 's'},
+      {"SIL", "SIL", "A", 's'}, {"SIL", "B", "SIL", 's'}, {"A", "SIL", "+BR+", 's'}, {"B", "+BR+", "SIL", 's'},
+  };
+  rows.insert(rows.end(), decoys.begin(), decoys.end());
+  return rows;
+}
+
+TEST(SentenceHmmTest, WordPositionsAndContexts) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> words;
+    std::vector<std::string> phones;
+    std::string positions;
+  };
+  const Case cases[] = {
+      {"single-phone word is s, edges are SIL", {"A1"}, {"A(SIL,SIL,s)"}, "s"},
+      {"two-phone word is b e", {"AB"}, {"A(SIL,B,b)", "B(A,SIL,e)"}, "be"},
+      {"inner phone is i", {"ABC"}, {"A(SIL,B,b)", "B(A,C,i)", "C(B,SIL,e)"}, "bie"},
+      {"two single-phone words are s s", {"A1", "B1"}, {"A(SIL,B,s)", "B(A,SIL,s)"}, "ss"},
+      {"context crosses word boundaries", {"AB", "A1"}, {"A(SIL,B,b)", "B(A,A,e)", "A(B,SIL,s)"}, "bes"},
+      {"SIL filler stays CI", {"<sil>", "AB", "<sil>"}, {"SIL", "A(SIL,B,b)", "B(A,SIL,e)", "SIL"}, "sbes"},
+      {"other filler stays CI and is SIL context",
+       {"++BREATH++", "AB", "++BREATH++"},
+       {"+BR+", "A(SIL,B,b)", "B(A,SIL,e)", "+BR+"},
+       "sbes"},
+      {"filler between words is SIL context", {"A1", "++BREATH++", "B1"}, {"A(SIL,SIL,s)", "+BR+", "B(SIL,SIL,s)"}, "sss"},
+  };
+  const TestGraph graph(MdefText(PositionTableTriphones()));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const SentenceHmm hmm = graph.Build(c.words);
+    EXPECT_EQ(graph.DescribePhones(hmm), c.phones);
+    EXPECT_EQ(Positions(hmm), c.positions);
+    for (const PhoneInstance& phone : hmm.phones) {
+      EXPECT_EQ(graph.mdef.phones()[phone.ci_phone].base, graph.mdef.phones()[phone.phone_id].base);
+      EXPECT_EQ(graph.mdef.phones()[phone.ci_phone].left, "-");
+    }
+  }
+}
+
+TEST(SentenceHmmTest, WordPositionBackOff) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> words;
+    std::vector<TriRow> triphones;
+    std::vector<std::string> phones;
+  };
+  const Case cases[] = {
+      // Exact position e absent (D ends the word AD; SIL follows so D is not the final phone).
+      {"e absent: b first", {"AD", "<sil>"}, {{"D", "A", "SIL", 'i'}, {"D", "A", "SIL", 's'}, {"D", "A", "SIL", 'b'}},
+       {"A", "D(A,SIL,b)", "SIL"}},
+      {"e absent: s before i", {"AD", "<sil>"}, {{"D", "A", "SIL", 'i'}, {"D", "A", "SIL", 's'}}, {"A", "D(A,SIL,s)", "SIL"}},
+      {"e absent: i last", {"AD", "<sil>"}, {{"D", "A", "SIL", 'i'}}, {"A", "D(A,SIL,i)", "SIL"}},
+      // Exact position s absent (single-phone word).
+      {"s absent: b first", {"A1", "<sil>"}, {{"A", "SIL", "SIL", 'i'}, {"A", "SIL", "SIL", 'e'}, {"A", "SIL", "SIL", 'b'}},
+       {"A(SIL,SIL,b)", "SIL"}},
+      {"s absent: e before i", {"A1", "<sil>"}, {{"A", "SIL", "SIL", 'i'}, {"A", "SIL", "SIL", 'e'}}, {"A(SIL,SIL,e)", "SIL"}},
+      {"s absent: i last", {"A1", "<sil>"}, {{"A", "SIL", "SIL", 'i'}}, {"A(SIL,SIL,i)", "SIL"}},
+      // Exact position i absent (inner phone).
+      {"i absent: b first", {"ABC", "<sil>"}, {{"B", "A", "C", 's'}, {"B", "A", "C", 'e'}, {"B", "A", "C", 'b'}},
+       {"A", "B(A,C,b)", "C", "SIL"}},
+      {"i absent: e before s", {"ABC", "<sil>"}, {{"B", "A", "C", 's'}, {"B", "A", "C", 'e'}}, {"A", "B(A,C,e)", "C", "SIL"}},
+      {"i absent: s", {"ABC", "<sil>"}, {{"B", "A", "C", 's'}}, {"A", "B(A,C,s)", "C", "SIL"}},
+      // Exact position b absent (first phone).
+      {"b absent: e first", {"AB", "<sil>"}, {{"A", "SIL", "B", 'i'}, {"A", "SIL", "B", 's'}, {"A", "SIL", "B", 'e'}},
+       {"A(SIL,B,e)", "B", "SIL"}},
+      // The final phone tries only its exact position.
+      {"final phone: no back-off", {"AD"}, {{"D", "A", "SIL", 'b'}, {"D", "A", "SIL", 's'}, {"D", "A", "SIL", 'i'}},
+       {"A", "D"}},
+      {"final single phone: no back-off", {"A1"}, {{"A", "SIL", "SIL", 'b'}, {"A", "SIL", "SIL", 'e'}}, {"A"}},
+      {"final phone: exact position used", {"AD"}, {{"D", "A", "SIL", 'b'}, {"D", "A", "SIL", 'e'}}, {"A", "D(A,SIL,e)"}},
+      // CI fallback.
+      {"no triphone for the context: CI", {"AD", "<sil>"}, {{"D", "B", "SIL", 'e'}, {"D", "A", "B", 'e'}}, {"A", "D", "SIL"}},
+      {"mdef without triphones: all CI", {"ABC", "<sil>"}, {}, {"A", "B", "C", "SIL"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const TestGraph graph(MdefText(c.triphones));
+    EXPECT_EQ(graph.DescribePhones(graph.Build(c.words)), c.phones);
+  }
+}
+
+TEST(SentenceHmmTest, GraphErrors) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> words;
+    std::string reason;
+    std::string named;  // must appear in the message
+  };
+  const Case cases[] = {
+      {"unknown word", {"A1", "NOPE", "B1"}, "unknown-word", "NOPE"},
+      {"lookup is case-sensitive", {"a1"}, "unknown-word", "a1"},
+      {"phone missing from the mdef", {"A1", "AXB"}, "phone-not-in-mdef", "X"},
+      {"empty transcript", {}, "empty-transcript", ""},
+  };
+  const TestGraph graph(MdefText(PositionTableTriphones()));
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::optional<GraphError> error = BuildError(graph, c.words);
+    ASSERT_TRUE(error.has_value());
+    EXPECT_EQ(error->reason, c.reason);
+    EXPECT_NE(error->message.find(c.named), std::string::npos) << error->message;
+  }
+}
+
+struct Arc {
+  std::uint32_t from, to;
+  float prob;
+  bool operator==(const Arc&) const = default;
+  bool operator<(const Arc& other) const { return std::tie(from, to, prob) < std::tie(other.from, other.to, other.prob); }
+};
+
+TEST(SentenceHmmTest, StatesAndArcsFollowTheMdefRowsAndTmats) {
+  // A's triphone uses tmat 2 (skip arcs) although CI A has tmat 1 (linear): the row's tmat counts.
+  const TestGraph graph(MdefText({{"A", "SIL", "B", 'b', 2}, {"B", "A", "SIL", 'e'}}));
+  const SentenceHmm hmm = graph.Build({"AB", "<sil>"});
+  ASSERT_EQ(graph.DescribePhones(hmm), (std::vector<std::string>{"A(SIL,B,b)", "B(A,SIL,e)", "SIL"}));
+  ASSERT_EQ(hmm.states.size(), hmm.phones.size() * (kEmit + 1));
+
+  std::vector<Arc> expected_arcs;
+  for (std::uint32_t phone_idx = 0; phone_idx < hmm.phones.size(); ++phone_idx) {
+    SCOPED_TRACE("phone " + std::to_string(phone_idx));
+    const PhoneInstance& phone = hmm.phones[phone_idx];
+    const MdefPhone& row = graph.mdef.phones()[phone.phone_id];
+    const std::uint32_t first = phone_idx * (kEmit + 1);
+    for (std::uint32_t state_idx = 0; state_idx <= kEmit; ++state_idx) {
+      const HmmState& state = hmm.states[first + state_idx];
+      EXPECT_EQ(state.model_state, state_idx);
+      EXPECT_EQ(state.phone_instance, phone_idx);
+      EXPECT_EQ(state.tmat, row.tmat);
+      if (state_idx < kEmit) {
+        EXPECT_TRUE(state.emitting());
+        EXPECT_EQ(state.senone, row.senones[state_idx]);
+        EXPECT_EQ(state.ci_senone, graph.mdef.phones()[phone.ci_phone].senones[state_idx]);
+      } else {
+        EXPECT_FALSE(state.emitting());
+        EXPECT_EQ(state.senone, kNonEmitting);
+      }
+    }
+    for (std::uint32_t from = 0; from < kEmit; ++from) {
+      for (std::uint32_t to = 0; to <= kEmit; ++to) {
+        const float prob = graph.model.Transition(row.tmat, from, to);
+        if (prob > 0.0f) expected_arcs.push_back({first + from, first + to, prob});
+      }
+    }
+    if (phone_idx > 0) expected_arcs.push_back({first - 1, first, 1.0f});
+  }
+  // Skip topology: 3 + 3 + 2 arcs, linear: 2 + 2 + 2, plus two exit -> next-first arcs.
+  EXPECT_EQ(expected_arcs.size(), 8u + 8u + 6u + 2u);
+
+  std::vector<Arc> next_arcs, prev_arcs;
+  for (std::uint32_t state_idx = 0; state_idx < hmm.states.size(); ++state_idx) {
+    for (const HmmArc& arc : hmm.states[state_idx].next) next_arcs.push_back({state_idx, arc.state, arc.prob});
+    for (const HmmArc& arc : hmm.states[state_idx].prev) prev_arcs.push_back({arc.state, state_idx, arc.prob});
+  }
+  std::sort(expected_arcs.begin(), expected_arcs.end());
+  std::sort(next_arcs.begin(), next_arcs.end());
+  std::sort(prev_arcs.begin(), prev_arcs.end());
+  EXPECT_EQ(next_arcs, expected_arcs);
+  EXPECT_EQ(prev_arcs, expected_arcs);
+
+  // Spot checks of the layout: A's skip arc 0 -> 2, A's exit feeds B's first state, the final exit
+  // state is last and has no successors, and the linear SIL has no skip arc.
+  EXPECT_TRUE(std::count(next_arcs.begin(), next_arcs.end(), Arc{0, 2, 0.25f}) == 1);
+  EXPECT_TRUE(std::count(next_arcs.begin(), next_arcs.end(), Arc{3, 4, 1.0f}) == 1);
+  EXPECT_TRUE(hmm.states.back().next.empty());
+  EXPECT_FALSE(hmm.states.back().emitting());
+  EXPECT_TRUE(std::none_of(next_arcs.begin(), next_arcs.end(), [](const Arc& arc) { return arc.from == 8 && arc.to == 10; }));
+}
+
+TEST(SentenceHmmTest, SenonesAreDistinctInFirstAppearanceOrder) {
+  {
+    SCOPED_TRACE("CI phones: SIL first, repeated words add nothing");
+    const TestGraph graph(MdefText({}));
+    const SentenceHmm hmm = graph.Build({"<sil>", "AB", "AB", "<sil>"});
+    // SIL is CI phone 5 (senones 15-17), A is 1 (3-5), B is 2 (6-8).
+    EXPECT_EQ(hmm.senones, (std::vector<std::uint32_t>{15, 16, 17, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(hmm.states.size(), 6u * (kEmit + 1));
+  }
+  {
+    SCOPED_TRACE("triphones sharing a senone");
+    const std::string mdef_text =
+        "0.3\n3 n_base\n2 n_tri\n20 n_state_map\n14 n_tied_state\n9 n_tied_ci_state\n3 n_tied_tmat\n"
+        "A - - - n/a 0 0 1 2 N\n"
+        "B - - - n/a 1 3 4 5 N\n"
+        "SIL - - - filler 2 6 7 8 N\n"
+        "A SIL B b n/a 0 12 10 11 N\n"
+        "B A SIL e n/a 1 13 10 9 N\n";
+    const Mdef mdef = Mdef::Parse(mdef_text, "shared.mdef");
+    const ModelFiles files = MakeModelFiles(mdef);
+    const AcousticModel model(files, ModelOptions{});
+    const Dictionary dict = Dictionary::Parse("AB A B\n", "shared.dic", false);
+    const SentenceHmm hmm = BuildSentenceHmm({"AB", "AB"}, dict, mdef, model);
+    // A(SIL,B,b) B(A,A,e)->CI B, A(B,B,b)->CI A, B(A,SIL,e).
+    ASSERT_EQ(hmm.phones.size(), 4u);
+    EXPECT_EQ(hmm.phones[0].phone_id, 3u);
+    EXPECT_EQ(hmm.phones[1].phone_id, 1u);
+    EXPECT_EQ(hmm.phones[2].phone_id, 0u);
+    EXPECT_EQ(hmm.phones[3].phone_id, 4u);
+    // Each state's senone, then its CI senone when different (CD states also feed their CI
+    // senone): A(SIL,B,b) gives 12 0 10 1 11 2; CI B 3 4 5; CI A nothing new; B(A,SIL,e) 13 and 9
+    // (10 and B's CI senones were seen).
+    EXPECT_EQ(hmm.senones, (std::vector<std::uint32_t>{12, 0, 10, 1, 11, 2, 3, 4, 5, 13, 9}));
+    // B(A,SIL,e)'s states keep B's CI senones.
+    EXPECT_EQ(hmm.states[12].senone, 13u);
+    EXPECT_EQ(hmm.states[12].ci_senone, 3u);
+    EXPECT_EQ(hmm.states[13].senone, 10u);
+    EXPECT_EQ(hmm.states[13].ci_senone, 4u);
+  }
+}
+
+}  // namespace
+}  // namespace pstrain
