@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "accumulators/accumulators.h"
+#include "accumulators/exact_accumulators.h"
+#include "common/file_io.h"
 #include "common/error.h"
 #include "formats/mdef.h"
 #include "formats/param_files.h"
@@ -257,29 +259,62 @@ class AccumulatorsTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(AccumulatorsTest, WriteReadRoundTripIsExact) {
+// The exact form of FilledAccumulators' values (each rounded once to 2^-64).
+ExactAccumulators ExactFrom(const Accumulators& acc) {
+  ExactAccumulators exact(acc.shape(), acc.pass2var());
+  using Block = ExactAccumulators::Block;
+  for (auto [block, data] : {std::pair{Block::kMixw, &acc.mixw_data()}, std::pair{Block::kDnom, &acc.dnom_data()},
+                             std::pair{Block::kMean, &acc.mean_data()}, std::pair{Block::kVar, &acc.var_data()},
+                             std::pair{Block::kTmat, &acc.tmat_data()}}) {
+    for (std::size_t i = 0; i < data->size(); ++i) exact.AddValue(block, i, (*data)[i]);
+  }
+  return exact;
+}
+
+TEST_F(AccumulatorsTest, ExactWriteReadRoundTripIsExact) {
   for (bool pass2var : {false, true}) {
     SCOPED_TRACE(pass2var ? "2-pass" : "1-pass");
-    const Accumulators acc = FilledAccumulators(pass2var, 11);
+    const ExactAccumulators exact = ExactFrom(FilledAccumulators(pass2var, 11));
     const fs::path accum_dir = dir_ / (pass2var ? "two" : "one") / "accum";  // Write creates parents
-    acc.Write(accum_dir.string());
+    exact.Write(accum_dir.string());
     for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"}) {
       EXPECT_TRUE(fs::is_regular_file(accum_dir / name)) << name;
     }
+    EXPECT_TRUE(ExactAccumulators::Read(accum_dir.string()) == exact);
+    // Accumulators::Read prefers exact_counts: the double view is bit-identical to ToAccumulators().
+    const Accumulators view = exact.ToAccumulators();
     const Accumulators read = Accumulators::Read(accum_dir.string());
-    EXPECT_EQ(read.shape(), acc.shape());
+    EXPECT_EQ(read.shape(), view.shape());
     EXPECT_EQ(read.pass2var(), pass2var);
-    EXPECT_TRUE(BitIdentical(read.mixw_data(), acc.mixw_data()));
-    EXPECT_TRUE(BitIdentical(read.dnom_data(), acc.dnom_data()));
-    EXPECT_TRUE(BitIdentical(read.mean_data(), acc.mean_data()));
-    EXPECT_TRUE(BitIdentical(read.var_data(), acc.var_data()));
-    EXPECT_TRUE(BitIdentical(read.tmat_data(), acc.tmat_data()));
+    EXPECT_TRUE(BitIdentical(read.mixw_data(), view.mixw_data()));
+    EXPECT_TRUE(BitIdentical(read.dnom_data(), view.dnom_data()));
+    EXPECT_TRUE(BitIdentical(read.mean_data(), view.mean_data()));
+    EXPECT_TRUE(BitIdentical(read.var_data(), view.var_data()));
+    EXPECT_TRUE(BitIdentical(read.tmat_data(), view.tmat_data()));
 
     // Reading twice and adding doubles every statistic exactly (reading with add is the reduction).
-    Accumulators twice = Accumulators::Read(accum_dir.string());
-    twice.Add(Accumulators::Read(accum_dir.string()));
-    for (std::size_t idx = 0; idx < acc.mean_data().size(); ++idx) ASSERT_EQ(twice.mean_data()[idx], 2.0 * acc.mean_data()[idx]);
-    for (std::size_t idx = 0; idx < acc.tmat_data().size(); ++idx) ASSERT_EQ(twice.tmat_data()[idx], 2.0 * acc.tmat_data()[idx]);
+    ExactAccumulators twice = ExactAccumulators::Read(accum_dir.string());
+    twice.Add(ExactAccumulators::Read(accum_dir.string()), "twice");
+    const Accumulators twice_view = twice.ToAccumulators();
+    for (std::size_t idx = 0; idx < view.mean_data().size(); ++idx) ASSERT_EQ(twice_view.mean_data()[idx], 2.0 * view.mean_data()[idx]);
+    for (std::size_t idx = 0; idx < view.tmat_data().size(); ++idx) ASSERT_EQ(twice_view.tmat_data()[idx], 2.0 * view.tmat_data()[idx]);
+  }
+}
+
+TEST_F(AccumulatorsTest, CorruptExactCountsAreRejected) {
+  const fs::path accum_dir = dir_ / "corrupt";
+  ExactFrom(FilledAccumulators(false, 14)).Write(accum_dir.string());
+  const fs::path exact_path = accum_dir / "exact_counts";
+  const auto bytes = ReadFileBytes(exact_path);
+  for (std::size_t keep : {std::size_t{0}, std::size_t{10}, bytes.size() - 1}) {
+    SCOPED_TRACE(keep);
+    WriteFileAtomic(exact_path, std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(keep)));
+    try {
+      ExactAccumulators::Read(accum_dir.string());
+      ADD_FAILURE() << "a truncated exact_counts was accepted";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(exact_path.string()), std::string::npos) << error.what();
+    }
   }
 }
 
@@ -289,7 +324,7 @@ TEST_F(AccumulatorsTest, ReadsBwFormatFilesAlone) {
     const Accumulators acc = FilledAccumulators(pass2var, 12);
     const fs::path accum_dir = dir_ / (pass2var ? "bw2" : "bw1");
     acc.Write(accum_dir.string());
-    ASSERT_TRUE(fs::remove(accum_dir / "exact_counts"));
+    ASSERT_FALSE(fs::exists(accum_dir / "exact_counts")) << "the double view writes bw's three files only";
     const Accumulators read = Accumulators::Read(accum_dir.string());
     EXPECT_EQ(read.shape(), acc.shape());
     EXPECT_EQ(read.pass2var(), pass2var);
@@ -313,7 +348,6 @@ TEST_F(AccumulatorsTest, ReadErrors) {
   EXPECT_THROW(Accumulators::Read((dir_ / "missing").string()), InputError);
   const fs::path partial = dir_ / "partial";
   FilledAccumulators(false, 13).Write(partial.string());
-  fs::remove(partial / "exact_counts");
   fs::remove(partial / "tmat_counts");
   EXPECT_THROW(Accumulators::Read(partial.string()), InputError);
 }

@@ -1,5 +1,7 @@
 #include "accumulators/accumulators.h"
 
+#include "accumulators/exact_accumulators.h"
+
 #include <cstring>
 #include <filesystem>
 
@@ -11,54 +13,6 @@ namespace pstrain {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr char kExactMagic[] = "PSTRAIN_EXACT_COUNTS_V1\n";
-
-void AppendU32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>((v >> (8 * i)) & 0xFF));
-}
-
-void AppendDoubles(std::vector<std::uint8_t>& out, const std::vector<double>& values) {
-  for (double d : values) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &d, 8);
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>((bits >> (8 * i)) & 0xFF));
-  }
-}
-
-class ExactReader {
- public:
-  ExactReader(const std::vector<std::uint8_t>& bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
-  void Skip(std::size_t n) { Need(n); pos_ += n; }
-  std::uint32_t U32() {
-    Need(4);
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t(bytes_[pos_ + i]) << (8 * i);
-    pos_ += 4;
-    return v;
-  }
-  void Doubles(std::vector<double>& out) {
-    Need(8 * out.size());
-    for (double& d : out) {
-      std::uint64_t bits = 0;
-      for (int i = 0; i < 8; ++i) bits |= std::uint64_t(bytes_[pos_ + i]) << (8 * i);
-      std::memcpy(&d, &bits, 8);
-      pos_ += 8;
-    }
-  }
-  void ExpectEnd() const {
-    if (pos_ != bytes_.size()) throw FileError(path_, "unexpected trailing bytes (corrupt file)");
-  }
-  const std::uint8_t* data() const { return bytes_.data(); }
-
- private:
-  void Need(std::size_t n) const {
-    if (bytes_.size() - pos_ < n) throw FileError(path_, "truncated exact_counts file");
-  }
-  const std::vector<std::uint8_t>& bytes_;
-  std::string path_;
-  std::size_t pos_ = 0;
-};
 
 std::vector<float> ToFloats(const std::vector<double>& values) {
   std::vector<float> out(values.size());
@@ -120,44 +74,12 @@ void Accumulators::Write(const std::string& dir_string) const {
   WriteGaudenCountsFile((dir / "gauden_counts").string(), ToGaudenCounts());
   WriteArray3DFile((dir / "mixw_counts").string(), ToMixwCounts());
   WriteArray3DFile((dir / "tmat_counts").string(), ToTmatCounts());
-
-  std::vector<std::uint8_t> exact(kExactMagic, kExactMagic + sizeof(kExactMagic) - 1);
-  for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
-                          static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
-    AppendU32(exact, v);
-  }
-  for (const auto* block : {&mixw_, &dnom_, &mean_, &var_, &tmat_}) AppendDoubles(exact, *block);
-  WriteFileAtomic(dir / "exact_counts", exact);
 }
 
 Accumulators Accumulators::Read(const std::string& dir_string) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "accumulator directory does not exist");
-  const fs::path exact_path = dir / "exact_counts";
-  if (fs::is_regular_file(exact_path)) {
-    const std::vector<std::uint8_t> bytes = ReadFileBytes(exact_path);
-    const std::size_t magic_len = sizeof(kExactMagic) - 1;
-    if (bytes.size() < magic_len || std::memcmp(bytes.data(), kExactMagic, magic_len) != 0) {
-      throw FileError(exact_path.string(), "not a pstrain exact_counts file (bad magic line)");
-    }
-    ExactReader in(bytes, exact_path.string());
-    in.Skip(magic_len);
-    AccumulatorShape shape;
-    shape.n_senones = in.U32();
-    shape.n_density = in.U32();
-    shape.veclen = in.U32();
-    shape.n_tmat = in.U32();
-    shape.n_emit_state = in.U32();
-    std::uint32_t pass2var = in.U32();
-    if (pass2var > 1) throw FileError(exact_path.string(), "bad pass2var flag");
-    if (std::uint64_t(shape.n_senones) * shape.n_density * shape.veclen > (1ull << 31)) {
-      throw FileError(exact_path.string(), "implausible dimensions (corrupt file)");
-    }
-    Accumulators acc(shape, pass2var == 1);
-    for (auto* block : {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_}) in.Doubles(*block);
-    in.ExpectEnd();
-    return acc;
-  }
+  if (fs::is_regular_file(dir / "exact_counts")) return ExactAccumulators::Read(dir_string).ToAccumulators();
   for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
     if (!fs::is_regular_file(dir / name)) throw FileError((dir / name).string(), "accumulator file is missing");
   }

@@ -1,11 +1,9 @@
-// Baum-Welch sufficient statistics: a value type that can be added, written to and read from a
-// directory. Everything is accumulated in double.
+// Baum-Welch sufficient statistics as doubles: a value type that can be added, written to and
+// read from a directory; what re-estimation consumes.
 //
-// A directory written by `Write` holds:
-//   gauden_counts, mixw_counts, tmat_counts  - SphinxTrain's bw format (float32), readable by `norm`
-//   exact_counts                             - the same statistics in float64 (our format, see
-//                                              docs/formats.md); `Read` prefers it when present
-// Reading a directory written by the real `bw` (no exact_counts) is supported too.
+// `Write` writes SphinxTrain's bw format (gauden_counts, mixw_counts, tmat_counts; float32, readable
+// by `norm`). `Read` restores a directory written by pstrain from its `exact_counts` file when
+// present (see exact_accumulators.h), else reads bw's three files (e.g. written by the real bw).
 #pragma once
 
 #include <cstdint>
@@ -51,9 +49,9 @@ class Accumulators {
   // Element-wise sum. Shapes and the pass2var flag must agree (InputError otherwise, naming `what`).
   void Add(const Accumulators& other, const std::string& what = "accumulators");
 
-  // Writes the bw-format files and exact_counts into `dir` (created if needed), each atomically.
+  // Writes the bw-format files into `dir` (created if needed), each atomically.
   void Write(const std::string& dir) const;
-  // Reads a directory written by Write or by SphinxTrain's bw.
+  // Reads a directory written by pstrain (exact_counts) or by SphinxTrain's bw.
   static Accumulators Read(const std::string& dir);
 
   // The bw-format (float32) views, as bw would write them (tiny magnitudes clamped as bw does).
@@ -62,6 +60,7 @@ class Accumulators {
   Array3D ToTmatCounts() const;
 
  private:
+  friend class ExactAccumulators;
   AccumulatorShape shape_;
   bool pass2var_ = false;
   std::vector<double> mixw_, dnom_, mean_, var_, tmat_;

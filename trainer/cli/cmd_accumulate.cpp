@@ -43,9 +43,10 @@ int RunAccumulate(int argc, char** argv) {
   result.accumulators.Write(staging.string());
   WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result, manifest.Fingerprint()));
   ReplaceDirectory(staging, dest);
-  const double per_frame = result.total_frames ? result.total_log_likelihood / double(result.total_frames) : 0.0;
+  const double total_log_likelihood = result.total_log_likelihood.value();
+  const double per_frame = result.total_frames ? total_log_likelihood / double(result.total_frames) : 0.0;
   std::printf("overall> stats %llu (-0) %e %e\n", static_cast<unsigned long long>(result.total_frames), per_frame,
-              result.total_log_likelihood);
+              total_log_likelihood);
   std::printf("outcomes> processed %u retried %u skipped %u\n", result.n_processed, result.n_retried, result.n_skipped);
   std::printf("Counts saved to %s\n", out.c_str());
   return result.total_frames == 0 ? 1 : 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "accumulators/accumulators.h"
+#include "accumulators/exact_accumulators.h"
 #include "features/features.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
@@ -50,9 +51,13 @@ class UtteranceStats {
  public:
   void Reset(const SentenceHmm& hmm, const AcousticModel& model, std::uint32_t n_tmat);
   // Adds these statistics into `global` (deterministic order: local senone order, then tmat).
+  // The exact form rounds each value once to 2^-64 (accumulators/exact_sum.h).
+  void AddTo(ExactAccumulators& global) const;
   void AddTo(Accumulators& global) const;
 
  private:
+  template <typename AddFn>
+  void ForEachValue(AddFn&& add) const;
   friend class ForwardBackward;
   std::vector<std::uint32_t> senones_;  // local -> global senone
   std::uint32_t n_density_ = 0, veclen_ = 0, n_emit_ = 0;

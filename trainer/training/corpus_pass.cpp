@@ -62,7 +62,7 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
                                const AccumulateOptions& options, std::ostream* log) {
   const AcousticModel model(model_files, options.model);
   AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
-  CorpusPassResult result{Accumulators(shape, options.fb.pass2var), {}, 0, 0.0, 0, 0, 0};
+  CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0};
   ForwardBackward fb;
   UtteranceStats stats;
   for (std::size_t index = begin; index < end; ++index) {
@@ -114,7 +114,7 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
       outcome.log_likelihood = fb_stats.log_likelihood;
       stats.AddTo(result.accumulators);
       result.total_frames += features.n_frames;
-      result.total_log_likelihood += fb_stats.log_likelihood;
+      result.total_log_likelihood.Add(fb_stats.log_likelihood, "log-likelihood total");
     }
     if (log) {
       char line[256];

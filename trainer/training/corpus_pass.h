@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "accumulators/accumulators.h"
+#include "accumulators/exact_accumulators.h"
+#include "accumulators/exact_sum.h"
 #include "features/features.h"
 #include "formats/dictionary.h"
 #include "forward_backward/forward_backward.h"
@@ -45,10 +46,10 @@ struct UtteranceOutcome {
 };
 
 struct CorpusPassResult {
-  Accumulators accumulators;
+  ExactAccumulators accumulators;          // exact: independent of how utterances are grouped
   std::vector<UtteranceOutcome> outcomes;  // manifest order
   std::uint64_t total_frames = 0;          // successful utterances only, as bw counts
-  double total_log_likelihood = 0.0;       // successful utterances only, summed in manifest order
+  ExactSum total_log_likelihood;           // successful utterances only, exact
   std::uint32_t n_processed = 0, n_retried = 0, n_skipped = 0;
 };
 

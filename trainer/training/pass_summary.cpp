@@ -15,9 +15,9 @@ json::object TotalsObject(const CorpusPassResult& result) {
   totals["retried"] = result.n_retried;
   totals["skipped"] = result.n_skipped;
   totals["total_frames"] = result.total_frames;
-  totals["total_log_likelihood"] = result.total_log_likelihood;
+  totals["total_log_likelihood"] = result.total_log_likelihood.value();
   totals["log_likelihood_per_frame"] =
-      result.total_frames ? result.total_log_likelihood / static_cast<double>(result.total_frames) : 0.0;
+      result.total_frames ? result.total_log_likelihood.value() / static_cast<double>(result.total_frames) : 0.0;
   return totals;
 }
 

@@ -90,18 +90,19 @@ TrainResult Train(const fs::path& model_dir, const Manifest& manifest, const fs:
     }
     pass_result.accumulators.Write((pass_dir / "accum").string());
     ReestimationReport report;
-    ModelFiles next = Reestimate(pass_result.accumulators, model, &report);
+    ModelFiles next = Reestimate(pass_result.accumulators.ToAccumulators(), model, &report);
     fs::create_directories(pass_dir / "model");
     next.Save((pass_dir / "model").string());
 
-    const double per_frame = pass_result.total_log_likelihood / static_cast<double>(pass_result.total_frames);
+    const double total_log_likelihood = pass_result.total_log_likelihood.value();
+    const double per_frame = total_log_likelihood / static_cast<double>(pass_result.total_frames);
     const StopDecision decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
     PassSummaryInput summary{pass, fingerprint, &pass_result, &report, StopDecisionName(decision), per_frame - previous_per_frame, has_previous};
     WriteFileAtomic(pass_dir / "summary.json", PassSummaryJson(summary));
     ReplaceDirectory(pass_dir, final_pass_dir);
     char line[256];
     std::snprintf(line, sizeof(line), "pass %u: %llu frames, log-likelihood %.6e (%.6f per frame), processed %u, retried %u, skipped %u -> %s",
-                  pass, static_cast<unsigned long long>(pass_result.total_frames), pass_result.total_log_likelihood, per_frame,
+                  pass, static_cast<unsigned long long>(pass_result.total_frames), total_log_likelihood, per_frame,
                   pass_result.n_processed, pass_result.n_retried, pass_result.n_skipped, StopDecisionName(decision));
     log << line << std::endl;
 

@@ -1,0 +1,97 @@
+// The exact accumulator is what makes sharded training independent of the shard count: the same
+// values summed in any grouping and order give identical bits; out-of-range values and overflow
+// are errors, never a silent wrap.
+#include "accumulators/exact_sum.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "common/error.h"
+
+namespace pstrain {
+namespace {
+
+std::vector<double> WideRangeValues(std::uint32_t seed, std::size_t n) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-40, 40);
+  std::vector<double> values(n);
+  for (double& v : values) v = std::ldexp(mantissa(rng), exponent(rng));
+  return values;
+}
+
+TEST(ExactSumTest, AnyGroupingAndOrderGivesIdenticalBits) {
+  const std::vector<double> values = WideRangeValues(7, 5000);
+  ExactSum serial;
+  for (double v : values) serial.Add(v, "test");
+  // Contiguous shards of several counts, summed per shard and then reduced in both orders.
+  for (std::size_t shards : {2u, 3u, 7u, 64u}) {
+    SCOPED_TRACE(shards);
+    std::vector<ExactSum> partial(shards);
+    for (std::size_t s = 0; s < shards; ++s) {
+      for (std::size_t i = s * values.size() / shards; i < (s + 1) * values.size() / shards; ++i) partial[s].Add(values[i], "test");
+    }
+    ExactSum forward, backward;
+    for (std::size_t s = 0; s < shards; ++s) forward.Add(partial[s], "test");
+    for (std::size_t s = shards; s-- > 0;) backward.Add(partial[s], "test");
+    EXPECT_EQ(forward.fixed(), serial.fixed());
+    EXPECT_EQ(backward.fixed(), serial.fixed());
+  }
+  // A shuffled order too.
+  std::vector<double> shuffled = values;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(3));
+  ExactSum shuffled_sum;
+  for (double v : shuffled) shuffled_sum.Add(v, "test");
+  EXPECT_EQ(shuffled_sum.fixed(), serial.fixed());
+  // ...whereas plain double summation does depend on the order (what the exact form avoids).
+  double plain = 0.0, plain_shuffled = 0.0;
+  for (double v : values) plain += v;
+  for (double v : shuffled) plain_shuffled += v;
+  EXPECT_NE(plain, plain_shuffled);
+  EXPECT_NEAR(serial.value(), plain, 1e-9 * std::fabs(plain) + 1e-9);
+}
+
+TEST(ExactSumTest, RoundsToTwoToTheMinus64) {
+  EXPECT_EQ(ToFixed(1.0, "x"), FixedPoint(1) << 64);
+  EXPECT_EQ(ToFixed(-0.5, "x"), -(FixedPoint(1) << 63));
+  EXPECT_EQ(ToFixed(std::ldexp(1.0, -64), "x"), FixedPoint(1));
+  EXPECT_EQ(ToFixed(std::ldexp(1.0, -66), "x"), FixedPoint(0));  // below resolution: rounds to 0
+  EXPECT_EQ(ToFixed(std::ldexp(3.0, -65), "x"), FixedPoint(2));   // 1.5 ulp: ties to even
+  EXPECT_EQ(FromFixed(ToFixed(1234.5678, "x")), 1234.5678);
+}
+
+TEST(ExactSumTest, OutOfRangeAndOverflowAreErrors) {
+  EXPECT_THROW(ToFixed(std::nan(""), "x"), TrainingError);
+  EXPECT_THROW(ToFixed(std::numeric_limits<double>::infinity(), "x"), TrainingError);
+  EXPECT_THROW(ToFixed(std::ldexp(1.0, 63), "x"), TrainingError);
+  EXPECT_NO_THROW(ToFixed(std::ldexp(1.0, 62), "x"));
+  ExactSum sum;
+  sum.Add(std::ldexp(1.0, 62), "x");
+  try {
+    sum.Add(std::ldexp(1.0, 62), "mean numerator");
+    FAIL() << "overflow was not detected";
+  } catch (const TrainingError& error) {
+    EXPECT_NE(std::string(error.what()).find("mean numerator"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("overflow"), std::string::npos);
+  }
+}
+
+TEST(ExactSumTest, HexRoundTrip) {
+  for (double v : {0.0, 1.0, -1.0, 3.25e-10, -123456.789}) {
+    const FixedPoint fixed = ToFixed(v, "x");
+    FixedPoint back = 0;
+    ASSERT_TRUE(FixedFromHex(FixedToHex(fixed), back));
+    EXPECT_EQ(back, fixed);
+  }
+  FixedPoint ignored;
+  EXPECT_FALSE(FixedFromHex("xyz", ignored));
+  EXPECT_FALSE(FixedFromHex(std::string(32, 'G'), ignored));
+}
+
+}  // namespace
+}  // namespace pstrain

@@ -1,0 +1,156 @@
+#include "accumulators/exact_accumulators.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kExactMagic[] = "PSTRAIN_EXACT_COUNTS_V2\n";
+constexpr std::size_t kMagicLength = sizeof(kExactMagic) - 1;
+constexpr std::size_t kHeaderWords = 6;
+
+const char* BlockName(ExactAccumulators::Block block) {
+  switch (block) {
+    case ExactAccumulators::Block::kMixw: return "mixture-weight count";
+    case ExactAccumulators::Block::kDnom: return "density occupancy (dnom)";
+    case ExactAccumulators::Block::kMean: return "mean numerator";
+    case ExactAccumulators::Block::kVar: return "variance numerator";
+    case ExactAccumulators::Block::kTmat: return "transition count";
+  }
+  return "statistic";
+}
+
+void AppendU32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>((v >> (8 * i)) & 0xFF));
+}
+
+void AppendFixed(std::vector<std::uint8_t>& out, FixedPoint value) {
+  unsigned __int128 bits = static_cast<unsigned __int128>(value);
+  for (int i = 0; i < 16; ++i) {
+    out.push_back(static_cast<std::uint8_t>(bits & 0xFF));
+    bits >>= 8;
+  }
+}
+
+std::vector<double> ToDoubles(const std::vector<FixedPoint>& values) {
+  std::vector<double> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = FromFixed(values[i]);
+  return out;
+}
+
+}  // namespace
+
+ExactAccumulators::ExactAccumulators(const AccumulatorShape& shape, bool pass2var) : shape_(shape), pass2var_(pass2var) {
+  const std::size_t n_dens = std::size_t(shape.n_senones) * shape.n_density;
+  mixw_.assign(n_dens, 0);
+  dnom_.assign(n_dens, 0);
+  mean_.assign(n_dens * shape.veclen, 0);
+  var_.assign(n_dens * shape.veclen, 0);
+  tmat_.assign(std::size_t(shape.n_tmat) * shape.n_emit_state * (shape.n_emit_state + 1), 0);
+}
+
+std::vector<FixedPoint>& ExactAccumulators::BlockData(Block block) {
+  return const_cast<std::vector<FixedPoint>&>(static_cast<const ExactAccumulators*>(this)->BlockData(block));
+}
+
+const std::vector<FixedPoint>& ExactAccumulators::BlockData(Block block) const {
+  switch (block) {
+    case Block::kMixw: return mixw_;
+    case Block::kDnom: return dnom_;
+    case Block::kMean: return mean_;
+    case Block::kVar: return var_;
+    case Block::kTmat: return tmat_;
+  }
+  return tmat_;
+}
+
+void ExactAccumulators::AddValue(Block block, std::size_t index, double value) {
+  const char* what = BlockName(block);
+  AddFixed(BlockData(block)[index], ToFixed(value, what), what);
+}
+
+void ExactAccumulators::Add(const ExactAccumulators& other, const std::string& what) {
+  if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
+  if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
+  for (Block block : {Block::kMixw, Block::kDnom, Block::kMean, Block::kVar, Block::kTmat}) {
+    std::vector<FixedPoint>& into = BlockData(block);
+    const std::vector<FixedPoint>& from = other.BlockData(block);
+    for (std::size_t i = 0; i < into.size(); ++i) AddFixed(into[i], from[i], BlockName(block));
+  }
+}
+
+Accumulators ExactAccumulators::ToAccumulators() const {
+  Accumulators acc(shape_, pass2var_);
+  acc.mixw_ = ToDoubles(mixw_);
+  acc.dnom_ = ToDoubles(dnom_);
+  acc.mean_ = ToDoubles(mean_);
+  acc.var_ = ToDoubles(var_);
+  acc.tmat_ = ToDoubles(tmat_);
+  return acc;
+}
+
+std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
+  std::vector<std::uint8_t> out(kExactMagic, kExactMagic + kMagicLength);
+  for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
+                          static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
+    AppendU32(out, v);
+  }
+  for (const auto* block : {&mixw_, &dnom_, &mean_, &var_, &tmat_}) {
+    for (FixedPoint v : *block) AppendFixed(out, v);
+  }
+  return out;
+}
+
+ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  if (bytes.size() < kMagicLength + 4 * kHeaderWords || std::memcmp(bytes.data(), kExactMagic, kMagicLength) != 0) {
+    throw FileError(path, "not a pstrain exact_counts file (bad magic line or truncated header)");
+  }
+  std::uint32_t header[kHeaderWords];
+  for (std::size_t w = 0; w < kHeaderWords; ++w) {
+    header[w] = 0;
+    for (int i = 0; i < 4; ++i) header[w] |= std::uint32_t(bytes[kMagicLength + 4 * w + i]) << (8 * i);
+  }
+  const AccumulatorShape shape{header[0], header[1], header[2], header[3], header[4]};
+  if (header[5] > 1) throw FileError(path, "bad pass2var flag " + std::to_string(header[5]));
+  const std::uint64_t n_dens = std::uint64_t(shape.n_senones) * shape.n_density;
+  const std::uint64_t n_elements = 2 * n_dens + 2 * n_dens * shape.veclen +
+                                   std::uint64_t(shape.n_tmat) * shape.n_emit_state * (shape.n_emit_state + 1);
+  const std::uint64_t expected_size = kMagicLength + 4 * kHeaderWords + 16 * n_elements;
+  if (n_elements > (1ull << 32) || bytes.size() != expected_size) {
+    throw FileError(path, "size " + std::to_string(bytes.size()) + " bytes does not match its header (expected " +
+                              std::to_string(expected_size) + "): truncated or corrupt");
+  }
+  ExactAccumulators acc(shape, header[5] == 1);
+  std::size_t pos = kMagicLength + 4 * kHeaderWords;
+  for (auto* block : {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_}) {
+    for (FixedPoint& v : *block) {
+      unsigned __int128 bits = 0;
+      for (int i = 15; i >= 0; --i) bits = (bits << 8) | bytes[pos + static_cast<std::size_t>(i)];
+      v = static_cast<FixedPoint>(bits);
+      pos += 16;
+    }
+  }
+  return acc;
+}
+
+void ExactAccumulators::Write(const std::string& dir_string) const {
+  const fs::path dir(dir_string);
+  fs::create_directories(dir);
+  ToAccumulators().Write(dir_string);
+  WriteFileAtomic(dir / "exact_counts", EncodeExactCounts());
+}
+
+ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {
+  const fs::path path = fs::path(dir_string) / "exact_counts";
+  if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
+  return DecodeExactCounts(ReadFileBytes(path), path.string());
+}
+
+}  // namespace pstrain

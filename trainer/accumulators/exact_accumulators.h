@@ -1,0 +1,54 @@
+// The Baum-Welch statistics of a pass (or of one shard of it) in exact fixed-point form
+// (accumulators/exact_sum.h): each utterance's double statistics are rounded once to 2^-64 and
+// added as 128-bit integers, so summing utterances, shards or passes in any grouping or order gives
+// identical bits. `ToAccumulators()` gives the double view that re-estimation uses.
+//
+// A directory written by `Write` holds bw's three float32 files (for SphinxTrain's norm and for
+// people) and `exact_counts` (docs/formats.md), from which `Read` restores the exact values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "accumulators/exact_sum.h"
+
+namespace pstrain {
+
+class ExactAccumulators {
+ public:
+  enum class Block { kMixw, kDnom, kMean, kVar, kTmat };
+
+  ExactAccumulators() = default;
+  ExactAccumulators(const AccumulatorShape& shape, bool pass2var);
+
+  const AccumulatorShape& shape() const { return shape_; }
+  bool pass2var() const { return pass2var_; }
+
+  // Adds `value` (rounded to 2^-64) to element `index` of `block`. Index layouts as Accumulators:
+  // mixw/dnom [senone][density]; mean/var [senone][density][dim]; tmat [tmat][from][to].
+  void AddValue(Block block, std::size_t index, double value);
+  // Exact element-wise sum; shapes and pass2var must agree (InputError naming `what`).
+  void Add(const ExactAccumulators& other, const std::string& what);
+
+  Accumulators ToAccumulators() const;
+
+  void Write(const std::string& dir) const;
+  static ExactAccumulators Read(const std::string& dir);
+  // The exact_counts bytes (also what Write stores).
+  std::vector<std::uint8_t> EncodeExactCounts() const;
+  static ExactAccumulators DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path);
+
+  bool operator==(const ExactAccumulators&) const = default;
+
+ private:
+  std::vector<FixedPoint>& BlockData(Block block);
+  const std::vector<FixedPoint>& BlockData(Block block) const;
+
+  AccumulatorShape shape_;
+  bool pass2var_ = false;
+  std::vector<FixedPoint> mixw_, dnom_, mean_, var_, tmat_;
+};
+
+}  // namespace pstrain
