@@ -23,8 +23,8 @@ mkdir -p "$(dirname "$RUN")"
 "$PSTRAIN" train --model "$MODEL" --manifest manifests/default-train.manifest --corpus-root "$CORPUS" \
   --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$RUN" | tee "$RUN.log"
 
-echo "== per-pass log-likelihood (from $RUN/passes/*/summary.json)"
-for summary in "$RUN"/passes/*/summary.json; do
+echo "== per-pass log-likelihood (from $RUN/passes/*/pass.json)"
+for summary in "$RUN"/passes/*/pass.json; do
   python3 - "$summary" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

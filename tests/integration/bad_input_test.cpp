@@ -265,7 +265,7 @@ TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
   const CommandResult first = RunPstrain(Command::kTrain, An4Model(), corpus.Manifest(), run_dir);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const std::map<std::string, std::string> before = Snapshot(run_dir / "model");
-  ASSERT_EQ(before.size(), 7u) << "expected mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict";
+  ASSERT_EQ(before.size(), 8u) << "expected mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict, provenance.json";
   const std::map<std::string, std::string> pass1_before = Snapshot(run_dir / "passes" / "001" / "model");
   ASSERT_EQ(pass1_before.size(), 7u);
   // The trained model differs from the input model (so an accidental copy of the input would be seen).
@@ -317,7 +317,7 @@ TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
     EXPECT_EQ(Snapshot(run_dir / "model"), before) << "RUNDIR/model changed after a failed train";
     // The earlier run's completed pass survives too: a pass is staged and only renamed in when done.
     EXPECT_EQ(Snapshot(run_dir / "passes" / "001" / "model"), pass1_before) << "passes/001 changed after a failed train";
-    EXPECT_TRUE(fs::is_regular_file(run_dir / "passes" / "001" / "summary.json"));
+    EXPECT_TRUE(fs::is_regular_file(run_dir / "passes" / "001" / "pass.json"));
   }
 }
 

@@ -39,11 +39,14 @@ double HeldoutWer(const fs::path& model_dir) {
   return std::stod(match[1]);
 }
 
-// Relative path -> SHA-256 of every regular file below `dir`.
+// Relative path -> SHA-256 of every regular file below `dir`, except telemetry (PIDs and times by
+// design; docs/contract.md).
 std::map<std::string, std::string> TreeDigests(const fs::path& dir) {
   std::map<std::string, std::string> digests;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file()) digests[fs::relative(entry.path(), dir).string()] = Sha256OfFile(entry.path());
+    if (entry.is_regular_file() && entry.path().filename() != "telemetry.json") {
+      digests[fs::relative(entry.path(), dir).string()] = Sha256OfFile(entry.path());
+    }
   }
   return digests;
 }
@@ -62,7 +65,7 @@ TEST(Train, ThreePassModelDecodesHeldoutNoWorseThanStart) {
   EXPECT_LE(trained, start);
   EXPECT_LT(trained, 100.0);
   // Each pass's summary records its decision; the last says why training stopped.
-  const auto summary = boost::json::parse(ReadFileText(run / "passes" / "003" / "summary.json"));
+  const auto summary = boost::json::parse(ReadFileText(run / "passes" / "003" / "pass.json"));
   EXPECT_EQ(summary.at("stop_decision").as_string(), "max-passes");
   EXPECT_EQ(summary.at("totals").at("skipped").to_number<int>(), 0);
 }
@@ -79,7 +82,8 @@ TEST(Train, TwoRunsWriteByteIdenticalFiles) {
   EXPECT_EQ(a, b);
   // The files that matter are all there, in every pass.
   for (const char* pass : {"001", "002"}) {
-    for (const char* file : {"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "summary.json",
+    for (const char* file : {"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
+                             "shard-000/artifact.json", "shard-000/exact_counts",
                              "model/means", "model/variances", "model/mixture_weights", "model/transition_matrices"}) {
       EXPECT_TRUE(a.count(std::string("passes/") + pass + "/" + file)) << pass << "/" << file;
     }

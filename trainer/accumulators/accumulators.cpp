@@ -80,6 +80,27 @@ Accumulators Accumulators::Read(const std::string& dir_string) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "accumulator directory does not exist");
   if (fs::is_regular_file(dir / "exact_counts")) return ExactAccumulators::Read(dir_string).ToAccumulators();
+  return ReadBwFormat(dir_string);
+}
+
+void Accumulators::AddInFloat32(const Accumulators& other, const std::string& what) {
+  if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
+  if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
+  auto add = [](std::vector<double>& into, const std::vector<double>& from) {
+    for (std::size_t i = 0; i < into.size(); ++i) {
+      into[i] = static_cast<double>(static_cast<float>(into[i]) + static_cast<float>(from[i]));
+    }
+  };
+  add(mixw_, other.mixw_);
+  add(dnom_, other.dnom_);
+  add(mean_, other.mean_);
+  add(var_, other.var_);
+  add(tmat_, other.tmat_);
+}
+
+Accumulators Accumulators::ReadBwFormat(const std::string& dir_string) {
+  const fs::path dir(dir_string);
+  if (!fs::is_directory(dir)) throw FileError(dir_string, "accumulator directory does not exist");
   for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
     if (!fs::is_regular_file(dir / name)) throw FileError((dir / name).string(), "accumulator file is missing");
   }

@@ -53,6 +53,10 @@ class Accumulators {
   void Write(const std::string& dir) const;
   // Reads a directory written by pstrain (exact_counts) or by SphinxTrain's bw.
   static Accumulators Read(const std::string& dir);
+  // Reads only the three bw-format (float32) files, ignoring exact_counts.
+  static Accumulators ReadBwFormat(const std::string& dir);
+  // SphinxTrain's reduction: every element becomes float32(float32(this) + float32(other)).
+  void AddInFloat32(const Accumulators& other, const std::string& what);
 
   // The bw-format (float32) views, as bw would write them (tiny magnitudes clamped as bw does).
   GaudenCounts ToGaudenCounts() const;

@@ -1,24 +1,34 @@
-// `pstrain accumulate`: one E-step (SphinxTrain's bw) into an accumulator directory.
+// `pstrain accumulate`: one E-step (SphinxTrain's bw) into an accumulator directory, optionally
+// sharded over worker processes (--jobs N), with the same artifacts, validation and reduction as
+// a training pass.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
-#include "model/acoustic_model.h"
-#include "training/corpus_pass.h"
+#include "coordinator/pass_runner.h"
+#include "shards/partition.h"
 #include "training/pass_summary.h"
 
 namespace pstrain::cli {
 
+namespace fs = std::filesystem;
+
 int RunAccumulate(int argc, char** argv) {
   CorpusInputs inputs;
   AccumulateFlags flags;
-  std::string out;
+  std::string out, reduction = "exact", launcher_name = "local";
+  std::uint32_t jobs = 1;
   po::options_description desc("pstrain accumulate options");
   AddCorpusInputOptions(desc, inputs);
-  desc.add_options()("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json)");
+  desc.add_options()
+      ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)")
+      ("jobs", po::value(&jobs)->default_value(jobs), "shard worker processes (1 runs inline)")
+      ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32")
+      ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local");
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc,
@@ -27,29 +37,48 @@ int RunAccumulate(int argc, char** argv) {
                         vm)) {
     return 0;
   }
-  const AccumulateOptions options = ResolveAccumulateOptions(flags);
-  const ModelFiles model = ModelFiles::Load(inputs.model);
+  PassInputs pass_inputs;
+  pass_inputs.model_dir = inputs.model;
+  pass_inputs.manifest_path = inputs.manifest;
+  pass_inputs.corpus_root = CorpusRoot(inputs).string();
+  pass_inputs.dict = inputs.dict;
+  pass_inputs.filler = inputs.filler;
+  pass_inputs.options = ResolveAccumulateOptions(flags);
+  pass_inputs.reduction = ParseReductionMode(reduction);
+  ModelFiles::Load(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);
-  const std::filesystem::path root = CorpusRoot(inputs);
-  CheckManifest(manifest, root);
-  const Dictionary dictionary = LoadMergedDictionary(inputs);
-  CheckWords(manifest, dictionary);
-  CorpusPassResult result = RunCorpusPass(model, manifest, 0, manifest.size(), root, dictionary, options, &std::cout);
-  // Write into a staging directory, then move it into place: never a half-written accumulator dir.
-  const std::filesystem::path dest(out);
-  const std::filesystem::path staging = (dest.has_parent_path() ? dest.parent_path() : std::filesystem::path(".")) /
-                                        ("." + dest.filename().string() + ".staging");
-  std::filesystem::remove_all(staging);
-  result.accumulators.Write(staging.string());
-  WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result, manifest.Fingerprint()));
+  CheckManifest(manifest, pass_inputs.corpus_root);
+  CheckWords(manifest, LoadMergedDictionary(inputs));
+  std::unique_ptr<Launcher> launcher = MakeLauncher(launcher_name, jobs);
+
+  // Everything is built in a staging directory and moved into place whole.
+  const fs::path dest(out);
+  const fs::path staging = (dest.has_parent_path() ? dest.parent_path() : fs::path(".")) / ("." + dest.filename().string() + ".staging");
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  const std::uint32_t shard_count = EffectiveShardCount(jobs, manifest.size());
+  const ShardedPassResult result = RunShardedPass(pass_inputs, manifest, 1, shard_count, staging / "shards", *launcher);
+  for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
+    std::ifstream log(staging / "shards" / ShardDirName(shard) / "worker.log");
+    std::cout << log.rdbuf();
+  }
+  if (result.reduced.exact) result.reduced.exact->Write(staging.string());
+  else result.reduced.accumulators.Write(staging.string());
+  WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result.artifacts, result.reduced, jobs, ReductionModeName(pass_inputs.reduction)));
   ReplaceDirectory(staging, dest);
-  const double total_log_likelihood = result.total_log_likelihood.value();
-  const double per_frame = result.total_frames ? total_log_likelihood / double(result.total_frames) : 0.0;
-  std::printf("overall> stats %llu (-0) %e %e\n", static_cast<unsigned long long>(result.total_frames), per_frame,
+  const double total_log_likelihood = result.reduced.log_likelihood.value();
+  const std::uint64_t frames = result.reduced.total_frames;
+  std::size_t processed = 0, retried = 0, skipped = 0;
+  for (const ShardArtifact& a : result.artifacts) {
+    processed += a.processed_ids.size();
+    retried += a.retried_ids.size();
+    skipped += a.skipped.size();
+  }
+  std::printf("overall> stats %llu (-0) %e %e\n", static_cast<unsigned long long>(frames), frames ? total_log_likelihood / double(frames) : 0.0,
               total_log_likelihood);
-  std::printf("outcomes> processed %u retried %u skipped %u\n", result.n_processed, result.n_retried, result.n_skipped);
+  std::printf("outcomes> processed %zu retried %zu skipped %zu (%u shard%s)\n", processed, retried, skipped, shard_count, shard_count == 1 ? "" : "s");
   std::printf("Counts saved to %s\n", out.c_str());
-  return result.total_frames == 0 ? 1 : 0;
+  return frames == 0 ? 1 : 0;
 }
 
 }  // namespace pstrain::cli

@@ -1,4 +1,6 @@
-// `pstrain train`: passes of accumulate + normalize until the stop rule says so.
+// `pstrain train`: sharded passes of accumulate + normalize until the stop rule says so.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,7 +13,8 @@ int RunTrain(int argc, char** argv) {
   CorpusInputs inputs;
   AccumulateFlags flags;
   TrainOptions options;
-  std::string out;
+  std::string out, reduction = "exact";
+  bool quiet = false;
   po::options_description desc("pstrain train options");
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
@@ -19,7 +22,13 @@ int RunTrain(int argc, char** argv) {
       ("min-passes", po::value(&options.stop.min_passes)->default_value(options.stop.min_passes), "run at least this many passes")
       ("max-passes", po::value(&options.stop.max_passes)->default_value(options.stop.max_passes), "run at most this many passes")
       ("convergence", po::value(&options.stop.convergence)->default_value(options.stop.convergence, "0.1"),
-       "converged when the per-frame log-likelihood gain is not above this (SphinxTrain's rule)");
+       "converged when the per-frame log-likelihood gain is not above this (SphinxTrain's rule)")
+      ("jobs", po::value(&options.requested_jobs)->default_value(1),
+       "shard worker processes (effective shard count = min(jobs, utterances); 1 runs inline, no process pool)")
+      ("reduction", po::value(&reduction)->default_value(reduction),
+       "exact: results identical for every shard count; float32: SphinxTrain-style float32 partial sums")
+      ("launcher", po::value(&options.launcher)->default_value(options.launcher), "how shard workers are started: local")
+      ("quiet", po::bool_switch(&quiet), "no progress output");
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc,
@@ -28,12 +37,19 @@ int RunTrain(int argc, char** argv) {
                         vm)) {
     return 0;
   }
-  options.accumulate = ResolveAccumulateOptions(flags);
-  const Manifest manifest = Manifest::Load(inputs.manifest);
-  const Dictionary dictionary = LoadMergedDictionary(inputs);
-  TrainResult result = Train(inputs.model, manifest, CorpusRoot(inputs), dictionary, options, out, std::cout);
-  std::cout << "model: " << result.model_dir.string() << " (" << result.passes << " passes, " << StopDecisionName(result.decision)
-            << ")\n";
+  options.inputs.model_dir = inputs.model;
+  options.inputs.manifest_path = inputs.manifest;
+  options.inputs.corpus_root = CorpusRoot(inputs).string();
+  options.inputs.dict = inputs.dict;
+  options.inputs.filler = inputs.filler;
+  options.inputs.options = ResolveAccumulateOptions(flags);
+  options.inputs.reduction = ParseReductionMode(reduction);
+  options.progress = !quiet && ::isatty(STDERR_FILENO);
+  TrainResult result = Train(options, out, std::cout);
+  if (!quiet || result.cache_hit) {
+    std::cout << "model: " << result.model_dir.string() << " (" << result.passes << " passes, " << StopDecisionName(result.decision)
+              << (result.cache_hit ? ", cache hit" : "") << ")\n";
+  }
   return 0;
 }
 

@@ -16,5 +16,7 @@ int RunManifest(int argc, char** argv);
 int RunAccumulate(int argc, char** argv);
 int RunNormalize(int argc, char** argv);
 int RunTrain(int argc, char** argv);
+int RunWorker(int argc, char** argv);
+int RunValidate(int argc, char** argv);
 
 }  // namespace pstrain::cli

@@ -20,7 +20,9 @@ constexpr const char* kUsage =
     "  manifest check    verify a manifest's syntax, feature files and digests\n"
     "  accumulate        one Baum-Welch E-step over a manifest (SphinxTrain's bw): writes accumulators\n"
     "  normalize         re-estimate a model from accumulator directories (SphinxTrain's norm)\n"
-    "  train             accumulate + normalize pass after pass until converged\n"
+    "  train             accumulate + normalize pass after pass until converged (sharded with --jobs)\n"
+    "  validate          re-run the artifact validation of a finished pass (RUNDIR/passes/NNN)\n"
+    "  worker            run one shard of one pass (started by train/accumulate --jobs N)\n"
     "\n"
     "Run `pstrain COMMAND --help` for a command's options.\n"
     "Exit status: 0 success, 1 training failure, 2 bad usage or bad input.\n";
@@ -42,6 +44,8 @@ int main(int argc, char** argv) {
     if (command == "accumulate") return pstrain::cli::RunAccumulate(argc - 1, argv + 1);
     if (command == "normalize") return pstrain::cli::RunNormalize(argc - 1, argv + 1);
     if (command == "train") return pstrain::cli::RunTrain(argc - 1, argv + 1);
+    if (command == "validate") return pstrain::cli::RunValidate(argc - 1, argv + 1);
+    if (command == "worker") return pstrain::cli::RunWorker(argc - 1, argv + 1);
     std::cerr << "pstrain: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const pstrain::cli::UsageError& error) {

@@ -8,45 +8,59 @@ namespace json = boost::json;
 
 namespace {
 
-json::object TotalsObject(const CorpusPassResult& result) {
-  json::object totals;  // boost::json::object keeps insertion order: the key order is fixed here
-  totals["utterances"] = result.outcomes.size();
-  totals["processed"] = result.n_processed;
-  totals["retried"] = result.n_retried;
-  totals["skipped"] = result.n_skipped;
-  totals["total_frames"] = result.total_frames;
-  totals["total_log_likelihood"] = result.total_log_likelihood.value();
-  totals["log_likelihood_per_frame"] =
-      result.total_frames ? result.total_log_likelihood.value() / static_cast<double>(result.total_frames) : 0.0;
-  return totals;
-}
-
-json::array OutcomesArray(const CorpusPassResult& result) {
-  json::array outcomes;
-  for (const UtteranceOutcome& outcome : result.outcomes) {
-    json::object item;
-    item["id"] = outcome.utt_id;
-    item["outcome"] = OutcomeName(outcome.kind);
-    item["attempts"] = outcome.attempts;
-    item["frames"] = outcome.n_frames;
-    if (outcome.kind != OutcomeKind::kSkipped) item["log_likelihood"] = outcome.log_likelihood;
-    if (!outcome.reason.empty()) {
-      item["reason"] = outcome.reason;
-      item["detail"] = outcome.detail;
+// Totals and outcome lists over all shards, in manifest order (shards are contiguous ranges).
+void AddOutcomes(json::object& root, const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced) {
+  json::array processed, retried, skipped;
+  std::size_t utterances = 0;
+  for (const ShardArtifact& a : artifacts) {
+    utterances += a.assigned_ids.size();
+    for (const std::string& id : a.processed_ids) processed.emplace_back(id);
+    for (const std::string& id : a.retried_ids) retried.emplace_back(id);
+    for (const SkippedUtterance& s : a.skipped) {
+      json::object item;
+      item["id"] = s.id;
+      item["reason"] = s.reason;
+      skipped.push_back(std::move(item));
     }
-    outcomes.push_back(std::move(item));
   }
-  return outcomes;
+  json::array all_ids;
+  for (const ShardArtifact& a : artifacts) {
+    for (const std::string& id : a.assigned_ids) all_ids.emplace_back(id);
+  }
+  json::object totals;  // boost::json::object keeps insertion order: the key order is fixed here
+  totals["utterances"] = utterances;
+  totals["processed"] = processed.size();
+  totals["retried"] = retried.size();
+  totals["skipped"] = skipped.size();
+  totals["total_frames"] = reduced.total_frames;
+  totals["total_log_likelihood"] = reduced.log_likelihood.value();
+  totals["total_log_likelihood_exact"] = FixedToHex(reduced.log_likelihood.fixed());
+  totals["log_likelihood_per_frame"] =
+      reduced.total_frames ? reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames) : 0.0;
+  root["totals"] = std::move(totals);
+  root["utterance_ids"] = std::move(all_ids);
+  root["processed_ids"] = std::move(processed);
+  root["retried_ids"] = std::move(retried);
+  root["skipped"] = std::move(skipped);
 }
 
 }  // namespace
 
-std::string PassSummaryJson(const PassSummaryInput& input) {
+std::string PassJson(const PassRecordInput& input) {
   json::object root;
-  root["format"] = "pstrain-pass-summary-1";
+  root["format"] = "pstrain-pass-1";
   root["pass"] = input.pass;
-  root["manifest_fingerprint"] = input.manifest_fingerprint;
-  root["totals"] = TotalsObject(*input.result);
+  root["training_fingerprint"] = input.training_fingerprint;
+  root["requested_jobs"] = input.requested_jobs;
+  root["shard_count"] = input.shard_count;
+  root["reduction"] = input.reduction;
+  json::object fp;
+  fp["pass"] = input.fingerprints.pass;
+  fp["model"] = input.fingerprints.model;
+  fp["config"] = input.fingerprints.config;
+  fp["manifest"] = input.fingerprints.manifest;
+  root["fingerprints"] = std::move(fp);
+  AddOutcomes(root, *input.artifacts, *input.reduced);
   if (input.has_gain) root["log_likelihood_gain_per_frame"] = input.gain;
   else root["log_likelihood_gain_per_frame"] = nullptr;
   root["stop_decision"] = input.stop_decision;
@@ -59,16 +73,18 @@ std::string PassSummaryJson(const PassSummaryInput& input) {
   for (std::uint32_t senone : input.report->unseen_senones) unseen.push_back(senone);
   reest["unseen_senones_kept_previous"] = std::move(unseen);
   root["reestimation"] = std::move(reest);
-  root["utterances"] = OutcomesArray(*input.result);
   return json::serialize(root) + "\n";
 }
 
-std::string AccumulateSummaryJson(const CorpusPassResult& result, const std::string& manifest_fingerprint) {
+std::string AccumulateSummaryJson(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced,
+                                  std::uint32_t requested_jobs, const std::string& reduction) {
   json::object root;
-  root["format"] = "pstrain-accumulate-summary-1";
-  root["manifest_fingerprint"] = manifest_fingerprint;
-  root["totals"] = TotalsObject(result);
-  root["utterances"] = OutcomesArray(result);
+  root["format"] = "pstrain-accumulate-summary-2";
+  root["requested_jobs"] = requested_jobs;
+  root["shard_count"] = artifacts.size();
+  root["reduction"] = reduction;
+  root["manifest_fingerprint"] = artifacts.empty() ? "" : artifacts.front().fingerprints.manifest;
+  AddOutcomes(root, artifacts, reduced);
   return json::serialize(root) + "\n";
 }
 

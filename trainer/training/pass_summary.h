@@ -1,28 +1,37 @@
-// The per-pass summary (RUNDIR/passes/NNN/summary.json): frames, log-likelihoods, every utterance
-// outcome, re-estimation report and stop decision. JSON with a fixed key order; no times, PIDs or
-// host names, so two identical runs write identical bytes.
+// Pass summaries: RUNDIR/passes/NNN/pass.json (training) and ACCUMDIR/summary.json (accumulate).
+// JSON with a fixed key order; no times, PIDs, host names or absolute paths, so identical runs
+// write identical bytes. Layouts in docs/formats.md.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "reestimate/reestimate.h"
+#include "shards/artifact.h"
+#include "shards/reducer.h"
 #include "training/corpus_pass.h"
 
 namespace pstrain {
 
-struct PassSummaryInput {
+struct PassRecordInput {
   std::uint32_t pass = 0;
-  std::string manifest_fingerprint;
-  const CorpusPassResult* result = nullptr;
+  std::string training_fingerprint;
+  std::uint32_t requested_jobs = 1;
+  std::uint32_t shard_count = 1;
+  std::string reduction;
+  PassFingerprints fingerprints;
+  const std::vector<ShardArtifact>* artifacts = nullptr;  // shard order
+  const ReducedPass* reduced = nullptr;
   const ReestimationReport* report = nullptr;
   std::string stop_decision;
   double gain = 0.0;
   bool has_gain = false;
 };
 
-std::string PassSummaryJson(const PassSummaryInput& input);
+std::string PassJson(const PassRecordInput& input);
 
 // The per-utterance outcomes and totals of an accumulate run (ACCUMDIR/summary.json).
-std::string AccumulateSummaryJson(const CorpusPassResult& result, const std::string& manifest_fingerprint);
+std::string AccumulateSummaryJson(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced,
+                                  std::uint32_t requested_jobs, const std::string& reduction);
 
 }  // namespace pstrain

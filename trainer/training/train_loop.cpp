@@ -1,5 +1,7 @@
 #include "training/train_loop.h"
 
+#include <boost/json.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -7,12 +9,15 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "formats/feat_params.h"
+#include "provenance/provenance.h"
 #include "reestimate/reestimate.h"
+#include "shards/partition.h"
 #include "training/pass_summary.h"
 
 namespace pstrain {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
 
 const char* StopDecisionName(StopDecision decision) {
   switch (decision) {
@@ -49,72 +54,225 @@ std::string PassName(std::uint32_t pass) {
   return buffer;
 }
 
-// Writes `model` into `dest` through a staging directory, so `dest` is either the old complete
-// model or the new complete one.
-void SaveModelAtomically(const ModelFiles& model, const fs::path& dest) {
-  const fs::path staging = dest.parent_path() / ("." + dest.filename().string() + ".staging");
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-  model.Save(staging.string());
-  ReplaceDirectory(staging, dest);
+// What a finished pass directory says about itself, for resuming.
+struct CompletedPass {
+  bool valid = false;
+  double per_frame = 0.0;
+  StopDecision decision = StopDecision::kContinue;
+};
+
+CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& training_fingerprint) {
+  CompletedPass completed;
+  std::error_code ec;
+  if (!fs::is_regular_file(pass_dir / "pass.json", ec) || !fs::is_directory(pass_dir / "model", ec)) return completed;
+  try {
+    const json::value summary = json::parse(ReadFileText(pass_dir / "pass.json"));
+    if (summary.at("training_fingerprint").as_string() != training_fingerprint) return completed;
+    // Recomputed from the exact values (a JSON double need not parse back to the same bits).
+    FixedPoint total = 0;
+    if (!FixedFromHex(std::string(summary.at("totals").at("total_log_likelihood_exact").as_string()), total)) return completed;
+    const std::uint64_t frames = summary.at("totals").at("total_frames").to_number<std::uint64_t>();
+    if (frames == 0) return completed;
+    completed.per_frame = FromFixed(total) / static_cast<double>(frames);
+    const std::string decision(summary.at("stop_decision").as_string());
+    completed.decision = decision == "converged" ? StopDecision::kConverged
+                         : decision == "max-passes" ? StopDecision::kMaxPasses
+                                                    : StopDecision::kContinue;
+    completed.valid = true;
+  } catch (const std::exception&) {
+    completed.valid = false;  // unreadable: recomputed
+  }
+  return completed;
+}
+
+std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& training_fingerprint, const std::string& launcher,
+                           const std::vector<json::object>& passes, StopDecision decision) {
+  json::object root;
+  root["format"] = "pstrain-provenance-1";
+  root["pstrain_version"] = identity.build.version;
+  root["training_fingerprint"] = training_fingerprint;
+  root["requested_jobs"] = identity.requested_jobs;
+  root["effective_shard_count"] = identity.shard_count;
+  root["reduction"] = identity.reduction;
+  root["launcher"] = launcher;
+  root["architecture"] = identity.build.architecture;
+  root["compiler"] = identity.build.compiler;
+  root["binary_sha256"] = identity.build.binary_sha256;
+  json::array libraries;
+  for (const auto& [name, digest] : identity.build.libraries) {
+    json::object lib;
+    lib["file"] = name;
+    lib["sha256"] = digest;
+    libraries.push_back(std::move(lib));
+  }
+  root["libraries"] = std::move(libraries);
+  root["host"] = HostName();
+  json::object inputs;
+  inputs["manifest_fingerprint"] = identity.manifest_fingerprint;
+  inputs["input_model_fingerprint"] = identity.input_model_fingerprint;
+  inputs["config_fingerprint"] = identity.config_fingerprint;
+  inputs["config"] = identity.canonical_config;
+  root["inputs"] = std::move(inputs);
+  json::object stop;
+  stop["min_passes"] = identity.min_passes;
+  stop["max_passes"] = identity.max_passes;
+  stop["convergence"] = identity.convergence;
+  root["stop_rule"] = std::move(stop);
+  root["stop_decision"] = StopDecisionName(decision);
+  json::array pass_array;
+  for (const json::object& p : passes) pass_array.push_back(p);
+  root["passes"] = std::move(pass_array);
+  return json::serialize(root) + "\n";
+}
+
+void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
+  fs::create_directories(dir);
+  model.Save(dir.string());
 }
 
 }  // namespace
 
-TrainResult Train(const fs::path& model_dir, const Manifest& manifest, const fs::path& corpus_root, const Dictionary& dictionary,
-                  const TrainOptions& options, const fs::path& run_dir, std::ostream& log) {
-  ModelFiles model = ModelFiles::Load(model_dir.string());
-  CheckManifest(manifest, corpus_root);
+TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ostream& log) {
+  const PassInputs& base = options.inputs;
+  ModelFiles initial = ModelFiles::Load(base.model_dir);
+  const Manifest manifest = Manifest::Load(base.manifest_path);
+  CheckManifest(manifest, base.corpus_root);
+  Dictionary dictionary = Dictionary::Load(base.dict, false);
+  dictionary.Merge(Dictionary::Load(base.filler, true));
   CheckWords(manifest, dictionary);
   if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
   if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
-  if (model.has_feat_params) model.feat_params_text = OutputFeatParams(model.feat_params_text, options.accumulate.features);
+  if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
+  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs);
+  const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
 
-  fs::create_directories(run_dir / "passes");
-  const std::string fingerprint = manifest.Fingerprint();
+  TrainingIdentity identity;
+  identity.build = CurrentBuildIdentity();
+  identity.canonical_config = CanonicalConfig(base.options, base.reduction);
+  identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction);
+  identity.manifest_fingerprint = manifest.Fingerprint();
+  identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
+  identity.requested_jobs = options.requested_jobs;
+  identity.shard_count = shard_count;
+  identity.reduction = ReductionModeName(base.reduction);
+  identity.launcher = launcher->name();
+  identity.min_passes = options.stop.min_passes;
+  identity.max_passes = options.stop.max_passes;
+  identity.convergence = options.stop.convergence;
   TrainResult result;
+  result.training_fingerprint = TrainingFingerprint(identity);
+  result.model_dir = run_dir / "model";
+
+  // Cache hit: the final model of an identical training is already there.
+  try {
+    if (fs::is_regular_file(result.model_dir / "provenance.json")) {
+      const json::value provenance = json::parse(ReadFileText(result.model_dir / "provenance.json"));
+      if (provenance.at("training_fingerprint").as_string() == result.training_fingerprint) {
+        result.cache_hit = true;
+        result.passes = static_cast<std::uint32_t>(provenance.at("passes").as_array().size());
+        const std::string decision(provenance.at("stop_decision").as_string());
+        result.decision = decision == "converged" ? StopDecision::kConverged : StopDecision::kMaxPasses;
+        log << "up to date: " << result.model_dir.string() << " has training fingerprint " << result.training_fingerprint << "\n";
+        return result;
+      }
+    }
+  } catch (const std::exception&) {
+    // An unreadable provenance file is no cache hit; the run proceeds and rewrites it.
+  }
+
+  if (initial.has_feat_params) initial.feat_params_text = OutputFeatParams(initial.feat_params_text, base.options.features);
+  ModelFiles model = initial;
+  fs::create_directories(run_dir / "passes");
+  std::vector<json::object> pass_records;
   bool has_previous = false;
   double previous_per_frame = 0.0;
-  for (std::uint32_t pass = 1;; ++pass) {
-    // A pass is built in a staging directory and renamed into place when complete, so a failed
-    // pass leaves no partial directory and an earlier run's pass NNN stays intact until replaced.
+  StopDecision decision = StopDecision::kContinue;
+  std::uint32_t pass = 1;
+
+  // Resume after the last complete pass of an identical training.
+  for (; pass <= options.stop.max_passes; ++pass) {
+    const fs::path pass_dir = run_dir / "passes" / PassName(pass);
+    const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
+    if (!completed.valid) break;
+    model = ModelFiles::Load((pass_dir / "model").string());
+    pass_records.push_back(json::parse(ReadFileText(pass_dir / "pass.json")).as_object());
+    has_previous = true;
+    previous_per_frame = completed.per_frame;
+    decision = completed.decision;
+    ++result.resumed_passes;
+    log << "pass " << pass << ": already complete (resumed)\n";
+    if (decision != StopDecision::kContinue) break;
+  }
+  if (decision != StopDecision::kContinue) ++pass;
+
+  for (; decision == StopDecision::kContinue; ++pass) {
+    const auto pass_start = std::chrono::steady_clock::now();
     const fs::path final_pass_dir = run_dir / "passes" / PassName(pass);
     const fs::path pass_dir = run_dir / "passes" / ("." + PassName(pass) + ".staging");
     fs::remove_all(pass_dir);
     fs::create_directories(pass_dir);
-    CorpusPassResult pass_result = RunCorpusPass(model, manifest, 0, manifest.size(), corpus_root, dictionary, options.accumulate, nullptr);
-    if (pass_result.total_frames == 0) {
-      throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
-                          std::to_string(manifest.size()) + " skipped; first reason: " +
-                          (pass_result.outcomes.empty() ? std::string("none") : pass_result.outcomes[0].reason) + ")");
+    PassInputs inputs = base;
+    if (pass > 1) inputs.model_dir = (run_dir / "passes" / PassName(pass - 1) / "model").string();
+    ShardedPassResult sharded = RunShardedPass(inputs, manifest, pass, shard_count, pass_dir, *launcher);
+    const ReducedPass& reduced = sharded.reduced;
+    if (reduced.total_frames == 0) {
+      throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " + std::to_string(manifest.size()) +
+                          " skipped)");
     }
-    pass_result.accumulators.Write((pass_dir / "accum").string());
+    if (reduced.exact) reduced.exact->Write((pass_dir / "accum").string());
+    else reduced.accumulators.Write((pass_dir / "accum").string());
     ReestimationReport report;
-    ModelFiles next = Reestimate(pass_result.accumulators.ToAccumulators(), model, &report);
-    fs::create_directories(pass_dir / "model");
-    next.Save((pass_dir / "model").string());
+    ModelFiles next = Reestimate(reduced.accumulators, model, &report);
+    SaveModelDir(next, pass_dir / "model");
 
-    const double total_log_likelihood = pass_result.total_log_likelihood.value();
-    const double per_frame = total_log_likelihood / static_cast<double>(pass_result.total_frames);
-    const StopDecision decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
-    PassSummaryInput summary{pass, fingerprint, &pass_result, &report, StopDecisionName(decision), per_frame - previous_per_frame, has_previous};
-    WriteFileAtomic(pass_dir / "summary.json", PassSummaryJson(summary));
+    const double total_log_likelihood = reduced.log_likelihood.value();
+    const double per_frame = total_log_likelihood / static_cast<double>(reduced.total_frames);
+    decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
+    PassRecordInput record{pass,
+                           result.training_fingerprint,
+                           options.requested_jobs,
+                           shard_count,
+                           ReductionModeName(base.reduction),
+                           sharded.fingerprints,
+                           &sharded.artifacts,
+                           &reduced,
+                           &report,
+                           StopDecisionName(decision),
+                           per_frame - previous_per_frame,
+                           has_previous};
+    const std::string pass_json = PassJson(record);
+    WriteFileAtomic(pass_dir / "pass.json", pass_json);
     ReplaceDirectory(pass_dir, final_pass_dir);
-    char line[256];
-    std::snprintf(line, sizeof(line), "pass %u: %llu frames, log-likelihood %.6e (%.6f per frame), processed %u, retried %u, skipped %u -> %s",
-                  pass, static_cast<unsigned long long>(pass_result.total_frames), total_log_likelihood, per_frame,
-                  pass_result.n_processed, pass_result.n_retried, pass_result.n_skipped, StopDecisionName(decision));
+    pass_records.push_back(json::parse(pass_json).as_object());
+
+    std::uint32_t processed = 0, retried = 0, skipped = 0;
+    for (const ShardArtifact& a : sharded.artifacts) {
+      processed += static_cast<std::uint32_t>(a.processed_ids.size());
+      retried += static_cast<std::uint32_t>(a.retried_ids.size());
+      skipped += static_cast<std::uint32_t>(a.skipped.size());
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count();
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "pass %u: %llu frames, %.6f per frame (gain %s), processed %u, retried %u, skipped %u, %u shard%s, %.1f s -> %s", pass,
+                  static_cast<unsigned long long>(reduced.total_frames), per_frame,
+                  has_previous ? std::to_string(per_frame - previous_per_frame).c_str() : "n/a", processed, retried, skipped,
+                  shard_count, shard_count == 1 ? "" : "s", seconds, StopDecisionName(decision));
     log << line << std::endl;
 
     model = std::move(next);
     has_previous = true;
     previous_per_frame = per_frame;
-    result.passes = pass;
-    result.decision = decision;
-    if (decision != StopDecision::kContinue) break;
   }
-  result.model_dir = run_dir / "model";
-  SaveModelAtomically(model, result.model_dir);
+  result.passes = pass - 1;
+  result.decision = decision;
+
+  // Promote: the final model plus provenance.json, staged and renamed in whole.
+  const fs::path staging = run_dir / ".model.staging";
+  fs::remove_all(staging);
+  SaveModelDir(model, staging);
+  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(identity, result.training_fingerprint, launcher->name(), pass_records, decision));
+  ReplaceDirectory(staging, result.model_dir);
   return result;
 }
 

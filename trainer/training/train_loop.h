@@ -1,7 +1,17 @@
-// Multi-pass training in one process: E-step over the whole manifest, re-estimation, stop decision,
-// repeated until converged or the pass limit. Each pass leaves RUNDIR/passes/NNN/ with its
-// accumulators (accum/), its summary (summary.json) and its re-estimated model (model/), each
-// written atomically; RUNDIR/model/ is replaced by the final model only when training succeeded.
+// Multi-pass training: each pass is a sharded E-step (coordinator/pass_runner.h: partition, shard
+// workers, artifact validation, reduction in ascending shard order), re-estimation and a stop
+// decision, until converged or the pass limit.
+//
+//   RUNDIR/passes/NNN/shard-XXX/   each shard's artifact (payload, artifact.json, telemetry, logs)
+//   RUNDIR/passes/NNN/accum/       the reduced statistics
+//   RUNDIR/passes/NNN/model/       the model re-estimated from them
+//   RUNDIR/passes/NNN/pass.json    the pass summary
+//   RUNDIR/model/                  the final model and provenance.json
+//
+// A pass is built in passes/.NNN.staging and renamed into place whole; RUNDIR/model/ is replaced
+// only after the last pass, so a failed or interrupted run never promotes anything. Rerunning with
+// the same training fingerprint is a cache hit (nothing is done); an interrupted run resumes after
+// its last complete pass.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +19,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "training/corpus_pass.h"
+#include "coordinator/pass_runner.h"
 
 namespace pstrain {
 
@@ -29,22 +39,25 @@ StopDecision DecideStop(const StopRule& rule, std::uint32_t pass, bool has_previ
                         double current_per_frame);
 
 struct TrainOptions {
-  AccumulateOptions accumulate;
+  PassInputs inputs;               // model_dir = the initial model
   StopRule stop;
+  std::uint32_t requested_jobs = 1;
+  std::string launcher = "local";
+  bool progress = false;           // per-shard progress on stderr (terminals only)
 };
 
 struct TrainResult {
   std::uint32_t passes = 0;
   StopDecision decision = StopDecision::kContinue;
   std::filesystem::path model_dir;
+  bool cache_hit = false;
+  std::uint32_t resumed_passes = 0;
+  std::string training_fingerprint;
 };
 
-// Trains from the model in `model_dir` on `manifest` (features under `corpus_root`). Throws
-// InputError for bad input, TrainingError when a pass cannot produce a model (no utterance aligned,
-// a write failed). Progress lines go to `log`.
-TrainResult Train(const std::filesystem::path& model_dir, const Manifest& manifest, const std::filesystem::path& corpus_root,
-                  const Dictionary& dictionary, const TrainOptions& options, const std::filesystem::path& run_dir,
-                  std::ostream& log);
+// Throws InputError for bad input, TrainingError when a pass fails (a worker, a validation check,
+// a write). Progress lines go to `log`.
+TrainResult Train(const TrainOptions& options, const std::filesystem::path& run_dir, std::ostream& log);
 
 // The model directory's feat.params for our features (-cmn/-varnorm set to what we computed).
 std::string OutputFeatParams(const std::string& input_text, const FeatureOptions& features);

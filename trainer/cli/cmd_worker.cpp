@@ -1,0 +1,55 @@
+// `pstrain worker`: runs one shard of one pass and writes its artifact (started by the coordinator;
+// not meant to be run by hand, but harmless if it is).
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "shards/shard_worker.h"
+
+namespace pstrain::cli {
+
+int RunWorker(int argc, char** argv) {
+  CorpusInputs inputs;
+  AccumulateFlags flags;
+  ShardTask task;
+  std::string reduction = "exact";
+  long coordinator_pid = 0;
+  po::options_description desc("pstrain worker options");
+  AddCorpusInputOptions(desc, inputs);
+  desc.add_options()
+      ("pass", po::value(&task.pass)->required(), "pass number")
+      ("shard", po::value(&task.shard)->required(), "shard id (0-based)")
+      ("shards", po::value(&task.shard_count)->required(), "shard count")
+      ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32 (enters the configuration fingerprint)")
+      ("out", po::value(&task.shard_dir)->required(), "shard directory to write")
+      ("coordinator-pid", po::value(&coordinator_pid)->default_value(0), "exit when this process is gone (0: no watch)");
+  AddAccumulateOptions(desc, flags);
+  po::variables_map vm;
+  if (!ParseCommandLine(argc, argv, desc, "usage: pstrain worker --model DIR --manifest M --dict D --filler F --pass P --shard I --shards N --out DIR [options]\n"
+                                          "Runs one shard of one pass (the coordinator starts these).", vm)) {
+    return 0;
+  }
+  if (coordinator_pid > 0) {
+    // Die with the coordinator, even in the middle of an utterance.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != coordinator_pid) {
+      std::cerr << "pstrain worker: coordinator " << coordinator_pid << " is gone\n";
+      return 1;
+    }
+  }
+  task.model_dir = inputs.model;
+  task.manifest_path = inputs.manifest;
+  task.corpus_root = CorpusRoot(inputs).string();
+  task.dict = inputs.dict;
+  task.filler = inputs.filler;
+  task.options = ResolveAccumulateOptions(flags);
+  task.reduction = ParseReductionMode(reduction);
+  RunShardTask(task);
+  return 0;
+}
+
+}  // namespace pstrain::cli

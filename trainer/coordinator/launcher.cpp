@@ -1,0 +1,178 @@
+#include "coordinator/launcher.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/process.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "common/error.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+
+namespace {
+
+std::atomic<int> g_interrupt_signal{0};
+
+void OnInterrupt(int signal_number) { g_interrupt_signal.store(signal_number); }
+
+// Installs SIGINT/SIGTERM handlers for the lifetime of the object, restoring the previous ones.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupt_signal.store(0);
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string Num(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+  return buffer;
+}
+
+std::string Tail(const fs::path& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "(no log)";
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > max_bytes) text = "..." + text.substr(text.size() - max_bytes);
+  return text.empty() ? "(empty log)" : text;
+}
+
+std::string DescribeExit(int native_status) {
+  if (WIFSIGNALED(native_status)) return "was killed by signal " + std::to_string(WTERMSIG(native_status));
+  if (WIFEXITED(native_status)) return "exited with status " + std::to_string(WEXITSTATUS(native_status));
+  return "ended abnormally";
+}
+
+}  // namespace
+
+std::string SelfExecutable() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw TrainingError("cannot locate the pstrain executable (/proc/self/exe): " + ec.message());
+  return self.string();
+}
+
+std::vector<std::string> WorkerArguments(const ShardTask& task) {
+  const AccumulateOptions& o = task.options;
+  std::string retry;
+  for (const BeamOptions& beam : o.retry_beams) retry += (retry.empty() ? "" : ",") + Num(beam.abeam) + ":" + Num(beam.bbeam);
+  return {"worker",
+          "--model", task.model_dir,
+          "--manifest", task.manifest_path,
+          "--corpus-root", task.corpus_root,
+          "--dict", task.dict,
+          "--filler", task.filler,
+          "--pass", std::to_string(task.pass),
+          "--shard", std::to_string(task.shard),
+          "--shards", std::to_string(task.shard_count),
+          "--reduction", ReductionModeName(task.reduction),
+          "--out", task.shard_dir,
+          "--coordinator-pid", std::to_string(::getpid()),
+          "--cmn", o.features.cmn == CmnMode::kBatch ? "batch" : "none",
+          "--varnorm", o.features.varnorm ? "yes" : "no",
+          "--topn", std::to_string(o.model.topn),
+          "--abeam", Num(o.fb.beams.abeam),
+          "--bbeam", Num(o.fb.beams.bbeam),
+          "--2passvar", o.fb.pass2var ? "yes" : "no",
+          "--varfloor", Num(o.model.varfloor),
+          "--mwfloor", Num(o.model.mwfloor),
+          "--tpfloor", Num(o.model.tpfloor),
+          "--spthresh", Num(o.fb.spthresh),
+          "--retry-beams", retry.empty() ? "none" : retry};
+}
+
+void InlineLauncher::Run(const std::vector<ShardTask>& tasks) {
+  for (const ShardTask& task : tasks) RunShardTask(task);
+}
+
+LocalProcessLauncher::LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel)
+    : executable_(std::move(pstrain_executable)), max_parallel_(std::max<std::uint32_t>(1, max_parallel)) {}
+
+void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
+  InterruptGuard interrupt_guard;
+  struct Running {
+    std::size_t task;
+    bp::child child;
+  };
+  std::vector<Running> running;
+  std::size_t next = 0;
+  std::optional<std::string> failure;
+
+  auto stop_all = [&]() {
+    for (Running& r : running) {
+      std::error_code ec;
+      if (r.child.running(ec)) r.child.terminate(ec);  // SIGKILL
+      r.child.wait(ec);
+    }
+    running.clear();
+  };
+
+  while ((next < tasks.size() || !running.empty()) && !failure) {
+    while (next < tasks.size() && running.size() < max_parallel_) {
+      const ShardTask& task = tasks[next];
+      fs::create_directories(task.shard_dir);
+      const std::string log = (fs::path(task.shard_dir) / "worker.stderr").string();
+      std::error_code ec;
+      bp::child child(bp::exe = executable_, bp::args = WorkerArguments(task), bp::std_out > log, bp::std_err > log,
+                      bp::std_in < bp::null, ec);
+      if (ec) {
+        failure = "shard " + std::to_string(task.shard) + ": cannot start worker " + executable_ + ": " + ec.message();
+        break;
+      }
+      running.push_back({next, std::move(child)});
+      ++next;
+    }
+    if (failure) break;
+    // Reap finished workers; any failure stops the pass.
+    for (std::size_t i = 0; i < running.size() && !failure;) {
+      std::error_code ec;
+      if (running[i].child.running(ec)) {
+        ++i;
+        continue;
+      }
+      running[i].child.wait(ec);
+      const int status = running[i].child.native_exit_code();
+      const ShardTask& task = tasks[running[i].task];
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        const fs::path log = fs::path(task.shard_dir) / "worker.stderr";
+        failure = "pass " + std::to_string(task.pass) + ", shard " + std::to_string(task.shard) + ": worker (pid " +
+                  std::to_string(running[i].child.id()) + ") " + DescribeExit(status) + "; its log " + log.string() + " ends:\n" +
+                  Tail(log, 2000);
+      }
+      running.erase(running.begin() + static_cast<long>(i));
+    }
+    if (const int signal_number = g_interrupt_signal.load()) {
+      failure = "interrupted by signal " + std::to_string(signal_number) + "; stopped " + std::to_string(running.size()) + " running workers";
+      break;
+    }
+    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop_all();
+  if (failure) throw TrainingError(*failure);
+}
+
+}  // namespace pstrain

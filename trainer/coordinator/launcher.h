@@ -1,0 +1,53 @@
+// How the shards of a pass are run. The coordinator only says "run these shard tasks"; a launcher
+// decides where: inline in this process (one job), as local worker processes (Boost.Process), and
+// later on a cluster. Whatever runs a task writes its artifact into the task's shard directory;
+// the artifacts are the only channel back.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "shards/shard_worker.h"
+
+namespace pstrain {
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  // Runs every task; returns when all finished. Throws TrainingError naming the shard and the cause
+  // (with the tail of its log) when any task fails, after stopping and reaping the others.
+  virtual void Run(const std::vector<ShardTask>& tasks) = 0;
+  virtual std::string name() const = 0;
+};
+
+// Runs the tasks one after another in this process (the single-job transport: no process pool).
+class InlineLauncher : public Launcher {
+ public:
+  void Run(const std::vector<ShardTask>& tasks) override;
+  std::string name() const override { return "inline"; }
+};
+
+// Starts `pstrain worker` processes, at most `max_parallel` at a time. Each worker's stdout and
+// stderr go to SHARD_DIR/worker.stderr. SIGINT/SIGTERM to the coordinator, or a failing worker,
+// kill and reap every worker this launcher started (and only those).
+class LocalProcessLauncher : public Launcher {
+ public:
+  LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel);
+  void Run(const std::vector<ShardTask>& tasks) override;
+  std::string name() const override { return "local"; }
+
+ private:
+  std::string executable_;
+  std::uint32_t max_parallel_;
+};
+
+// The `pstrain worker` arguments (after the command name) that reproduce `task`.
+std::vector<std::string> WorkerArguments(const ShardTask& task);
+
+// The running pstrain binary (/proc/self/exe).
+std::string SelfExecutable();
+
+}  // namespace pstrain

@@ -1,0 +1,57 @@
+#include "coordinator/pass_runner.h"
+
+#include "common/error.h"
+#include "shards/partition.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count) {
+  PassExpectation expected;
+  expected.pass = pass;
+  expected.shard_count = shard_count;
+  expected.fingerprints.model = ModelFingerprint(inputs.model_dir);
+  expected.fingerprints.config = ConfigFingerprint(inputs.options, inputs.reduction);
+  expected.fingerprints.manifest = manifest.Fingerprint();
+  expected.fingerprints.pass = PassFingerprint(pass, shard_count, expected.fingerprints.model, expected.fingerprints.config,
+                                               expected.fingerprints.manifest);
+  for (const ManifestEntry& entry : manifest.entries()) expected.manifest_ids.push_back(entry.utt_id);
+  return expected;
+}
+
+ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
+                                 const fs::path& work_dir, Launcher& launcher) {
+  std::vector<ShardTask> tasks;
+  for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
+    ShardTask task;
+    task.model_dir = inputs.model_dir;
+    task.manifest_path = inputs.manifest_path;
+    task.corpus_root = inputs.corpus_root;
+    task.dict = inputs.dict;
+    task.filler = inputs.filler;
+    task.options = inputs.options;
+    task.reduction = inputs.reduction;
+    task.pass = pass;
+    task.shard = shard;
+    task.shard_count = shard_count;
+    task.shard_dir = (work_dir / ShardDirName(shard)).string();
+    tasks.push_back(std::move(task));
+  }
+  launcher.Run(tasks);
+  ShardedPassResult result;
+  result.shard_count = shard_count;
+  const PassExpectation expected = ExpectationFor(inputs, manifest, pass, shard_count);
+  result.fingerprints = expected.fingerprints;
+  result.artifacts = ValidatePass(work_dir, expected);
+  result.reduced = ReducePass(work_dir, result.artifacts, inputs.reduction);
+  return result;
+}
+
+std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs) {
+  if (name != "local") throw InputError("--launcher: unknown launcher \"" + name + "\" (available: local)");
+  if (jobs <= 1) return std::make_unique<InlineLauncher>();
+  return std::make_unique<LocalProcessLauncher>(SelfExecutable(), jobs);
+}
+
+}  // namespace pstrain

@@ -1,0 +1,70 @@
+#include "provenance/fingerprints.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/sha256.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Num(double value) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+  return buffer;
+}
+
+}  // namespace
+
+const char* ReductionModeName(ReductionMode mode) { return mode == ReductionMode::kExact ? "exact" : "float32"; }
+
+ReductionMode ParseReductionMode(const std::string& text) {
+  if (text == "exact") return ReductionMode::kExact;
+  if (text == "float32") return ReductionMode::kFloat32;
+  throw InputError("--reduction: unknown mode \"" + text + "\" (expected exact or float32)");
+}
+
+std::string CanonicalConfig(const AccumulateOptions& o, ReductionMode reduction) {
+  std::string text;
+  text += "cmn=" + std::string(o.features.cmn == CmnMode::kBatch ? "batch" : "none") + "\n";
+  text += "varnorm=" + std::string(o.features.varnorm ? "yes" : "no") + "\n";
+  text += "ceplen=" + std::to_string(o.features.ceplen) + "\n";
+  text += "feat=1s_c_d_dd\n";
+  text += "topn=" + std::to_string(o.model.topn) + "\n";
+  text += "varfloor=" + Num(o.model.varfloor) + "\n";
+  text += "mwfloor=" + Num(o.model.mwfloor) + "\n";
+  text += "tpfloor=" + Num(o.model.tpfloor) + "\n";
+  text += "abeam=" + Num(o.fb.beams.abeam) + "\n";
+  text += "bbeam=" + Num(o.fb.beams.bbeam) + "\n";
+  text += "spthresh=" + Num(o.fb.spthresh) + "\n";
+  text += "2passvar=" + std::string(o.fb.pass2var ? "yes" : "no") + "\n";
+  text += "retry_beams=" + FormatRetryBeams(o.retry_beams) + "\n";
+  text += "reduction=" + std::string(ReductionModeName(reduction)) + "\n";
+  return text;
+}
+
+std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction) {
+  return Sha256Hex(CanonicalConfig(options, reduction));
+}
+
+std::string ModelFingerprint(const std::string& model_dir) {
+  std::string lines;
+  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"}) {
+    const fs::path path = fs::path(model_dir) / name;
+    if (!fs::exists(path)) continue;
+    lines += std::string(name) + " " + Sha256OfFile(path) + "\n";
+  }
+  return Sha256Hex(lines);
+}
+
+std::string PassFingerprint(std::uint32_t pass, std::uint32_t shard_count, const std::string& model_fingerprint,
+                            const std::string& config_fingerprint, const std::string& manifest_fingerprint) {
+  return Sha256Hex("pass=" + std::to_string(pass) + "\nshards=" + std::to_string(shard_count) + "\nmodel=" + model_fingerprint +
+                   "\nconfig=" + config_fingerprint + "\nmanifest=" + manifest_fingerprint + "\n");
+}
+
+}  // namespace pstrain

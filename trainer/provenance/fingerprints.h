@@ -1,0 +1,35 @@
+// Fingerprints (SHA-256, lower-case hex) that bind a shard artifact to the exact inputs of its pass:
+// the input model's files, the configuration that affects the numbers, the manifest, and the pass.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "training/corpus_pass.h"
+
+namespace pstrain {
+
+enum class ReductionMode { kExact, kFloat32 };
+const char* ReductionModeName(ReductionMode mode);
+// "exact" or "float32"; anything else is an InputError.
+ReductionMode ParseReductionMode(const std::string& text);
+
+// The canonical text of every option that affects the statistics (one `name=value` line each,
+// numbers with 17 significant digits), and its SHA-256.
+std::string CanonicalConfig(const AccumulateOptions& options, ReductionMode reduction);
+std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction);
+
+// SHA-256 over `name sha256\n` lines of the model directory's files (mdef, means, variances,
+// mixture_weights, transition_matrices, and feat.params/noisedict when present), in that order.
+std::string ModelFingerprint(const std::string& model_dir);
+
+// SHA-256 of the pass number, shard count and the three input fingerprints.
+std::string PassFingerprint(std::uint32_t pass, std::uint32_t shard_count, const std::string& model_fingerprint,
+                            const std::string& config_fingerprint, const std::string& manifest_fingerprint);
+
+struct PassFingerprints {
+  std::string pass, model, config, manifest;
+  bool operator==(const PassFingerprints&) const = default;
+};
+
+}  // namespace pstrain

@@ -1,0 +1,69 @@
+#include "provenance/provenance.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/sha256.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+BuildIdentity CurrentBuildIdentity() {
+  BuildIdentity id;
+  id.version = PSTRAIN_VERSION;
+#if defined(__x86_64__)
+  id.architecture = "x86_64";
+#elif defined(__aarch64__)
+  id.architecture = "aarch64";
+#else
+  id.architecture = "unknown";
+#endif
+  id.compiler = __VERSION__;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  id.binary_sha256 = ec ? "unavailable" : Sha256OfFile(self);
+  // Shared libraries mapped into this process: their code can change the numbers (libm, libstdc++).
+  std::set<std::string> paths;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const std::size_t slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (path.find(".so") != std::string::npos) paths.insert(path);
+  }
+  for (const std::string& path : paths) {
+    std::error_code exists_ec;
+    if (!fs::is_regular_file(path, exists_ec)) continue;
+    id.libraries.emplace_back(fs::path(path).filename().string(), Sha256OfFile(path));
+  }
+  std::sort(id.libraries.begin(), id.libraries.end());
+  return id;
+}
+
+std::string TrainingFingerprint(const TrainingIdentity& t) {
+  std::ostringstream text;
+  char convergence[40];
+  std::snprintf(convergence, sizeof(convergence), "%.17g", t.convergence);
+  text << "version=" << t.build.version << "\narchitecture=" << t.build.architecture << "\ncompiler=" << t.build.compiler
+       << "\nbinary=" << t.build.binary_sha256 << "\n";
+  for (const auto& [name, digest] : t.build.libraries) text << "library=" << name << " " << digest << "\n";
+  text << "config=" << t.config_fingerprint << "\nmanifest=" << t.manifest_fingerprint << "\ninput_model=" << t.input_model_fingerprint
+       << "\nrequested_jobs=" << t.requested_jobs << "\nshard_count=" << t.shard_count << "\nreduction=" << t.reduction
+       << "\nmin_passes=" << t.min_passes << "\nmax_passes=" << t.max_passes << "\nconvergence=" << convergence << "\n";
+  return Sha256Hex(text.str());
+}
+
+std::string HostName() {
+  char buffer[256] = {0};
+  if (::gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown";
+  return buffer;
+}
+
+}  // namespace pstrain

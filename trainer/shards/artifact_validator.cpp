@@ -1,0 +1,137 @@
+#include "shards/artifact_validator.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "accumulators/exact_accumulators.h"
+#include "accumulators/exact_sum.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/param_files.h"
+#include "shards/partition.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+ArtifactRejected::ArtifactRejected(std::uint32_t shard, std::string file, std::string check, const std::string& detail)
+    : TrainingError("shard " + std::to_string(shard) + " rejected by check \"" + check + "\" (" + file + "): " + detail),
+      shard_(shard),
+      file_(std::move(file)),
+      check_(std::move(check)) {}
+
+namespace {
+
+// A path inside `dir` that must be a regular file, not a symlink, and not escape the directory.
+fs::path RegularFileInside(const fs::path& dir, const std::string& name, std::uint32_t shard) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    throw ArtifactRejected(shard, (dir / "artifact.json").string(), "path-escape",
+                           "payload file name \"" + name + "\" is not a plain file name inside the shard directory");
+  }
+  const fs::path path = dir / name;
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(status)) throw ArtifactRejected(shard, path.string(), "missing", "file does not exist");
+  if (fs::is_symlink(status)) throw ArtifactRejected(shard, path.string(), "symlink", "is a symbolic link");
+  if (!fs::is_regular_file(status)) throw ArtifactRejected(shard, path.string(), "not-a-file", "is not a regular file");
+  return path;
+}
+
+void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard) {
+  try {
+    if (name == "gauden_counts") ReadGaudenCountsFile(path.string());
+    else if (name == "exact_counts") ExactAccumulators::DecodeExactCounts(ReadFileBytes(path), path.string());
+    else ReadArray3DFile(path.string());
+  } catch (const InputError& error) {
+    throw ArtifactRejected(shard, path.string(), "payload-format", error.what());
+  }
+}
+
+void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpectation& expected, ShardArtifact& out) {
+  const fs::path dir = pass_dir / ShardDirName(shard);
+  std::error_code ec;
+  const fs::file_status dir_status = fs::symlink_status(dir, ec);
+  if (ec || !fs::exists(dir_status)) throw ArtifactRejected(shard, dir.string(), "missing", "shard directory does not exist");
+  if (fs::is_symlink(dir_status) || !fs::is_directory(dir_status)) {
+    throw ArtifactRejected(shard, dir.string(), "symlink", "shard directory is a symbolic link or not a directory");
+  }
+  const fs::path json_path = RegularFileInside(dir, "artifact.json", shard);
+  if (fs::file_size(json_path) > kMaxArtifactJsonBytes) {
+    throw ArtifactRejected(shard, json_path.string(), "oversized", "artifact.json exceeds " + std::to_string(kMaxArtifactJsonBytes) + " bytes");
+  }
+  ShardArtifact a;
+  try {
+    a = ParseArtifact(ReadFileText(json_path), json_path.string());
+  } catch (const InputError& error) {
+    throw ArtifactRejected(shard, json_path.string(), "malformed", error.what());
+  }
+  const std::string json_file = json_path.string();
+  auto reject = [&](const char* check, const std::string& detail) { throw ArtifactRejected(shard, json_file, check, detail); };
+  if (a.pass != expected.pass) reject("stale-pass", "artifact is for pass " + std::to_string(a.pass) + ", expected " + std::to_string(expected.pass));
+  if (a.shard != shard) reject("shard-id", "artifact says shard " + std::to_string(a.shard) + " but lies in " + ShardDirName(shard));
+  if (a.shard_count != expected.shard_count) reject("shard-count", "artifact says " + std::to_string(a.shard_count) + " shards, expected " + std::to_string(expected.shard_count));
+  if (a.fingerprints.model != expected.fingerprints.model) reject("model-fingerprint", "artifact was computed from another input model");
+  if (a.fingerprints.config != expected.fingerprints.config) reject("config-fingerprint", "artifact was computed with another configuration");
+  if (a.fingerprints.manifest != expected.fingerprints.manifest) reject("manifest-fingerprint", "artifact was computed from another manifest");
+  if (a.fingerprints.pass != expected.fingerprints.pass) reject("pass-fingerprint", "artifact belongs to another pass");
+
+  // Coverage: exactly this shard's range of the manifest, in order.
+  const ShardRange range = ShardOf(shard, expected.shard_count, expected.manifest_ids.size());
+  const std::vector<std::string> want(expected.manifest_ids.begin() + static_cast<long>(range.begin),
+                                      expected.manifest_ids.begin() + static_cast<long>(range.end));
+  if (a.assigned_ids != want) reject("coverage", "assigned_ids are not exactly manifest entries [" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")");
+  // Outcomes: processed and skipped partition the assigned ids (in assignment order).
+  std::set<std::string> assigned(a.assigned_ids.begin(), a.assigned_ids.end());
+  std::set<std::string> seen;
+  std::size_t p = 0, s = 0;
+  for (const std::string& id : a.assigned_ids) {
+    const bool is_processed = p < a.processed_ids.size() && a.processed_ids[p] == id;
+    const bool is_skipped = s < a.skipped.size() && a.skipped[s].id == id;
+    if (is_processed == is_skipped) reject("outcomes", "utterance " + id + " is " + (is_processed ? "both processed and skipped" : "neither processed nor skipped (or out of order)"));
+    if (is_processed) ++p;
+    else ++s;
+  }
+  if (p != a.processed_ids.size() || s != a.skipped.size()) reject("outcomes", "processed or skipped ids that were not assigned (or duplicates)");
+  std::set<std::string> retried;
+  for (const std::string& id : a.retried_ids) {
+    if (!assigned.count(id)) reject("outcomes", "retried utterance " + id + " was not assigned to this shard");
+    if (!retried.insert(id).second) reject("outcomes", "retried utterance " + id + " is listed twice");
+  }
+  if (a.processed_frames.size() != a.processed_ids.size()) reject("frames", "processed_frames does not have one entry per processed utterance");
+  std::uint64_t frames = 0;
+  for (std::uint32_t f : a.processed_frames) frames += f;
+  if (frames != a.total_frames) reject("frames", "total_frames " + std::to_string(a.total_frames) + " is not the sum of the processed utterances' frames (" + std::to_string(frames) + ")");
+  // The exact hex value is authoritative; the JSON double is for people (Boost.JSON 1.81 does not
+  // parse doubles correctly rounded, so it is compared with a tolerance).
+  FixedPoint fixed = 0;
+  if (!FixedFromHex(a.log_likelihood_exact, fixed) ||
+      !(std::fabs(FromFixed(fixed) - a.log_likelihood) <= 1e-12 * std::fabs(FromFixed(fixed)) + 1e-300)) {
+    reject("log-likelihood", "log_likelihood_exact is malformed or does not match log_likelihood");
+  }
+
+  // Payload.
+  if (a.payload.size() != std::size(kPayloadFiles)) reject("payload-names", "payload must list exactly the files gauden_counts, mixw_counts, tmat_counts, exact_counts");
+  for (std::size_t i = 0; i < a.payload.size(); ++i) {
+    const PayloadFile& file = a.payload[i];
+    const fs::path path = RegularFileInside(dir, file.name, shard);
+    if (file.name != kPayloadFiles[i]) reject("payload-names", "payload entry " + std::to_string(i) + " is \"" + file.name + "\", expected \"" + kPayloadFiles[i] + "\"");
+    const std::uint64_t size = fs::file_size(path);
+    if (size != file.size) throw ArtifactRejected(shard, path.string(), "payload-size", "size " + std::to_string(size) + " bytes, artifact records " + std::to_string(file.size));
+    if (Sha256OfFile(path) != file.sha256) throw ArtifactRejected(shard, path.string(), "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+    CheckPayloadHeader(path, file.name, shard);
+  }
+  if (PayloadDigest(a.payload) != a.payload_sha256) reject("payload-digest", "payload_sha256 does not cover the listed payload files");
+  out = std::move(a);
+}
+
+}  // namespace
+
+std::vector<ShardArtifact> ValidatePass(const fs::path& pass_dir, const PassExpectation& expected) {
+  if (expected.shard_count == 0) throw TrainingError("pass " + std::to_string(expected.pass) + ": no shards to validate");
+  std::vector<ShardArtifact> artifacts(expected.shard_count);
+  for (std::uint32_t shard = 0; shard < expected.shard_count; ++shard) ValidateShard(pass_dir, shard, expected, artifacts[shard]);
+  return artifacts;
+}
+
+}  // namespace pstrain

@@ -1,0 +1,49 @@
+// Validation of a pass's shard artifacts before anything is reduced (the runtime guard). Artifacts
+// are treated as untrusted input: they may come from other processes and, later, other machines.
+//
+// For every shard, in ascending order: the shard directory and artifact.json are real files (no
+// symlinks), artifact.json is well-formed and not oversized; pass, shard id, shard count and all
+// four fingerprints match the current pass; assigned_ids are exactly the shard's manifest range;
+// processed and skipped partition the assigned ids without duplicates, retried ids are assigned
+// ids; processed_frames add up to total_frames; the exact log-likelihood matches its double; the
+// payload lists exactly the expected files, each a regular file inside the shard directory with the
+// recorded size, SHA-256 and a valid header; payload_sha256 covers them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "shards/artifact.h"
+
+namespace pstrain {
+
+struct PassExpectation {
+  std::uint32_t pass = 0;
+  std::uint32_t shard_count = 0;
+  PassFingerprints fingerprints;
+  std::vector<std::string> manifest_ids;  // all utterance ids, manifest order
+};
+
+// A rejected artifact: which shard, which file, which check (a stable code such as
+// "payload-sha256", "stale-pass", "coverage"), and what was found.
+class ArtifactRejected : public TrainingError {
+ public:
+  ArtifactRejected(std::uint32_t shard, std::string file, std::string check, const std::string& detail);
+  std::uint32_t shard() const { return shard_; }
+  const std::string& file() const { return file_; }
+  const std::string& check() const { return check_; }
+
+ private:
+  std::uint32_t shard_;
+  std::string file_;
+  std::string check_;
+};
+
+// Validates every shard of the pass directory; returns the artifacts in shard order. Throws
+// ArtifactRejected for the first failing check (lowest shard first).
+std::vector<ShardArtifact> ValidatePass(const std::filesystem::path& pass_dir, const PassExpectation& expected);
+
+}  // namespace pstrain

@@ -1,0 +1,30 @@
+// Reduction of a validated pass: the shards' statistics are summed in ascending shard id.
+//
+//   exact    the shards' exact_counts are added as 128-bit fixed point: the result is the same bits
+//            for every shard count and every completion order (and equals a serial pass).
+//   float32  SphinxTrain's way: each shard's float32 counts (its bw-format files) are summed in
+//            float32, so the result depends on the shard count.
+// In both modes frames add as integers and the log-likelihood as exact fixed point, so the
+// discrete state (outcomes, frames, stop decision) never depends on the shard count.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "accumulators/exact_accumulators.h"
+#include "provenance/fingerprints.h"
+#include "shards/artifact.h"
+
+namespace pstrain {
+
+struct ReducedPass {
+  Accumulators accumulators;               // what re-estimation uses
+  std::optional<ExactAccumulators> exact;  // exact mode only
+  ExactSum log_likelihood;
+  std::uint64_t total_frames = 0;
+};
+
+ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<ShardArtifact>& artifacts, ReductionMode mode);
+
+}  // namespace pstrain

@@ -1,0 +1,140 @@
+#include "shards/shard_worker.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "accumulators/exact_accumulators.h"
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/dictionary.h"
+#include "manifest/manifest.h"
+#include "shards/artifact.h"
+#include "shards/partition.h"
+
+namespace pstrain {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string IsoTime(std::chrono::system_clock::time_point when) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+// Seconds of user and system CPU of the calling thread (the shard runs on one thread, whether in a
+// worker process or inline in the coordinator). Negative when unavailable.
+void ThreadCpu(double& user, double& system) {
+  rusage usage{};
+  if (::getrusage(RUSAGE_THREAD, &usage) != 0) {
+    user = system = -1.0;
+    return;
+  }
+  user = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) * 1e-6;
+  system = double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) * 1e-6;
+}
+
+void InjectFaults(const ShardTask& task) {
+  const char* spec = std::getenv("PSTRAIN_FAULT_INJECTION");
+  if (spec == nullptr) return;
+  std::stringstream list(spec);
+  for (std::string item; std::getline(list, item, ',');) {
+    std::stringstream fields(item);
+    std::string kind, a, b;
+    std::getline(fields, kind, ':');
+    std::getline(fields, a, ':');
+    std::getline(fields, b, ':');
+    if (a.empty() || std::stoul(a) != task.shard) continue;
+    if (kind == "delay") std::this_thread::sleep_for(std::chrono::milliseconds(std::stoul(b)));
+    if (kind == "crash" && std::stoul(b) == task.pass) std::abort();
+    if (kind == "hang" && std::stoul(b) == task.pass) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+
+}  // namespace
+
+void RunShardTask(const ShardTask& task) {
+  const auto start = std::chrono::system_clock::now();
+  double user0, system0;
+  ThreadCpu(user0, system0);
+  const fs::path dir(task.shard_dir);
+  fs::create_directories(dir);
+
+  const ModelFiles model = ModelFiles::Load(task.model_dir);
+  const Manifest manifest = Manifest::Load(task.manifest_path);
+  Dictionary dictionary = Dictionary::Load(task.dict, false);
+  dictionary.Merge(Dictionary::Load(task.filler, true));
+  if (task.shard_count == 0 || task.shard >= task.shard_count || task.shard_count > manifest.size()) {
+    throw InputError("shard " + std::to_string(task.shard) + " of " + std::to_string(task.shard_count) +
+                     " is not a valid shard of a manifest with " + std::to_string(manifest.size()) + " utterances");
+  }
+  const ShardRange range = ShardOf(task.shard, task.shard_count, manifest.size());
+
+  std::ofstream log(dir / "worker.log");
+  CorpusPassResult result = RunCorpusPass(model, manifest, range.begin, range.end, task.corpus_root, dictionary, task.options, &log);
+  log.close();
+
+  ShardArtifact artifact;
+  artifact.pass = task.pass;
+  artifact.shard = task.shard;
+  artifact.shard_count = task.shard_count;
+  artifact.fingerprints.model = ModelFingerprint(task.model_dir);
+  artifact.fingerprints.config = ConfigFingerprint(task.options, task.reduction);
+  artifact.fingerprints.manifest = manifest.Fingerprint();
+  artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
+                                               artifact.fingerprints.config, artifact.fingerprints.manifest);
+  for (std::size_t i = range.begin; i < range.end; ++i) artifact.assigned_ids.push_back(manifest.entries()[i].utt_id);
+  for (const UtteranceOutcome& outcome : result.outcomes) {
+    if (outcome.kind == OutcomeKind::kSkipped) {
+      artifact.skipped.push_back({outcome.utt_id, outcome.reason});
+    } else {
+      artifact.processed_ids.push_back(outcome.utt_id);
+      artifact.processed_frames.push_back(outcome.n_frames);
+    }
+    if (outcome.attempts > 1) artifact.retried_ids.push_back(outcome.utt_id);
+  }
+  artifact.total_frames = result.total_frames;
+  artifact.log_likelihood = result.total_log_likelihood.value();
+  artifact.log_likelihood_exact = FixedToHex(result.total_log_likelihood.fixed());
+
+  InjectFaults(task);
+  result.accumulators.Write(dir.string());
+  for (const char* name : kPayloadFiles) {
+    const fs::path path = dir / name;
+    artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});
+  }
+  artifact.payload_sha256 = PayloadDigest(artifact.payload);
+  WriteFileAtomic(dir / "artifact.json", SerializeArtifact(artifact));
+
+  double user1, system1;
+  ThreadCpu(user1, system1);
+  boost::json::object telemetry;
+  telemetry["pid"] = static_cast<std::int64_t>(::getpid());
+  telemetry["start"] = IsoTime(start);
+  telemetry["end"] = IsoTime(std::chrono::system_clock::now());
+  telemetry["wall_seconds"] = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
+  if (user0 >= 0 && user1 >= 0) {
+    telemetry["user_cpu_seconds"] = user1 - user0;
+    telemetry["system_cpu_seconds"] = system1 - system0;
+  } else {
+    telemetry["user_cpu_seconds"] = "unavailable";
+    telemetry["system_cpu_seconds"] = "unavailable";
+  }
+  WriteFileAtomic(dir / "telemetry.json", boost::json::serialize(telemetry) + "\n");
+}
+
+}  // namespace pstrain

@@ -1,0 +1,38 @@
+// One shard of one pass: the work a `pstrain worker` process (or, with one job, the coordinator
+// itself) does. Reads the pass's input model, the manifest range of the shard and the dictionaries,
+// runs the E-step, and writes the shard's payload, artifact.json, telemetry.json and worker.log into
+// the shard directory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "provenance/fingerprints.h"
+#include "training/corpus_pass.h"
+
+namespace pstrain {
+
+struct ShardTask {
+  std::string model_dir;      // the pass's input model
+  std::string manifest_path;
+  std::string corpus_root;
+  std::string dict;
+  std::string filler;
+  AccumulateOptions options;
+  ReductionMode reduction = ReductionMode::kExact;
+  std::uint32_t pass = 0;
+  std::uint32_t shard = 0;
+  std::uint32_t shard_count = 1;
+  std::string shard_dir;      // created by the worker
+};
+
+// Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard
+// directory may then be incomplete; the coordinator never reduces it).
+//
+// Fault injection for tests (environment variable PSTRAIN_FAULT_INJECTION, comma-separated):
+//   delay:SHARD:MILLISECONDS   sleep before writing the artifact (completion-order tests)
+//   crash:SHARD:PASS           abort() before writing the artifact
+//   hang:SHARD:PASS            sleep for an hour before writing (kill tests)
+void RunShardTask(const ShardTask& task);
+
+}  // namespace pstrain
