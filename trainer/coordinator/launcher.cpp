@@ -105,8 +105,51 @@ std::vector<std::string> WorkerArguments(const ShardTask& task) {
           "--retry-beams", retry.empty() ? "none" : retry};
 }
 
+namespace {
+
+// One progress line on stderr, rewritten in place: shards done, utterances/s, estimated time left.
+class ProgressLine {
+ public:
+  ProgressLine(bool enabled, const std::vector<ShardTask>& tasks) : enabled_(enabled), tasks_(tasks), start_(std::chrono::steady_clock::now()) {}
+  ~ProgressLine() {
+    if (enabled_ && shown_) std::fprintf(stderr, "\r%*s\r", 79, "");
+  }
+  void ShardDone(std::size_t task_index, std::size_t utterances) {
+    ++done_;
+    utterances_ += utterances;
+    (void)task_index;
+    if (!enabled_ || tasks_.empty()) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double left = done_ ? elapsed / double(done_) * double(tasks_.size() - done_) : 0.0;
+    std::fprintf(stderr, "\r  pass %u: %zu/%zu shards done, %.0f utt/s, ~%.0f s left   ", tasks_.front().pass, done_, tasks_.size(),
+                 elapsed > 0 ? double(utterances_) / elapsed : 0.0, left);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+ private:
+  bool enabled_;
+  const std::vector<ShardTask>& tasks_;
+  std::chrono::steady_clock::time_point start_;
+  std::size_t done_ = 0, utterances_ = 0;
+  bool shown_ = false;
+};
+
+std::size_t ShardUtterances(const ShardTask& task) {
+  std::ifstream log(fs::path(task.shard_dir) / "worker.log");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(log, line);) ++lines;
+  return lines;
+}
+
+}  // namespace
+
 void InlineLauncher::Run(const std::vector<ShardTask>& tasks) {
-  for (const ShardTask& task : tasks) RunShardTask(task);
+  ProgressLine progress(progress_, tasks);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    RunShardTask(tasks[i]);
+    progress.ShardDone(i, ShardUtterances(tasks[i]));
+  }
 }
 
 LocalProcessLauncher::LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel)
@@ -119,6 +162,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
     bp::child child;
   };
   std::vector<Running> running;
+  ProgressLine progress(progress_, tasks);
   std::size_t next = 0;
   std::optional<std::string> failure;
 
@@ -162,6 +206,8 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
         failure = "pass " + std::to_string(task.pass) + ", shard " + std::to_string(task.shard) + ": worker (pid " +
                   std::to_string(running[i].child.id()) + ") " + DescribeExit(status) + "; its log " + log.string() + " ends:\n" +
                   Tail(log, 2000);
+      } else {
+        progress.ShardDone(running[i].task, ShardUtterances(task));
       }
       running.erase(running.begin() + static_cast<long>(i));
     }

@@ -21,6 +21,11 @@ class Launcher {
   // (with the tail of its log) when any task fails, after stopping and reaping the others.
   virtual void Run(const std::vector<ShardTask>& tasks) = 0;
   virtual std::string name() const = 0;
+  // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
+  void set_progress(bool enabled) { progress_ = enabled; }
+
+ protected:
+  bool progress_ = false;
 };
 
 // Runs the tasks one after another in this process (the single-job transport: no process pool).
