@@ -21,7 +21,7 @@ bash scripts/prepare-corpus.sh "$CORPUS"
 echo "== training (log: $RUN.log)"
 mkdir -p "$(dirname "$RUN")"
 "$PSTRAIN" train --model "$MODEL" --manifest manifests/default-train.manifest --corpus-root "$CORPUS" \
-  --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$RUN" | tee "$RUN.log"
+  --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$RUN" --jobs "${JOBS:-2}" | tee "$RUN.log"
 
 echo "== per-pass log-likelihood (from $RUN/passes/*/pass.json)"
 for summary in "$RUN"/passes/*/pass.json; do
