@@ -37,14 +37,7 @@ int RunAccumulate(int argc, char** argv) {
                         vm)) {
     return 0;
   }
-  PassInputs pass_inputs;
-  pass_inputs.model_dir = inputs.model;
-  pass_inputs.manifest_path = inputs.manifest;
-  pass_inputs.corpus_root = CorpusRoot(inputs).string();
-  pass_inputs.dict = inputs.dict;
-  pass_inputs.filler = inputs.filler;
-  pass_inputs.options = ResolveAccumulateOptions(flags);
-  pass_inputs.reduction = ParseReductionMode(reduction);
+  const PassInputs pass_inputs = ResolvePassInputs(inputs, flags, reduction);
   ModelFiles::Load(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);
   CheckManifest(manifest, pass_inputs.corpus_root);

@@ -37,13 +37,7 @@ int RunTrain(int argc, char** argv) {
                         vm)) {
     return 0;
   }
-  options.inputs.model_dir = inputs.model;
-  options.inputs.manifest_path = inputs.manifest;
-  options.inputs.corpus_root = CorpusRoot(inputs).string();
-  options.inputs.dict = inputs.dict;
-  options.inputs.filler = inputs.filler;
-  options.inputs.options = ResolveAccumulateOptions(flags);
-  options.inputs.reduction = ParseReductionMode(reduction);
+  options.inputs = ResolvePassInputs(inputs, flags, reduction);
   options.progress = !quiet && ::isatty(STDERR_FILENO);
   TrainResult result = Train(options, out, std::cout);
   if (!quiet || result.cache_hit) {

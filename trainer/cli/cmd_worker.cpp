@@ -41,13 +41,7 @@ int RunWorker(int argc, char** argv) {
       return 1;
     }
   }
-  task.model_dir = inputs.model;
-  task.manifest_path = inputs.manifest;
-  task.corpus_root = CorpusRoot(inputs).string();
-  task.dict = inputs.dict;
-  task.filler = inputs.filler;
-  task.options = ResolveAccumulateOptions(flags);
-  task.reduction = ParseReductionMode(reduction);
+  task.inputs = ResolvePassInputs(inputs, flags, reduction);
   RunShardTask(task);
   return 0;
 }

@@ -61,6 +61,18 @@ AccumulateOptions ResolveAccumulateOptions(const AccumulateFlags& flags) {
   return options;
 }
 
+PassInputs ResolvePassInputs(const CorpusInputs& inputs, const AccumulateFlags& flags, const std::string& reduction) {
+  PassInputs pass_inputs;
+  pass_inputs.model_dir = inputs.model;
+  pass_inputs.manifest_path = inputs.manifest;
+  pass_inputs.corpus_root = CorpusRoot(inputs).string();
+  pass_inputs.dict = inputs.dict;
+  pass_inputs.filler = inputs.filler;
+  pass_inputs.options = ResolveAccumulateOptions(flags);
+  pass_inputs.reduction = ParseReductionMode(reduction);
+  return pass_inputs;
+}
+
 bool ParseCommandLine(int argc, char** argv, const po::options_description& desc, const std::string& usage,
                       po::variables_map& vm) {
   for (int i = 1; i < argc; ++i) {

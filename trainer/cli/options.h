@@ -9,6 +9,7 @@
 
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
+#include "shards/shard_worker.h"
 #include "training/corpus_pass.h"
 
 namespace pstrain::cli {
@@ -36,6 +37,8 @@ struct AccumulateFlags {
 void AddCorpusInputOptions(po::options_description& desc, CorpusInputs& inputs);
 void AddAccumulateOptions(po::options_description& desc, AccumulateFlags& flags);
 AccumulateOptions ResolveAccumulateOptions(const AccumulateFlags& flags);
+// The inputs of a pass from the command line (corpus root resolved, options checked).
+PassInputs ResolvePassInputs(const CorpusInputs& inputs, const AccumulateFlags& flags, const std::string& reduction);
 
 // Parses argv (argv[0] is the command name). Returns false after printing help for --help.
 bool ParseCommandLine(int argc, char** argv, const po::options_description& desc, const std::string& usage,

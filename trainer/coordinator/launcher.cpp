@@ -77,19 +77,20 @@ std::string SelfExecutable() {
 }
 
 std::vector<std::string> WorkerArguments(const ShardTask& task) {
-  const AccumulateOptions& o = task.options;
+  const PassInputs& in = task.inputs;
+  const AccumulateOptions& o = in.options;
   std::string retry;
   for (const BeamOptions& beam : o.retry_beams) retry += (retry.empty() ? "" : ",") + Num(beam.abeam) + ":" + Num(beam.bbeam);
   return {"worker",
-          "--model", task.model_dir,
-          "--manifest", task.manifest_path,
-          "--corpus-root", task.corpus_root,
-          "--dict", task.dict,
-          "--filler", task.filler,
+          "--model", in.model_dir,
+          "--manifest", in.manifest_path,
+          "--corpus-root", in.corpus_root,
+          "--dict", in.dict,
+          "--filler", in.filler,
           "--pass", std::to_string(task.pass),
           "--shard", std::to_string(task.shard),
           "--shards", std::to_string(task.shard_count),
-          "--reduction", ReductionModeName(task.reduction),
+          "--reduction", ReductionModeName(in.reduction),
           "--out", task.shard_dir,
           "--coordinator-pid", std::to_string(::getpid()),
           "--cmn", o.features.cmn == CmnMode::kBatch ? "batch" : "none",

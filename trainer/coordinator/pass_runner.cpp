@@ -25,13 +25,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::vector<ShardTask> tasks;
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
     ShardTask task;
-    task.model_dir = inputs.model_dir;
-    task.manifest_path = inputs.manifest_path;
-    task.corpus_root = inputs.corpus_root;
-    task.dict = inputs.dict;
-    task.filler = inputs.filler;
-    task.options = inputs.options;
-    task.reduction = inputs.reduction;
+    task.inputs = inputs;
     task.pass = pass;
     task.shard = shard;
     task.shard_count = shard_count;

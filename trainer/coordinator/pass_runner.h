@@ -15,16 +15,6 @@
 
 namespace pstrain {
 
-struct PassInputs {
-  std::string model_dir;  // the pass's input model (files on disk: workers read them)
-  std::string manifest_path;
-  std::string corpus_root;
-  std::string dict;
-  std::string filler;
-  AccumulateOptions options;
-  ReductionMode reduction = ReductionMode::kExact;
-};
-
 struct ShardedPassResult {
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;

@@ -74,10 +74,11 @@ void RunShardTask(const ShardTask& task) {
   const fs::path dir(task.shard_dir);
   fs::create_directories(dir);
 
-  const ModelFiles model = ModelFiles::Load(task.model_dir);
-  const Manifest manifest = Manifest::Load(task.manifest_path);
-  Dictionary dictionary = Dictionary::Load(task.dict, false);
-  dictionary.Merge(Dictionary::Load(task.filler, true));
+  const PassInputs& inputs = task.inputs;
+  const ModelFiles model = ModelFiles::Load(inputs.model_dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  Dictionary dictionary = Dictionary::Load(inputs.dict, false);
+  dictionary.Merge(Dictionary::Load(inputs.filler, true));
   if (task.shard_count == 0 || task.shard >= task.shard_count || task.shard_count > manifest.size()) {
     throw InputError("shard " + std::to_string(task.shard) + " of " + std::to_string(task.shard_count) +
                      " is not a valid shard of a manifest with " + std::to_string(manifest.size()) + " utterances");
@@ -85,15 +86,15 @@ void RunShardTask(const ShardTask& task) {
   const ShardRange range = ShardOf(task.shard, task.shard_count, manifest.size());
 
   std::ofstream log(dir / "worker.log");
-  CorpusPassResult result = RunCorpusPass(model, manifest, range.begin, range.end, task.corpus_root, dictionary, task.options, &log);
+  CorpusPassResult result = RunCorpusPass(model, manifest, range.begin, range.end, inputs.corpus_root, dictionary, inputs.options, &log);
   log.close();
 
   ShardArtifact artifact;
   artifact.pass = task.pass;
   artifact.shard = task.shard;
   artifact.shard_count = task.shard_count;
-  artifact.fingerprints.model = ModelFingerprint(task.model_dir);
-  artifact.fingerprints.config = ConfigFingerprint(task.options, task.reduction);
+  artifact.fingerprints.model = ModelFingerprint(inputs.model_dir);
+  artifact.fingerprints.config = ConfigFingerprint(inputs.options, inputs.reduction);
   artifact.fingerprints.manifest = manifest.Fingerprint();
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);

@@ -12,14 +12,19 @@
 
 namespace pstrain {
 
-struct ShardTask {
-  std::string model_dir;      // the pass's input model
+// The inputs every shard of a pass shares.
+struct PassInputs {
+  std::string model_dir;  // the pass's input model (files on disk: workers read them)
   std::string manifest_path;
   std::string corpus_root;
   std::string dict;
   std::string filler;
   AccumulateOptions options;
   ReductionMode reduction = ReductionMode::kExact;
+};
+
+struct ShardTask {
+  PassInputs inputs;
   std::uint32_t pass = 0;
   std::uint32_t shard = 0;
   std::uint32_t shard_count = 1;
