@@ -11,6 +11,7 @@
 #include "common/file_io.h"
 #include "shards/artifact_validator.h"
 #include "shards/reducer.h"
+#include "training/pass_summary.h"
 
 namespace pstrain::cli {
 
@@ -28,8 +29,9 @@ int RunValidate(int argc, char** argv) {
   const fs::path pass_dir(argv[1]);
   PassExpectation expected;
   ReductionMode mode;
+  json::object summary;
   try {
-    const json::value summary = json::parse(ReadFileText(pass_dir / "pass.json"));
+    summary = json::parse(ReadFileText(pass_dir / "pass.json")).as_object();
     expected.pass = static_cast<std::uint32_t>(summary.at("pass").to_number<std::uint64_t>());
     expected.shard_count = static_cast<std::uint32_t>(summary.at("shard_count").to_number<std::uint64_t>());
     const json::object& fp = summary.at("fingerprints").as_object();
@@ -37,6 +39,8 @@ int RunValidate(int argc, char** argv) {
                              std::string(fp.at("config").as_string()), std::string(fp.at("manifest").as_string())};
     for (const json::value& id : summary.at("utterance_ids").as_array()) expected.manifest_ids.emplace_back(id.as_string());
     mode = ParseReductionMode(std::string(summary.at("reduction").as_string()));
+    if (expected.shard_count == 0) throw std::runtime_error("shard_count is 0");
+    summary.at("totals").at("total_log_likelihood_exact").as_string();
   } catch (const std::exception& error) {
     std::cerr << "pstrain validate: " << (pass_dir / "pass.json").string() << ": unreadable: " << error.what() << "\n";
     return 2;
@@ -45,21 +49,35 @@ int RunValidate(int argc, char** argv) {
     const std::vector<ShardArtifact> artifacts = ValidatePass(pass_dir, expected);
     const ReducedPass reduced = ReducePass(pass_dir, artifacts, mode);
     const fs::path accum = pass_dir / "accum";
-    bool same;
-    if (mode == ReductionMode::kExact) {
-      same = ExactAccumulators::Read(accum.string()) == *reduced.exact;
-    } else {
-      // float32 mode keeps no exact file: compare the float32 values as written.
-      const Accumulators stored = Accumulators::ReadBwFormat(accum.string());
-      const GaudenCounts a = stored.ToGaudenCounts(), b = reduced.accumulators.ToGaudenCounts();
-      same = a.mean == b.mean && a.var == b.var && a.dnom == b.dnom &&
-             stored.ToMixwCounts().data == reduced.accumulators.ToMixwCounts().data &&
-             stored.ToTmatCounts().data == reduced.accumulators.ToTmatCounts().data;
-    }
+    // accum/ must be the reduction of the shards: the bw-format files (what norm reads) in both
+    // modes, and the exact statistics in exact mode.
+    const Accumulators stored = Accumulators::ReadBwFormat(accum.string());
+    const GaudenCounts a = stored.ToGaudenCounts(), b = reduced.accumulators.ToGaudenCounts();
+    bool same = a.pass2var == b.pass2var && a.mean == b.mean && a.var == b.var && a.dnom == b.dnom &&
+                stored.ToMixwCounts().data == reduced.accumulators.ToMixwCounts().data &&
+                stored.ToTmatCounts().data == reduced.accumulators.ToTmatCounts().data;
+    if (same && mode == ReductionMode::kExact) same = ExactAccumulators::Read(accum.string()) == *reduced.exact;
     if (!same) {
       std::cout << "REJECTED " << pass_dir.string() << ": check \"reduction\" (" << accum.string()
                 << "): the stored reduced statistics are not the reduction of the shard artifacts\n";
       return 1;
+    }
+    // pass.json's outcomes and totals must be what the artifacts say (exact fields only: JSON
+    // doubles are for people).
+    const json::object recomputed = OutcomeFields(artifacts, reduced);
+    for (const char* key : {"utterance_ids", "processed_ids", "retried_ids", "skipped"}) {
+      if (json::serialize(summary.at(key)) != json::serialize(recomputed.at(key))) {
+        std::cout << "REJECTED " << pass_dir.string() << ": check \"pass-summary\" (" << (pass_dir / "pass.json").string()
+                  << "): \"" << key << "\" does not match the shard artifacts\n";
+        return 1;
+      }
+    }
+    for (const char* key : {"utterances", "processed", "retried", "skipped", "total_frames", "total_log_likelihood_exact"}) {
+      if (json::serialize(summary.at("totals").at(key)) != json::serialize(recomputed.at("totals").at(key))) {
+        std::cout << "REJECTED " << pass_dir.string() << ": check \"pass-summary\" (" << (pass_dir / "pass.json").string()
+                  << "): totals." << key << " does not match the shard artifacts\n";
+        return 1;
+      }
     }
     std::cout << "VALID " << pass_dir.string() << ": " << artifacts.size() << " shards, pass " << expected.pass << ", "
               << expected.manifest_ids.size() << " utterances\n";
@@ -67,8 +85,8 @@ int RunValidate(int argc, char** argv) {
   } catch (const ArtifactRejected& rejected) {
     std::cout << "REJECTED " << pass_dir.string() << ": " << rejected.what() << "\n";
     return 1;
-  } catch (const InputError& error) {
-    std::cout << "REJECTED " << pass_dir.string() << ": " << error.what() << "\n";
+  } catch (const std::exception& error) {
+    std::cout << "REJECTED " << pass_dir.string() << ": check \"reduction\" (" << (pass_dir / "accum").string() << "): " << error.what() << "\n";
     return 1;
   }
 }

@@ -203,10 +203,15 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
       const int status = running[i].child.native_exit_code();
       const ShardTask& task = tasks[running[i].task];
       if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        const fs::path log = fs::path(task.shard_dir) / "worker.stderr";
+        const fs::path stderr_log = fs::path(task.shard_dir) / "worker.stderr";
+        const fs::path utterance_log = fs::path(task.shard_dir) / "worker.log";
         failure = "pass " + std::to_string(task.pass) + ", shard " + std::to_string(task.shard) + ": worker (pid " +
-                  std::to_string(running[i].child.id()) + ") " + DescribeExit(status) + "; its log " + log.string() + " ends:\n" +
-                  Tail(log, 2000);
+                  std::to_string(running[i].child.id()) + ") " + DescribeExit(status) + "; its log " + utterance_log.string() +
+                  " ends:\n" + Tail(utterance_log, 1000);
+        std::error_code size_ec;
+        if (fs::file_size(stderr_log, size_ec) > 0 && !size_ec) {
+          *failure += "\nits output " + stderr_log.string() + " ends:\n" + Tail(stderr_log, 2000);
+        }
       } else {
         progress.ShardDone(running[i].task, ShardUtterances(task));
       }

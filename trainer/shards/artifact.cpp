@@ -99,11 +99,6 @@ class StrictObject {
     if (v.is_int64() && v.as_int64() >= 0) return static_cast<std::uint64_t>(v.as_int64());
     Fail(std::string("\"") + key + "\" is not a non-negative integer");
   }
-  double Number(const char* key) {
-    const json::value& v = Get(key);
-    if (!v.is_number()) Fail(std::string("\"") + key + "\" is not a number");
-    return v.to_number<double>();
-  }
   const json::array& Array(const char* key) {
     const json::value& v = Get(key);
     if (!v.is_array()) Fail(std::string("\"") + key + "\" is not an array");
@@ -160,7 +155,9 @@ ShardArtifact ParseArtifact(const std::string& text, const std::string& path) {
   a.processed_ids = o.Strings("processed_ids");
   for (const json::value& v : o.Array("processed_frames")) {
     if (!v.is_uint64() && !(v.is_int64() && v.as_int64() >= 0)) o.Fail("\"processed_frames\" holds a non-integer");
-    a.processed_frames.push_back(static_cast<std::uint32_t>(v.to_number<std::uint64_t>()));
+    const std::uint64_t frames = v.to_number<std::uint64_t>();
+    if (frames > 0xFFFFFFFFull) o.Fail("\"processed_frames\" holds a value out of range");
+    a.processed_frames.push_back(static_cast<std::uint32_t>(frames));
   }
   a.retried_ids = o.Strings("retried_ids");
   for (const json::value& v : o.Array("skipped")) {
@@ -169,7 +166,7 @@ ShardArtifact ParseArtifact(const std::string& text, const std::string& path) {
     item.ExpectNoOtherKeys();
   }
   a.total_frames = o.Unsigned("total_frames");
-  a.log_likelihood = o.Number("log_likelihood");
+  a.log_likelihood = o.String("log_likelihood");
   a.log_likelihood_exact = o.String("log_likelihood_exact");
   for (const json::value& v : o.Array("payload")) {
     StrictObject item(v, "payload entry", path);
@@ -178,6 +175,10 @@ ShardArtifact ParseArtifact(const std::string& text, const std::string& path) {
   }
   a.payload_sha256 = o.String("payload_sha256");
   o.ExpectNoOtherKeys();
+  // Boost.JSON keeps the last of duplicate keys; only the canonical text has none.
+  if (SerializeArtifact(a) != text) {
+    throw FileError(path, "artifact is not in canonical form (duplicate, reordered or reformatted keys or values)");
+  }
   return a;
 }
 

@@ -48,7 +48,7 @@ struct ShardArtifact {
   std::vector<std::string> retried_ids;            // needed at least one wider-beam retry
   std::vector<SkippedUtterance> skipped;
   std::uint64_t total_frames = 0;
-  double log_likelihood = 0.0;                     // FromFixed(log_likelihood_exact)
+  std::string log_likelihood;                      // FromFixed(log_likelihood_exact) as "%.17g", for people
   std::string log_likelihood_exact;                // 32 hex digits, 2^-64 fixed point
   std::vector<PayloadFile> payload;                // kPayloadFiles order
   std::string payload_sha256;                      // SHA-256 of "name size sha256\n" lines
@@ -60,7 +60,9 @@ struct ShardArtifact {
 std::string PayloadDigest(const std::vector<PayloadFile>& payload);
 
 std::string SerializeArtifact(const ShardArtifact& artifact);
-// Strict parse: every key present with the right type, no unknown keys. InputError names `path`.
+// Strict parse: every key present with the right type, no unknown or duplicate keys, integers in
+// range, and the text in canonical form (SerializeArtifact of the result gives the same bytes).
+// InputError names `path`.
 ShardArtifact ParseArtifact(const std::string& text, const std::string& path);
 
 // The subdirectory of shard `shard` inside a pass directory: "shard-007".

@@ -1,6 +1,7 @@
 #include "shards/artifact_validator.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -102,13 +103,15 @@ void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpe
   std::uint64_t frames = 0;
   for (std::uint32_t f : a.processed_frames) frames += f;
   if (frames != a.total_frames) reject("frames", "total_frames " + std::to_string(a.total_frames) + " is not the sum of the processed utterances' frames (" + std::to_string(frames) + ")");
-  // The exact hex value is authoritative; the JSON double is for people (Boost.JSON 1.81 does not
-  // parse doubles correctly rounded, so it is compared with a tolerance).
+  // The exact hex value is authoritative; the decimal string is for people and must agree.
   FixedPoint fixed = 0;
-  if (!FixedFromHex(a.log_likelihood_exact, fixed) ||
-      !(std::fabs(FromFixed(fixed) - a.log_likelihood) <= 1e-12 * std::fabs(FromFixed(fixed)) + 1e-300)) {
-    reject("log-likelihood", "log_likelihood_exact is malformed or does not match log_likelihood");
+  bool log_likelihood_ok = FixedFromHex(a.log_likelihood_exact, fixed);
+  if (log_likelihood_ok) {
+    char decimal[40];
+    std::snprintf(decimal, sizeof(decimal), "%.17g", FromFixed(fixed));
+    log_likelihood_ok = a.log_likelihood == decimal;
   }
+  if (!log_likelihood_ok) reject("log-likelihood", "log_likelihood_exact is malformed or does not match log_likelihood");
 
   // Payload.
   if (a.payload.size() != std::size(kPayloadFiles)) reject("payload-names", "payload must list exactly the files gauden_counts, mixw_counts, tmat_counts, exact_counts");

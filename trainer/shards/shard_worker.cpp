@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -109,7 +110,9 @@ void RunShardTask(const ShardTask& task) {
     if (outcome.attempts > 1) artifact.retried_ids.push_back(outcome.utt_id);
   }
   artifact.total_frames = result.total_frames;
-  artifact.log_likelihood = result.total_log_likelihood.value();
+  char log_likelihood[40];
+  std::snprintf(log_likelihood, sizeof(log_likelihood), "%.17g", result.total_log_likelihood.value());
+  artifact.log_likelihood = log_likelihood;
   artifact.log_likelihood_exact = FixedToHex(result.total_log_likelihood.fixed());
 
   InjectFaults(task);

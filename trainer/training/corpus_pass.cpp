@@ -127,7 +127,7 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
                       fb_stats.avg_pruned_posterior, fb_stats.log_likelihood / features.n_frames, fb_stats.log_likelihood,
                       outcome.kind == OutcomeKind::kRetried ? " (retried)" : "");
       }
-      *log << line << "\n";
+      *log << line << "\n" << std::flush;  // a killed worker leaves its log up to the last utterance
     }
     result.outcomes.push_back(std::move(outcome));
   }

@@ -9,6 +9,18 @@ namespace json = boost::json;
 namespace {
 
 // Totals and outcome lists over all shards, in manifest order (shards are contiguous ranges).
+void AddOutcomes(json::object& root, const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced);
+
+}  // namespace
+
+json::object OutcomeFields(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced) {
+  json::object fields;
+  AddOutcomes(fields, artifacts, reduced);
+  return fields;
+}
+
+namespace {
+
 void AddOutcomes(json::object& root, const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced) {
   json::array processed, retried, skipped;
   std::size_t utterances = 0;

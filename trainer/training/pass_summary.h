@@ -3,6 +3,7 @@
 // write identical bytes. Layouts in docs/formats.md.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct PassRecordInput {
 };
 
 std::string PassJson(const PassRecordInput& input);
+
+// The fields of pass.json that follow from the shard artifacts and the reduction (totals,
+// utterance_ids, processed_ids, retried_ids, skipped); `pstrain validate` recomputes them.
+boost::json::object OutcomeFields(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced);
 
 // The per-utterance outcomes and totals of an accumulate run (ACCUMDIR/summary.json).
 std::string AccumulateSummaryJson(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced,

@@ -1,0 +1,301 @@
+// Faults through the real `pstrain train` (issue 3, "Faults" and the kill tests): a worker that
+// crashes or is killed fails the pass naming the shard and the cause; the coordinator killed with
+// SIGKILL, SIGTERM or SIGINT takes its workers along (verified by PID within 5 s); in every case
+// nothing is promoted, and a rerun resumes after the last complete pass and ends with the same bytes
+// as an uninterrupted run (telemetry excluded).
+//
+// Faults come from PSTRAIN_FAULT_INJECTION (shards/shard_worker.h): crash:SHARD:PASS aborts the
+// worker, hang:SHARD:PASS makes it sleep for an hour before writing its artifact. The coordinator
+// is started with fork+exec in its own process group; every process a test starts is SIGKILLed and
+// reaped when the test ends, whatever failed (SpawnedProcess, TearDown).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/file_io.h"
+#include "integration/fault_fixture_util.h"
+#include "integration/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+constexpr const char* kGroup = "fault";
+
+ino_t Inode(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+std::vector<std::string> Entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string LastLine(const fs::path& path) {
+  std::ifstream in(path);
+  std::string last;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// Digests of the files below `prefix` in a DeterministicTreeDigests map.
+std::map<std::string, std::string> Under(const std::map<std::string, std::string>& digests, const std::string& prefix) {
+  std::map<std::string, std::string> out;
+  for (const auto& [path, digest] : digests) {
+    if (path.rfind(prefix, 0) == 0) out[path] = digest;
+  }
+  return out;
+}
+
+class FaultTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ::unsetenv("PSTRAIN_FAULT_INJECTION");
+    BecomeChildSubreaper();  // workers orphaned by a killed coordinator come to us and are reaped
+  }
+
+  void TearDown() override {
+    for (auto& p : spawned_) p->KillEverything();
+    spawned_.clear();
+    // Nothing that mentions this test's scratch directory may outlive the test.
+    const std::vector<ProcessIdentity> left = RunningProcessesMentioning(scratch_marker_);
+    for (const ProcessIdentity& p : left) ::kill(p.pid, SIGKILL);
+    WaitUntilGone(left, 5s);
+    EXPECT_TRUE(left.empty()) << left.size() << " process(es) of this test were still running at its end (killed now)";
+  }
+
+  fs::path Scratch(const std::string& name) {
+    const fs::path dir = TestScratchDir(kGroup, name);
+    scratch_marker_ = dir.parent_path().string() + "/";
+    return dir;
+  }
+
+  SpawnedProcess& Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, const fs::path& output) {
+    spawned_.push_back(std::make_unique<SpawnedProcess>(argv, env, output));
+    return *spawned_.back();
+  }
+
+  struct Finished {
+    int status = -1;
+    std::string output;
+  };
+  // Runs to the end (at most two minutes) and returns the wait status and the output.
+  Finished RunToEnd(const std::vector<std::string>& argv, const std::vector<std::string>& env, const fs::path& output) {
+    SpawnedProcess& p = Spawn(argv, env, output);
+    Finished f;
+    if (!p.WaitForExit(120s)) {
+      ADD_FAILURE() << "still running after 120 s: " << ShellCommand(argv);
+      p.KillEverything();
+    }
+    f.status = p.wait_status();
+    f.output = p.Output();
+    return f;
+  }
+
+  // An uninterrupted `pstrain train ARGS` in its own directory: the bytes every rerun must match.
+  std::map<std::string, std::string> Reference(const std::vector<std::string>& args) {
+    const fs::path dir = Scratch("reference");
+    const Finished f = RunToEnd(TrainArgv(dir / "run", args), {}, dir / "train.out");
+    EXPECT_EQ(ExitCode(f.status), 0) << f.output;
+    const auto digests = DeterministicTreeDigests(dir / "run");
+    EXPECT_GT(digests.size(), 40u);
+    return digests;
+  }
+
+  // The coordinator has been stopped in pass `failed_pass` (> 1): no model, no passes/NNN of that
+  // pass, passes before it complete. The rerun without faults resumes after them (their files are
+  // not rewritten) and ends with the reference's bytes.
+  void ExpectResumeToReference(const fs::path& run, const std::vector<std::string>& args, std::uint32_t failed_pass,
+                               const std::map<std::string, std::string>& reference) {
+    EXPECT_FALSE(fs::exists(run / "model")) << "a failed run promoted a model";
+    EXPECT_FALSE(fs::exists(run / ".model.staging"));
+    char name[8];
+    std::snprintf(name, sizeof(name), "%03u", failed_pass);
+    EXPECT_FALSE(fs::exists(run / "passes" / name)) << "the failed pass was promoted";
+    std::vector<std::string> expected_entries;
+    for (std::uint32_t p = 1; p < failed_pass; ++p) {
+      char done[8];
+      std::snprintf(done, sizeof(done), "%03u", p);
+      expected_entries.push_back(done);
+    }
+    std::string staging = ".";
+    staging += name;
+    staging += ".staging";
+    expected_entries.push_back(staging);
+    std::sort(expected_entries.begin(), expected_entries.end());
+    EXPECT_EQ(Entries(run / "passes"), expected_entries);
+    ASSERT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
+    const ino_t pass1_inode = Inode(run / "passes" / "001" / "pass.json");
+    const auto pass1_before = Under(DeterministicTreeDigests(run), "passes/001/");
+
+    const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+    ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+    for (std::uint32_t p = 1; p < failed_pass; ++p) {
+      EXPECT_THAT(rerun.output, HasSubstr("pass " + std::to_string(p) + ": already complete (resumed)"));
+    }
+    EXPECT_THAT(rerun.output, HasSubstr("pass " + std::to_string(failed_pass) + ": "));
+    EXPECT_EQ(Inode(run / "passes" / "001" / "pass.json"), pass1_inode) << "passes/001 was recomputed instead of reused";
+    const auto after = DeterministicTreeDigests(run);
+    EXPECT_EQ(Under(after, "passes/001/"), pass1_before);
+    EXPECT_EQ(after, reference) << "the resumed run differs from an uninterrupted run";
+  }
+
+  // Starts the coordinator with `fault`, waits for `count` workers of pass `pass` (the hung ones).
+  std::vector<WorkerProcess> StartHungPass(SpawnedProcess*& coordinator, const fs::path& run, const std::vector<std::string>& args,
+                                           const std::string& fault, int pass, std::size_t count) {
+    coordinator = &Spawn(TrainArgv(run, args), {"PSTRAIN_FAULT_INJECTION=" + fault}, run.parent_path() / "train.out");
+    if (!coordinator->started()) return {};
+    std::vector<WorkerProcess> workers = WaitForWorkers(coordinator->pid(), pass, count, 60s);
+    for (const WorkerProcess& w : workers) coordinator->Track(w.id);
+    return workers;
+  }
+
+  void KillCoordinatorMidPass(int signal_number);
+
+  std::vector<std::unique_ptr<SpawnedProcess>> spawned_;
+  std::string scratch_marker_ = "/nonexistent-marker/";
+};
+
+// --- A worker crashes ----------------------------------------------------------------------------
+
+TEST_F(FaultTest, CrashedWorkerFailsThePassAndTheRerunResumes) {
+  const std::vector<std::string> args = {"--jobs", "3", "--max-passes", "3"};
+  const auto reference = Reference(args);
+  const fs::path run = Scratch("crash") / "run";
+  const Finished crashed = RunToEnd(TrainArgv(run, args), {"PSTRAIN_FAULT_INJECTION=crash:1:2"}, run.parent_path() / "train.out");
+  EXPECT_EQ(ExitCode(crashed.status), 1) << crashed.output;
+  const fs::path staging_shard = run / "passes" / ".002.staging" / "shard-001";
+  EXPECT_THAT(crashed.output, HasSubstr("pstrain train: training failed: pass 2, shard 1: worker (pid "));
+  EXPECT_THAT(crashed.output, HasSubstr("was killed by signal 6"));
+  EXPECT_THAT(crashed.output, HasSubstr("its log " + (staging_shard / "worker.log").string() + " ends:\n"));
+  EXPECT_THAT(crashed.output, HasSubstr("pass 1: ")) << "pass 1 should have completed before the crash";
+  EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty()) << "a worker outlived the failed run";
+  ExpectResumeToReference(run, args, 2, reference);
+}
+
+// The contract asks for the worker's log with the error. An aborting worker writes nothing to its
+// stderr (worker.stderr), while its per-shard log worker.log holds the utterances it processed: the
+// message must quote the latter too.
+TEST_F(FaultTest, CrashMessageIncludesTheTailOfTheWorkerLog) {
+  const fs::path run = Scratch("crash-log") / "run";
+  const Finished crashed = RunToEnd(TrainArgv(run, {"--jobs", "3", "--max-passes", "1"}), {"PSTRAIN_FAULT_INJECTION=crash:1:1"},
+                                    run.parent_path() / "train.out");
+  EXPECT_EQ(ExitCode(crashed.status), 1) << crashed.output;
+  const fs::path worker_log = run / "passes" / ".001.staging" / "shard-001" / "worker.log";
+  const std::string last = LastLine(worker_log);
+  ASSERT_FALSE(last.empty()) << worker_log << " is empty";
+  EXPECT_THAT(crashed.output, HasSubstr(last));
+  EXPECT_THAT(crashed.output, ::testing::Not(HasSubstr("(empty log)")));
+}
+
+// --- A worker is killed ------------------------------------------------------------------------------
+
+TEST_F(FaultTest, KilledWorkerFailsThePassAndLeavesThePreviousModel) {
+  // Both workers hang in pass 1 (so the surviving worker must be stopped by the coordinator, not
+  // end by itself); shard 0's is SIGKILLed. RUNDIR holds the model of an earlier, different
+  // training (2 passes), which must stay as it is.
+  const std::vector<std::string> args = {"--jobs", "2", "--max-passes", "3"};
+  const auto reference = Reference(args);
+  const fs::path run = Scratch("kill-worker") / "run";
+  const Finished previous = RunToEnd(TrainArgv(run, {"--jobs", "2", "--max-passes", "2"}), {}, run.parent_path() / "previous.out");
+  ASSERT_EQ(ExitCode(previous.status), 0) << previous.output;
+  const auto before = DeterministicTreeDigests(run);
+  ASSERT_FALSE(Under(before, "model/").empty());
+
+  SpawnedProcess* coordinator = nullptr;
+  const std::vector<WorkerProcess> workers = StartHungPass(coordinator, run, args, "hang:0:1,hang:1:1", 1, 2);
+  ASSERT_EQ(workers.size(), 2u) << "the two hung workers of pass 1 did not appear";
+  ASSERT_EQ(workers[0].shard, 0);
+  ASSERT_EQ(workers[1].shard, 1);
+  ASSERT_TRUE(IsRunning(workers[0].id) && IsRunning(workers[1].id));
+  ASSERT_EQ(::kill(workers[0].id.pid, SIGKILL), 0);
+
+  ASSERT_TRUE(coordinator->WaitForExit(20s)) << "the coordinator did not end after its worker was killed";
+  const std::string output = coordinator->Output();
+  EXPECT_EQ(ExitCode(coordinator->wait_status()), 1) << DescribeWaitStatus(coordinator->wait_status()) << "\n" << output;
+  EXPECT_THAT(output, HasSubstr("training failed: pass 1, shard 0: worker (pid " + std::to_string(workers[0].id.pid) +
+                                ") was killed by signal 9"));
+  EXPECT_THAT(output, HasSubstr("its log " + (run / "passes" / ".001.staging" / "shard-000" / "worker.log").string()));
+  EXPECT_TRUE(WaitUntilGone({workers[1].id}, 5s).empty()) << "shard 1's worker (pid " << workers[1].id.pid << ") is still running";
+  EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty());
+
+  // Nothing promoted: the earlier training's model and passes are byte for byte what they were.
+  auto after = DeterministicTreeDigests(run);
+  for (auto it = after.begin(); it != after.end();) it = it->first.rfind("passes/.001.staging/", 0) == 0 ? after.erase(it) : std::next(it);
+  EXPECT_EQ(after, before);
+  EXPECT_FALSE(fs::exists(run / "passes" / "003"));
+
+  // The rerun (the training fingerprint differs from the earlier one's: nothing is reused) ends
+  // with the bytes of an uninterrupted run.
+  const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+  ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+  EXPECT_THAT(rerun.output, ::testing::Not(HasSubstr("resumed")));
+  EXPECT_EQ(DeterministicTreeDigests(run), reference);
+}
+
+// --- The coordinator is killed ------------------------------------------------------------------------
+
+void FaultTest::KillCoordinatorMidPass(int signal_number) {
+  // Pass 1 completes; both workers of pass 2 hang until the coordinator is signalled.
+  const std::vector<std::string> args = {"--jobs", "2", "--max-passes", "3"};
+  const auto reference = Reference(args);
+  const fs::path run = Scratch("kill-coordinator") / "run";
+  SpawnedProcess* coordinator = nullptr;
+  const std::vector<WorkerProcess> workers = StartHungPass(coordinator, run, args, "hang:0:2,hang:1:2", 2, 2);
+  ASSERT_EQ(workers.size(), 2u) << "the two hung workers of pass 2 did not appear";
+  for (const WorkerProcess& w : workers) ASSERT_TRUE(IsRunning(w.id)) << "worker of shard " << w.shard;
+
+  coordinator->Signal(signal_number);
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<ProcessIdentity> still = WaitUntilGone({workers[0].id, workers[1].id}, 5s);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(still.empty()) << still.size() << " worker(s) still running 5 s after the coordinator got signal " << signal_number;
+  std::cout << "[kill] workers gone " << seconds << " s after signal " << signal_number << " to the coordinator\n";
+
+  ASSERT_TRUE(coordinator->WaitForExit(10s)) << "the coordinator did not end after signal " << signal_number;
+  const int status = coordinator->wait_status();
+  const std::string output = coordinator->Output();
+  if (signal_number == SIGKILL) {
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << DescribeWaitStatus(status);
+  } else {
+    // SIGTERM and SIGINT end the run as a failure that says so.
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << DescribeWaitStatus(status) << "\n" << output;
+    EXPECT_EQ(ExitCode(status), 1) << output;
+    EXPECT_THAT(output, HasSubstr("pstrain train: training failed: interrupted by signal " + std::to_string(signal_number)));
+  }
+  EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty());
+  ExpectResumeToReference(run, args, 2, reference);
+}
+
+TEST_F(FaultTest, SigkillToTheCoordinatorTakesItsWorkersAlongAndTheRerunResumes) { KillCoordinatorMidPass(SIGKILL); }
+TEST_F(FaultTest, SigtermToTheCoordinatorStopsItsWorkersSaysInterruptedAndTheRerunResumes) { KillCoordinatorMidPass(SIGTERM); }
+TEST_F(FaultTest, SigintToTheCoordinatorStopsItsWorkersSaysInterruptedAndTheRerunResumes) { KillCoordinatorMidPass(SIGINT); }
+
+}  // namespace
+}  // namespace pstrain::testing
