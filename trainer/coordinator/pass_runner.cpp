@@ -12,7 +12,8 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
   expected.pass = pass;
   expected.shard_count = shard_count;
   expected.fingerprints.model = ModelFingerprint(inputs.model_dir);
-  expected.fingerprints.config = ConfigFingerprint(inputs.options, inputs.reduction);
+  expected.fingerprints.config =
+      ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
   expected.fingerprints.manifest = manifest.Fingerprint();
   expected.fingerprints.pass = PassFingerprint(pass, shard_count, expected.fingerprints.model, expected.fingerprints.config,
                                                expected.fingerprints.manifest);

@@ -28,7 +28,11 @@ ReductionMode ParseReductionMode(const std::string& text) {
   throw InputError("--reduction: unknown mode \"" + text + "\" (expected exact or float32)");
 }
 
-std::string CanonicalConfig(const AccumulateOptions& o, ReductionMode reduction) {
+std::string DictionaryFingerprint(const std::string& dict_path, const std::string& filler_path) {
+  return Sha256Hex("dict " + Sha256OfFile(dict_path) + "\nfiller " + Sha256OfFile(filler_path) + "\n");
+}
+
+std::string CanonicalConfig(const AccumulateOptions& o, ReductionMode reduction, const std::string& dictionary_fingerprint) {
   std::string text;
   text += "cmn=" + std::string(o.features.cmn == CmnMode::kBatch ? "batch" : "none") + "\n";
   text += "varnorm=" + std::string(o.features.varnorm ? "yes" : "no") + "\n";
@@ -44,11 +48,12 @@ std::string CanonicalConfig(const AccumulateOptions& o, ReductionMode reduction)
   text += "2passvar=" + std::string(o.fb.pass2var ? "yes" : "no") + "\n";
   text += "retry_beams=" + FormatRetryBeams(o.retry_beams) + "\n";
   text += "reduction=" + std::string(ReductionModeName(reduction)) + "\n";
+  text += "dictionaries=" + dictionary_fingerprint + "\n";
   return text;
 }
 
-std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction) {
-  return Sha256Hex(CanonicalConfig(options, reduction));
+std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction, const std::string& dictionary_fingerprint) {
+  return Sha256Hex(CanonicalConfig(options, reduction, dictionary_fingerprint));
 }
 
 std::string ModelFingerprint(const std::string& model_dir) {

@@ -14,10 +14,15 @@ const char* ReductionModeName(ReductionMode mode);
 // "exact" or "float32"; anything else is an InputError.
 ReductionMode ParseReductionMode(const std::string& text);
 
-// The canonical text of every option that affects the statistics (one `name=value` line each,
-// numbers with 17 significant digits), and its SHA-256.
-std::string CanonicalConfig(const AccumulateOptions& options, ReductionMode reduction);
-std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction);
+// SHA-256 over the dictionary's and the filler dictionary's SHA-256 (pronunciations change the
+// sentence HMMs, hence the statistics).
+std::string DictionaryFingerprint(const std::string& dict_path, const std::string& filler_path);
+
+// The canonical text of every input that affects the statistics besides the model and the
+// manifest: the options (one `name=value` line each, numbers with 17 significant digits) and the
+// dictionary fingerprint; and its SHA-256.
+std::string CanonicalConfig(const AccumulateOptions& options, ReductionMode reduction, const std::string& dictionary_fingerprint);
+std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction, const std::string& dictionary_fingerprint);
 
 // SHA-256 over `name sha256\n` lines of the model directory's files (mdef, means, variances,
 // mixture_weights, transition_matrices, and feat.params/noisedict when present), in that order.

@@ -30,11 +30,14 @@ namespace {
 
 std::string IsoTime(std::chrono::system_clock::time_point when) {
   const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  const long millis = static_cast<long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000);
   std::tm tm{};
   gmtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
+  char buffer[32], out[40];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(out, sizeof(out), "%s.%03ldZ", buffer, millis);
+  return out;
 }
 
 // Seconds of user and system CPU of the calling thread (the shard runs on one thread, whether in a
@@ -95,7 +98,8 @@ void RunShardTask(const ShardTask& task) {
   artifact.shard = task.shard;
   artifact.shard_count = task.shard_count;
   artifact.fingerprints.model = ModelFingerprint(inputs.model_dir);
-  artifact.fingerprints.config = ConfigFingerprint(inputs.options, inputs.reduction);
+  artifact.fingerprints.config =
+      ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
   artifact.fingerprints.manifest = manifest.Fingerprint();
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);

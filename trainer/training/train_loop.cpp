@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
 #include "reestimate/reestimate.h"
@@ -85,8 +86,23 @@ CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& tra
   return completed;
 }
 
+constexpr const char* kModelFiles[] = {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"};
+
+// The model files present in `dir` with their SHA-256, in kModelFiles order.
+json::array ModelFileDigests(const fs::path& dir) {
+  json::array files;
+  for (const char* name : kModelFiles) {
+    if (!fs::is_regular_file(dir / name)) continue;
+    json::object file;
+    file["file"] = name;
+    file["sha256"] = Sha256OfFile(dir / name);
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
 std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& training_fingerprint, const std::string& launcher,
-                           const std::vector<json::object>& passes, StopDecision decision) {
+                           const std::vector<json::object>& passes, StopDecision decision, json::array model_files) {
   json::object root;
   root["format"] = "pstrain-provenance-1";
   root["pstrain_version"] = identity.build.version;
@@ -119,6 +135,7 @@ std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& 
   stop["convergence"] = identity.convergence;
   root["stop_rule"] = std::move(stop);
   root["stop_decision"] = StopDecisionName(decision);
+  root["model_files"] = std::move(model_files);
   json::array pass_array;
   for (const json::object& p : passes) pass_array.push_back(p);
   root["passes"] = std::move(pass_array);
@@ -149,8 +166,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
 
   TrainingIdentity identity;
   identity.build = CurrentBuildIdentity();
-  identity.canonical_config = CanonicalConfig(base.options, base.reduction);
-  identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction);
+  const std::string dictionary_fingerprint = DictionaryFingerprint(base.dict, base.filler);
+  identity.canonical_config = CanonicalConfig(base.options, base.reduction, dictionary_fingerprint);
+  identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
   identity.manifest_fingerprint = manifest.Fingerprint();
   identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
   identity.requested_jobs = options.requested_jobs;
@@ -168,7 +186,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   try {
     if (fs::is_regular_file(result.model_dir / "provenance.json")) {
       const json::value provenance = json::parse(ReadFileText(result.model_dir / "provenance.json"));
-      if (provenance.at("training_fingerprint").as_string() == result.training_fingerprint) {
+      // A hit needs the same fingerprint and the model files exactly as training wrote them.
+      if (provenance.at("training_fingerprint").as_string() == result.training_fingerprint &&
+          json::serialize(provenance.at("model_files")) == json::serialize(ModelFileDigests(result.model_dir))) {
         result.cache_hit = true;
         result.passes = static_cast<std::uint32_t>(provenance.at("passes").as_array().size());
         const std::string decision(provenance.at("stop_decision").as_string());
@@ -272,8 +292,15 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   const fs::path staging = run_dir / ".model.staging";
   fs::remove_all(staging);
   SaveModelDir(model, staging);
-  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(identity, result.training_fingerprint, launcher->name(), pass_records, decision));
+  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(identity, result.training_fingerprint, launcher->name(), pass_records,
+                                                             decision, ModelFileDigests(staging)));
   ReplaceDirectory(staging, result.model_dir);
+  // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
+  // so that RUNDIR describes one training only.
+  for (std::uint32_t stale = result.passes + 1; fs::exists(run_dir / "passes" / PassName(stale)); ++stale) {
+    fs::remove_all(run_dir / "passes" / PassName(stale));
+    log << "removed passes/" << PassName(stale) << " of an earlier training\n";
+  }
   return result;
 }
 
