@@ -275,7 +275,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count();
     char line[320];
     std::snprintf(line, sizeof(line),
-                  "pass %u: %llu frames, %.6f per frame (gain %s), processed %u, retried %u, skipped %u, %u shard%s, %.1f s -> %s", pass,
+                  "pass %u: %llu frames, %.6f per frame (gain %s), processed %u, retried %u, skipped %u, %u shard%s, %.3f s -> %s", pass,
                   static_cast<unsigned long long>(reduced.total_frames), per_frame,
                   has_previous ? std::to_string(per_frame - previous_per_frame).c_str() : "n/a", processed, retried, skipped,
                   shard_count, shard_count == 1 ? "" : "s", seconds, StopDecisionName(decision));
