@@ -1,0 +1,222 @@
+// Gaussian log-density evaluation, 39 dimensions, per density, with 1, 8 and 16 densities per senone.
+//
+// The model is an4_ci_cont (102 senones, real variances) as pstrain's AcousticModel prepares it
+// (variance floor, 1/(2 sigma^2) and log normalizers in float32); for 8 and 16 densities every
+// Gaussian is replicated with deterministically perturbed means, as inc_comp does when it splits.
+// The feature vectors are the senones' own means, perturbed (the cost does not depend on the values:
+// there is no early exit). One iteration is one forward-pass frame's worth of work: all densities of
+// 16 senones (15-25 states are active per frame on real speech).
+//
+//   BM_GaussianLogDensity/densities:N         one Gaussian at a time: the loop of
+//                                             ForwardBackward::EvaluateLogDensities (and bw's); pstrain
+//                                             uses it for fewer than 4 densities or with top-n < all
+//   BM_GaussianLogDensityGrouped/densities:N  GroupedDensities of forward_backward.cpp: 4 densities side
+//                                             by side (SIMD), used with topn = all and >= 4 densities;
+//                                             checked bit-identical to the loop above before timing
+//
+// Both kernels are copies (the originals are a private member and a class in an anonymous
+// namespace of forward_backward.cpp); keep them in step. The arithmetic is bw's: float32 difference
+// x - mean promoted to double, dist += precision * diff * diff in double over the dimensions in
+// order, log density = log_norm - dist.
+//
+// items_processed = densities, so items_per_second is densities/s; the "per_density" counter is the
+// time per density (e.g. "40.1ns").
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain::bench {
+namespace {
+
+constexpr std::uint32_t kFrames = 64;
+
+struct GaussianCase {
+  std::unique_ptr<AcousticModel> model;
+  std::vector<float> frames;  // kFrames x veclen
+};
+
+// Deterministic perturbation in [-0.5, 0.5) (Park-Miller).
+struct Lcg {
+  std::uint64_t state = 20240601;
+  float Next() {
+    state = (16807 * state) % 2147483647;
+    return static_cast<float>(state) / 2147483647.0f - 0.5f;
+  }
+};
+
+std::string LoadGaussianCase(std::uint32_t n_density, GaussianCase& out) {
+  const std::string dir = An4ModelDir();
+  ModelFiles files;
+  try {
+    files = ModelFiles::Load(dir);
+  } catch (const std::exception& error) {
+    return std::string("benchmark data missing: cannot load an4_ci_cont (install pocketsphinx-testdata with "
+                       "scripts/bootstrap.sh, or set PSTRAIN_AN4_MODEL): ") + error.what();
+  }
+  const std::uint32_t n_senones = files.means.n_mgau;
+  const std::uint32_t src_density = files.means.n_density;
+  const std::uint32_t veclen = files.means.veclen.at(0);
+  if (veclen != 39 || src_density != 1) return dir + ": expected 1 Gaussian of 39 dimensions per senone";
+  Lcg lcg;
+  GaussianParams means = files.means, variances = files.variances;
+  means.n_density = variances.n_density = n_density;
+  means.data.assign(std::size_t(n_senones) * n_density * veclen, 0.0f);
+  variances.data.assign(means.data.size(), 0.0f);
+  for (std::uint32_t s = 0; s < n_senones; ++s) {
+    for (std::uint32_t k = 0; k < n_density; ++k) {
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const std::size_t src = std::size_t(s) * veclen + l, dst = (std::size_t(s) * n_density + k) * veclen + l;
+        const float var = files.variances.data[src];
+        variances.data[dst] = var;
+        means.data[dst] = files.means.data[src] + (k == 0 ? 0.0f : 0.2f * lcg.Next() * var);
+      }
+    }
+  }
+  files.means = std::move(means);
+  files.variances = std::move(variances);
+  files.mixture_weights.d3 = n_density;
+  files.mixture_weights.data.assign(std::size_t(n_senones) * n_density, 1.0f / static_cast<float>(n_density));
+  out.model = std::make_unique<AcousticModel>(files, ModelOptions{});
+  out.frames.resize(std::size_t(kFrames) * veclen);
+  for (std::uint32_t t = 0; t < kFrames; ++t) {
+    const std::uint32_t s = (t * 37) % n_senones;
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      out.frames[std::size_t(t) * veclen + l] = files.means.data[std::size_t(s) * n_density * veclen + l] + lcg.Next();
+    }
+  }
+  return "";
+}
+
+// = the density loop of ForwardBackward::EvaluateLogDensities (and bw's): one Gaussian at a time,
+// each sum in dimension order.
+void EvaluateSenone(const AcousticModel& model, std::uint32_t senone, const float* x, double* log_dens) {
+  const std::uint32_t n_density = model.n_density();
+  const std::uint32_t veclen = model.veclen();
+  for (std::uint32_t k = 0; k < n_density; ++k) {
+    const float* mean = model.Mean(senone, k);
+    const float* precision = model.Precision(senone, k);
+    double dist = 0.0;
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
+      dist += precision[l] * diff * diff;
+    }
+    log_dens[k] = model.LogNorm(senone, k) - dist;
+  }
+}
+
+// One iteration = one frame of the forward pass: all densities of kSenonesPerFrame senones.
+constexpr std::uint32_t kSenonesPerFrame = 16;
+
+// = GroupedDensities in forward_backward.cpp (used when topn = all and a senone has >= 4 densities):
+// four densities of a senone side by side, dimension-major means (float32) and precisions
+// (converted exactly to double); the compiler packs the four independent sums into SIMD registers.
+// Bit-identical to EvaluateSenone.
+constexpr std::uint32_t kGroup = 4;
+struct GroupedLayout {
+  std::uint32_t n_groups = 0, veclen = 0;
+  std::vector<float> mean;
+  std::vector<double> precision;
+  void Build(const AcousticModel& model, const std::vector<std::uint32_t>& senones) {
+    n_groups = model.n_density() / kGroup;
+    veclen = model.veclen();
+    const std::size_t per_local = std::size_t(n_groups) * veclen * kGroup;
+    mean.resize(senones.size() * per_local);
+    precision.resize(senones.size() * per_local);
+    for (std::size_t local = 0; local < senones.size(); ++local) {
+      for (std::uint32_t g = 0; g < n_groups; ++g) {
+        const std::size_t base = local * per_local + std::size_t(g) * veclen * kGroup;
+        for (std::uint32_t j = 0; j < kGroup; ++j) {
+          const float* m = model.Mean(senones[local], g * kGroup + j);
+          const float* p = model.Precision(senones[local], g * kGroup + j);
+          for (std::uint32_t l = 0; l < veclen; ++l) {
+            mean[base + std::size_t(l) * kGroup + j] = m[l];
+            precision[base + std::size_t(l) * kGroup + j] = p[l];
+          }
+        }
+      }
+    }
+  }
+  void Evaluate(const AcousticModel& model, std::uint32_t local, std::uint32_t senone, const float* x, double* out) const {
+    const std::size_t per_local = std::size_t(n_groups) * veclen * kGroup;
+    for (std::uint32_t g = 0; g < n_groups; ++g) {
+      const std::size_t base = local * per_local + std::size_t(g) * veclen * kGroup;
+      const float* m = mean.data() + base;
+      const double* p = precision.data() + base;
+      double dist[kGroup] = {};
+      for (std::uint32_t l = 0; l < veclen; ++l, m += kGroup, p += kGroup) {
+        const float xl = x[l];
+        for (std::uint32_t j = 0; j < kGroup; ++j) {
+          const double diff = xl - m[j];
+          dist[j] += p[j] * diff * diff;
+        }
+      }
+      for (std::uint32_t j = 0; j < kGroup; ++j) out[g * kGroup + j] = model.LogNorm(senone, g * kGroup + j) - dist[j];
+    }
+  }
+};
+
+template <bool kGrouped>
+void BM_GaussianLogDensity(benchmark::State& state) {
+  const auto n_density = static_cast<std::uint32_t>(state.range(0));
+  GaussianCase c;
+  const std::string error = LoadGaussianCase(n_density, c);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const AcousticModel& model = *c.model;
+  const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
+  std::vector<double> log_dens(std::size_t(kSenonesPerFrame) * n_density);
+  GroupedLayout layout;
+  if constexpr (kGrouped) {
+    if (n_density % kGroup != 0) {
+      state.SkipWithError("the grouped kernel needs a multiple of 4 densities");
+      return;
+    }
+    std::vector<std::uint32_t> all(n_senones);  // the "utterance" uses every senone: local = global
+    for (std::uint32_t s = 0; s < n_senones; ++s) all[s] = s;
+    layout.Build(model, all);
+    // Bit-identical to the one-at-a-time loop (checked once, outside the timing).
+    std::vector<double> a(n_density), b(n_density);
+    for (std::uint32_t s = 0; s < n_senones; ++s) {
+      EvaluateSenone(model, s, c.frames.data(), a.data());
+      layout.Evaluate(model, s, s, c.frames.data(), b.data());
+      if (std::memcmp(a.data(), b.data(), n_density * sizeof(double)) != 0) {
+        state.SkipWithError("grouped and one-at-a-time log densities differ");
+        return;
+      }
+    }
+  }
+  std::uint32_t senone = 0, frame = 0;
+  for (auto _ : state) {
+    const float* x = c.frames.data() + std::size_t(frame) * veclen;
+    for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i) {
+      if constexpr (kGrouped) {
+        layout.Evaluate(model, senone, senone, x, log_dens.data() + std::size_t(i) * n_density);
+      } else {
+        EvaluateSenone(model, senone, x, log_dens.data() + std::size_t(i) * n_density);
+      }
+      senone = (senone + 7) % n_senones;
+    }
+    benchmark::DoNotOptimize(log_dens.data());
+    benchmark::ClobberMemory();
+    if (++frame == kFrames) frame = 0;
+  }
+  const double per_iteration = static_cast<double>(kSenonesPerFrame) * n_density;
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * kSenonesPerFrame * n_density);
+  state.counters["dims"] = veclen;
+  state.counters["per_density"] =
+      benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_TEMPLATE(BM_GaussianLogDensity, false)->Name("BM_GaussianLogDensity")->ArgName("densities")->Arg(1)->Arg(8)->Arg(16);
+BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)->Name("BM_GaussianLogDensityGrouped")->ArgName("densities")->Arg(8)->Arg(16);
+
+}  // namespace
+}  // namespace pstrain::bench

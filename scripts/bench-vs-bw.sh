@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Single-process speed of one E-step: `pstrain accumulate` against SphinxTrain's `bw`, on the same
+# corpus with the same model and flags, several repetitions each (interleaved), median wall time.
+#
+#   scripts/bench-vs-bw.sh [CORPUS_DIR] [MODEL_DIR]
+#
+# CORPUS_DIR  default build/corpus/bench (make it with scripts/prepare-bench-corpus.sh CORPUS_DIR)
+# MODEL_DIR   default /usr/share/pocketsphinx/test/data/an4_ci_cont; grown models come from
+#             scripts/grow-model.sh CORPUS_DIR OUTDIR NGAU
+#
+# Environment (all optional):
+#   REPS        timed repetitions of each tool (default 5; odd, so the median is one run)
+#   SET         corpus set: train | heldout (default train)
+#   PSTRAIN     pstrain binary (default build/trainer/pstrain of this checkout)
+#   BW          bw binary (default /usr/lib/sphinxtrain/bw)
+#   BW_TIMEOUT  seconds before one run is killed (default 600; bw waits forever for a missing file)
+#   WORK        scratch directory (default: a fresh mktemp -d, removed at the end)
+#
+# Both tools get the CI-stage flags: -cmn batch -varnorm no -agc none -feat 1s_c_d_dd
+# -topn <Gaussians per state> -abeam 1e-90 -bbeam 1e-10 -varfloor 1e-4 -mwfloor 1e-8 -2passvar no
+# (pstrain: --jobs 1 --retry-beams none, i.e. one process and no wider-beam retries, as bw; bw:
+# -timing no). The manifest is (re)imported into CORPUS_DIR/SET.manifest first. One untimed warm-up
+# run of each tool fills the page cache. The script fails unless both tools align the same
+# utterances (the sets of aligned utterance ids and the frame counts of the `overall>` lines must be
+# equal).
+#
+# frames/s = frames of all utterances in the set (what each tool reads and aligns or tries to align)
+# / median wall time of the whole process (start-up, model load, feature reading, writing the
+# accumulators included; for pstrain also the manifest check, which reads and hashes every feature
+# file, and the per-utterance SHA-256 check). The aligned-frame rate (frames of the `overall>` line)
+# is printed too, and so are the median CPU times (user + sys of the process, less disturbed by other
+# load than wall time) and the ratio they give. Other processes on the machine distort the timings:
+# the load average is printed at the start and at the end. The last line is
+#   ratio pstrain/bw <x> (pstrain <f> frames/s, bw <f> frames/s)
+set -euo pipefail
+export LC_ALL=C
+
+die() { echo "$(basename "$0"): error: $*" >&2; exit 1; }
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ $# -gt 2 ]; then
+  echo "usage: $(basename "$0") [CORPUS_DIR] [MODEL_DIR]" >&2
+  exit 2
+fi
+CORPUS="${1:-$ROOT/build/corpus/bench}"
+MODEL="${2:-/usr/share/pocketsphinx/test/data/an4_ci_cont}"
+REPS="${REPS:-5}"
+SET="${SET:-train}"
+PSTRAIN="${PSTRAIN:-$ROOT/build/trainer/pstrain}"
+BW="${BW:-/usr/lib/sphinxtrain/bw}"
+BW_TIMEOUT="${BW_TIMEOUT:-600}"
+
+[[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, got '$REPS'"
+[ -x "$PSTRAIN" ] || die "pstrain binary $PSTRAIN not found (build: cmake -S $ROOT -B $ROOT/build && cmake --build $ROOT/build -j2)"
+[ -x "$BW" ] || die "SphinxTrain bw not found at $BW (install the sphinxtrain package or set BW)"
+for f in "$CORPUS/$SET.fileids" "$CORPUS/$SET.transcription" "$CORPUS/corpus.dic" "$CORPUS/corpus.filler"; do
+  [ -f "$f" ] || die "corpus file $f not found (run scripts/prepare-bench-corpus.sh $CORPUS)"
+done
+for f in mdef means variances mixture_weights transition_matrices; do
+  [ -f "$MODEL/$f" ] || die "model file $MODEL/$f not found (grow one with scripts/grow-model.sh $CORPUS OUTDIR NGAU)"
+done
+while read -r id; do
+  [ -n "$id" ] || continue
+  [ -f "$CORPUS/feat/$id.mfc" ] || die "feature file $CORPUS/feat/$id.mfc not found (rebuild the corpus)"
+done <"$CORPUS/$SET.fileids"
+CORPUS="$(cd "$CORPUS" && pwd)"
+MODEL="$(cd "$MODEL" && pwd)"
+
+CLEAN_WORK=0
+if [ -z "${WORK:-}" ]; then
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/bench-vs-bw.XXXXXX")"
+  CLEAN_WORK=1
+fi
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
+cleanup() { if [ "$CLEAN_WORK" -eq 1 ]; then rm -rf "$WORK"; fi; }
+trap cleanup EXIT
+
+# Gaussians per state from the s3 header of the means file (-topn = all, as SphinxTrain's CI stage).
+n_density() {
+  local f="$1" off vals
+  off=$(grep -abo -m1 'endhdr' "$f" | cut -d: -f1) || die "no s3 header in $f"
+  # shellcheck disable=SC2207
+  vals=($(od -An -t d4 -j $((off + 7)) -N 16 "$f"))
+  [ "${vals[0]:-}" = 287454020 ] || die "$f: unexpected byte order magic (not little-endian s3)"
+  echo "${vals[1]} ${vals[3]}"
+}
+read -r NSEN TOPN < <(n_density "$MODEL/means")
+
+now() { echo "${EPOCHREALTIME/,/.}"; }
+
+MANIFEST="$CORPUS/$SET.manifest"
+"$PSTRAIN" manifest import --fileids "$CORPUS/$SET.fileids" --transcription "$CORPUS/$SET.transcription" \
+  --cepdir "$CORPUS/feat" --out "$MANIFEST" >"$WORK/import.log" 2>&1 ||
+  die "pstrain manifest import failed: $(cat "$WORK/import.log")"
+
+run_pstrain() {  # $1 = log file
+  timeout "$BW_TIMEOUT" "$PSTRAIN" accumulate --model "$MODEL" --manifest "$MANIFEST" \
+    --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$WORK/ps_accum" \
+    --jobs 1 --retry-beams none --cmn batch --varnorm no --topn "$TOPN" --abeam 1e-90 --bbeam 1e-10 \
+    --varfloor 1e-4 --mwfloor 1e-8 --2passvar no >"$1" 2>"$1.err"
+}
+run_bw() {  # $1 = log file
+  mkdir -p "$WORK/bw_accum"
+  timeout "$BW_TIMEOUT" "$BW" \
+    -moddeffn "$MODEL/mdef" -ts2cbfn .cont. \
+    -meanfn "$MODEL/means" -varfn "$MODEL/variances" \
+    -mixwfn "$MODEL/mixture_weights" -tmatfn "$MODEL/transition_matrices" \
+    -dictfn "$CORPUS/corpus.dic" -fdictfn "$CORPUS/corpus.filler" \
+    -ctlfn "$CORPUS/$SET.fileids" -lsnfn "$CORPUS/$SET.transcription" \
+    -cepdir "$CORPUS/feat" -cepext mfc -accumdir "$WORK/bw_accum" \
+    -mwfloor 1e-8 -varfloor 1e-4 -topn "$TOPN" -abeam 1e-90 -bbeam 1e-10 \
+    -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13 \
+    -meanreest yes -varreest yes -tmatreest yes -2passvar no -timing no >"$1" 2>"$1.err"
+}
+# CPU time (user + sys, seconds) of the children this shell has waited for, from the `times`
+# builtin (run in this shell: a command substitution would be a new process with its own count).
+child_cpu() {
+  times >"$WORK/times.$BASHPID"
+  awk 'NR == 2 { s = 0; for (i = 1; i <= NF; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } printf "%.4f\n", s }' "$WORK/times.$BASHPID"
+}
+# Runs "$@" and prints "<wall seconds> <cpu seconds>"; fails with the tool's stderr on error.
+timed() {
+  local t0 t1 c0 c1 log="${*: -1}" rc=0 me=$BASHPID
+  child_cpu >"$WORK/cpu0.$me"
+  t0=$(now)
+  "$@" || rc=$?
+  t1=$(now)
+  child_cpu >"$WORK/cpu1.$me"
+  c0=$(cat "$WORK/cpu0.$me")
+  c1=$(cat "$WORK/cpu1.$me")
+  [ "$rc" -eq 0 ] || die "$1 failed with status $rc (timeout: 124); stderr: $(tail -5 "$log.err")"
+  awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%.4f %.4f\n", b - a, d - c }'
+}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "bench-vs-bw: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "corpus $CORPUS ($SET), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), $REPS repetitions"
+
+# Warm-up (page cache), also the runs whose outputs are compared.
+timed run_pstrain "$WORK/ps.log" >/dev/null
+timed run_bw "$WORK/bw.log" >/dev/null
+ps_overall=$(grep '^overall>' "$WORK/ps.log") || die "no overall> line from pstrain (see $WORK/ps.log)"
+bw_overall=$(grep '^overall>' "$WORK/bw.log") || die "no overall> line from bw (see $WORK/bw.log)"
+echo "pstrain: $ps_overall"
+echo "bw:      $bw_overall"
+# Aligned utterances: pstrain's utt> lines without "skipped"; bw's utt> lines with all 12 fields.
+awk '$1 == "utt>" && $5 != "skipped" { print $3 }' "$WORK/ps.log" | sort >"$WORK/ps.aligned"
+awk '$1 == "utt>" && NF == 12 { print $3 }' "$WORK/bw.log" | sort >"$WORK/bw.aligned"
+n_utts=$(awk '$1 == "utt>"' "$WORK/ps.log" | wc -l)
+ps_frames_in=$(awk '$1 == "utt>" { s += $4 } END { print s + 0 }' "$WORK/ps.log")
+bw_frames_in=$(awk '$1 == "utt>" { s += $4 } END { print s + 0 }' "$WORK/bw.log")
+ps_aligned=$(echo "$ps_overall" | awk '{ print $3 }')
+bw_aligned=$(echo "$bw_overall" | awk '{ print $3 }')
+[ "$ps_frames_in" = "$bw_frames_in" ] || die "input frames differ: pstrain $ps_frames_in, bw $bw_frames_in"
+[ "$ps_aligned" = "$bw_aligned" ] || die "aligned frames differ: pstrain $ps_aligned, bw $bw_aligned"
+cmp -s "$WORK/ps.aligned" "$WORK/bw.aligned" ||
+  die "the tools aligned different utterances: $(diff "$WORK/ps.aligned" "$WORK/bw.aligned" | grep '^[<>]' | head -5 | tr '\n' ' ')"
+same="identical"
+[ "$ps_overall" = "$bw_overall" ] || same="frame counts equal, log-likelihoods differ in the printed digits"
+echo "same utterances: $(wc -l <"$WORK/ps.aligned")/$n_utts aligned by both, $ps_frames_in input frames, $ps_aligned aligned frames; overall> lines $same"
+
+# Reading + hashing every feature file once (what the manifest check does; accumulate does it twice).
+run_check() { "$PSTRAIN" manifest check "$MANIFEST" >"$1" 2>"$1.err"; }
+check_t=$(timed run_check "$WORK/check.log" | cut -d' ' -f1)
+
+ps_times=() bw_times=() ps_cpus=() bw_cpus=()
+for r in $(seq 1 "$REPS"); do
+  pair=$(timed run_pstrain "$WORK/ps.$r.log"); tp=${pair% *}; cp=${pair#* }
+  pair=$(timed run_bw "$WORK/bw.$r.log"); tb=${pair% *}; cb=${pair#* }
+  grep -qxF "$ps_overall" "$WORK/ps.$r.log" || die "pstrain run $r printed a different overall> line"
+  grep -qxF "$bw_overall" "$WORK/bw.$r.log" || die "bw run $r printed a different overall> line"
+  echo "run $r: pstrain $tp s (cpu $cp s), bw $tb s (cpu $cb s)"
+  ps_times+=("$tp"); ps_cpus+=("$cp")
+  bw_times+=("$tb"); bw_cpus+=("$cb")
+done
+ps_med=$(echo "${ps_times[*]}" | median)
+bw_med=$(echo "${bw_times[*]}" | median)
+ps_cpu=$(echo "${ps_cpus[*]}" | median)
+bw_cpu=$(echo "${bw_cpus[*]}" | median)
+rate() { awk -v f="$1" -v t="$2" 'BEGIN { printf "%.0f", f / t }'; }
+ps_rate=$(rate "$ps_frames_in" "$ps_med")
+bw_rate=$(rate "$bw_frames_in" "$bw_med")
+echo "pstrain: median $ps_med s, $ps_rate frames/s ($(rate "$ps_aligned" "$ps_med") aligned frames/s); median cpu $ps_cpu s, $(rate "$ps_frames_in" "$ps_cpu") frames per cpu-second"
+echo "bw:      median $bw_med s, $bw_rate frames/s ($(rate "$bw_aligned" "$bw_med") aligned frames/s); median cpu $bw_cpu s, $(rate "$bw_frames_in" "$bw_cpu") frames per cpu-second"
+echo "pstrain manifest check (read + SHA-256 of every feature file once): $check_t s ($(awk -v c="$check_t" -v t="$ps_med" 'BEGIN { printf "%.1f", 100 * c / t }') % of the pstrain median; accumulate hashes each file twice)"
+echo "ratio by cpu time pstrain/bw $(awk -v a="$ps_cpu" -v b="$bw_cpu" 'BEGIN { printf "%.3f", b / a }')"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ratio pstrain/bw $(awk -v a="$ps_rate" -v b="$bw_rate" 'BEGIN { printf "%.3f", a / b }') (pstrain $ps_rate frames/s, bw $bw_rate frames/s)"
