@@ -41,7 +41,7 @@ int RunTrain(int argc, char** argv) {
   options.progress = !quiet && ::isatty(STDERR_FILENO);
   TrainResult result = Train(options, out, std::cout);
   if (!quiet || result.cache_hit) {
-    std::cout << "model: " << result.model_dir.string() << " (" << result.passes << " passes, " << StopDecisionName(result.decision)
+    std::cout << "model: " << result.model_dir.string() << " (" << result.passes << (result.passes == 1 ? " pass, " : " passes, ") << StopDecisionName(result.decision)
               << (result.cache_hit ? ", cache hit" : "") << ")\n";
   }
   return 0;

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "common/error.h"
@@ -115,15 +116,22 @@ class ProgressLine {
   ~ProgressLine() {
     if (enabled_ && shown_) std::fprintf(stderr, "\r%*s\r", 79, "");
   }
-  void ShardDone(std::size_t task_index, std::size_t utterances) {
+  void ShardDone(const ShardTask& task) {
     ++done_;
-    utterances_ += utterances;
-    (void)task_index;
+    // The shard's worker.log has one line per utterance; its 4th field is the frame count.
+    std::ifstream log(fs::path(task.shard_dir) / "worker.log");
+    for (std::string line; std::getline(log, line);) {
+      ++utterances_;
+      std::istringstream fields(line);
+      std::string tag, index, id;
+      std::size_t frames = 0;
+      if (fields >> tag >> index >> id >> frames) frames_ += frames;
+    }
     if (!enabled_ || tasks_.empty()) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double left = done_ ? elapsed / double(done_) * double(tasks_.size() - done_) : 0.0;
-    std::fprintf(stderr, "\r  pass %u: %zu/%zu shards done, %.0f utt/s, ~%.0f s left   ", tasks_.front().pass, done_, tasks_.size(),
-                 elapsed > 0 ? double(utterances_) / elapsed : 0.0, left);
+    std::fprintf(stderr, "\r  pass %u: %zu/%zu shards done, %.0f utt/s, %.0f frames/s, ~%.0f s left   ", tasks_.front().pass, done_,
+                 tasks_.size(), elapsed > 0 ? double(utterances_) / elapsed : 0.0, elapsed > 0 ? double(frames_) / elapsed : 0.0, left);
     std::fflush(stderr);
     shown_ = true;
   }
@@ -132,16 +140,9 @@ class ProgressLine {
   bool enabled_;
   const std::vector<ShardTask>& tasks_;
   std::chrono::steady_clock::time_point start_;
-  std::size_t done_ = 0, utterances_ = 0;
+  std::size_t done_ = 0, utterances_ = 0, frames_ = 0;
   bool shown_ = false;
 };
-
-std::size_t ShardUtterances(const ShardTask& task) {
-  std::ifstream log(fs::path(task.shard_dir) / "worker.log");
-  std::size_t lines = 0;
-  for (std::string line; std::getline(log, line);) ++lines;
-  return lines;
-}
 
 }  // namespace
 
@@ -149,7 +150,7 @@ void InlineLauncher::Run(const std::vector<ShardTask>& tasks) {
   ProgressLine progress(progress_, tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     RunShardTask(tasks[i]);
-    progress.ShardDone(i, ShardUtterances(tasks[i]));
+    progress.ShardDone(tasks[i]);
   }
 }
 
@@ -213,7 +214,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
           *failure += "\nits output " + stderr_log.string() + " ends:\n" + Tail(stderr_log, 2000);
         }
       } else {
-        progress.ShardDone(running[i].task, ShardUtterances(task));
+        progress.ShardDone(task);
       }
       running.erase(running.begin() + static_cast<long>(i));
     }
