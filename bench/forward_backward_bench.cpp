@@ -11,7 +11,9 @@
 //   FeatureFileRead                  ReadFileBytes of the .mfc alone
 //   FeatureFileManifestCheckHash     Sha256OfFile of the .mfc (the manifest check before the pass)
 //   FeatureSha256                    SHA-256 of the .mfc bytes in memory
-//   UtteranceStatsAddTo              adding one utterance's statistics to the global accumulators
+//   UtteranceStatsAddToDouble        adding one utterance's statistics to double Accumulators
+//   UtteranceStatsAddToExact         the same into ExactAccumulators (2^-64 fixed point, 128-bit):
+//                                    what RunCorpusPass does once per aligned utterance
 //
 // items_processed = frames, so the items_per_second column is frames/s. Missing data is an error
 // (SkipWithError naming the command that makes it), never a silent pass.
@@ -21,8 +23,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "accumulators/accumulators.h"
+#include "accumulators/exact_accumulators.h"
 #include "bench_util.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
@@ -168,7 +172,9 @@ void BM_FeatureSha256(benchmark::State& state) {
 }
 BENCHMARK(BM_FeatureSha256)->Unit(benchmark::kMicrosecond);
 
-// Adding one aligned utterance's statistics into the global accumulators (done once per utterance).
+// Adding one aligned utterance's statistics into the global accumulators (done once per utterance):
+// the double view (kExact = false) or the exact fixed-point accumulators the pass uses (true).
+template <bool kExact>
 void BM_UtteranceStatsAddTo(benchmark::State& state, unsigned n_gaussians) {
   const auto loaded = CachedCase(n_gaussians);
   if (const std::string* error = std::get_if<std::string>(&loaded)) {
@@ -184,15 +190,20 @@ void BM_UtteranceStatsAddTo(benchmark::State& state, unsigned n_gaussians) {
     return;
   }
   const AcousticModel& m = *c.model;
-  Accumulators global(AccumulatorShape{m.n_senones(), m.n_density(), m.veclen(), m.n_tmat(), m.n_emit_state()}, false);
+  const AccumulatorShape shape{m.n_senones(), m.n_density(), m.veclen(), m.n_tmat(), m.n_emit_state()};
+  std::conditional_t<kExact, ExactAccumulators, Accumulators> global(shape, false);
   for (auto _ : state) {
     acc.AddTo(global);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * c.features.n_frames);
 }
-BENCHMARK_CAPTURE(BM_UtteranceStatsAddTo, an4_ci_cont_1g, 1u)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_UtteranceStatsAddTo, grown_8g, 8u)->Unit(benchmark::kMicrosecond);
+void BM_UtteranceStatsAddToDouble(benchmark::State& state, unsigned n_gaussians) { BM_UtteranceStatsAddTo<false>(state, n_gaussians); }
+void BM_UtteranceStatsAddToExact(benchmark::State& state, unsigned n_gaussians) { BM_UtteranceStatsAddTo<true>(state, n_gaussians); }
+BENCHMARK_CAPTURE(BM_UtteranceStatsAddToDouble, an4_ci_cont_1g, 1u)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_UtteranceStatsAddToDouble, grown_8g, 8u)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_UtteranceStatsAddToExact, an4_ci_cont_1g, 1u)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_UtteranceStatsAddToExact, grown_8g, 8u)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace pstrain::bench

@@ -32,7 +32,7 @@ void AppendU32(std::vector<std::uint8_t>& out, std::uint32_t v) {
 }
 
 void AppendFixed(std::vector<std::uint8_t>& out, FixedPoint value) {
-  unsigned __int128 bits = static_cast<unsigned __int128>(value);
+  UnsignedFixedPoint bits = static_cast<UnsignedFixedPoint>(value);
   for (int i = 0; i < 16; ++i) {
     out.push_back(static_cast<std::uint8_t>(bits & 0xFF));
     bits >>= 8;
@@ -131,7 +131,7 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
   std::size_t pos = kMagicLength + 4 * kHeaderWords;
   for (auto* block : {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_}) {
     for (FixedPoint& v : *block) {
-      unsigned __int128 bits = 0;
+      UnsignedFixedPoint bits = 0;
       for (int i = 15; i >= 0; --i) bits = (bits << 8) | bytes[pos + static_cast<std::size_t>(i)];
       v = static_cast<FixedPoint>(bits);
       pos += 16;

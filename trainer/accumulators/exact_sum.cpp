@@ -35,7 +35,7 @@ void AddFixed(FixedPoint& into, FixedPoint value, const char* what) {
 
 std::string FixedToHex(FixedPoint fixed) {
   static const char kHex[] = "0123456789abcdef";
-  unsigned __int128 bits = static_cast<unsigned __int128>(fixed);
+  UnsignedFixedPoint bits = static_cast<UnsignedFixedPoint>(fixed);
   std::string out(32, '0');
   for (int i = 31; i >= 0; --i) {
     out[static_cast<std::size_t>(i)] = kHex[static_cast<unsigned>(bits & 0xF)];
@@ -46,7 +46,7 @@ std::string FixedToHex(FixedPoint fixed) {
 
 bool FixedFromHex(const std::string& hex, FixedPoint& out) {
   if (hex.size() != 32) return false;
-  unsigned __int128 bits = 0;
+  UnsignedFixedPoint bits = 0;
   for (char c : hex) {
     unsigned digit;
     if (c >= '0' && c <= '9') digit = static_cast<unsigned>(c - '0');

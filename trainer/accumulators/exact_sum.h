@@ -12,7 +12,9 @@
 
 namespace pstrain {
 
-using FixedPoint = __int128;
+// 128-bit integers are a GCC/Clang extension (__extension__ keeps -Wpedantic quiet).
+__extension__ typedef __int128 FixedPoint;
+__extension__ typedef unsigned __int128 UnsignedFixedPoint;
 
 inline constexpr int kFixedFractionBits = 64;
 
