@@ -65,6 +65,22 @@ TEST(ExactSumTest, RoundsToTwoToTheMinus64) {
   EXPECT_EQ(FromFixed(ToFixed(1234.5678, "x")), 1234.5678);
 }
 
+// ToFixed converts through two 64-bit halves; it must equal the compiler's exact conversion.
+TEST(ExactSumTest, FastConversionEqualsTheReferenceConversion) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-70, 62);
+  for (int i = 0; i < 200000; ++i) {
+    const double v = std::ldexp(mantissa(rng), exponent(rng));
+    const FixedPoint reference = static_cast<FixedPoint>(std::rint(v * 18446744073709551616.0));
+    ASSERT_EQ(ToFixed(v, "x"), reference) << v;
+  }
+  for (double v : {0.0, -0.0, 1.0, -1.0, std::ldexp(1.0, 62), -std::ldexp(1.0, 62), std::ldexp(1.0, -64), -std::ldexp(1.0, -64),
+                   std::ldexp(1.0, 62) - 1.0, -5.0, 1e-30, -1e-30}) {
+    EXPECT_EQ(ToFixed(v, "x"), static_cast<FixedPoint>(std::rint(v * 18446744073709551616.0))) << v;
+  }
+}
+
 TEST(ExactSumTest, OutOfRangeAndOverflowAreErrors) {
   EXPECT_THROW(ToFixed(std::nan(""), "x"), TrainingError);
   EXPECT_THROW(ToFixed(std::numeric_limits<double>::infinity(), "x"), TrainingError);

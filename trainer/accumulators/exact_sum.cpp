@@ -20,7 +20,15 @@ FixedPoint ToFixed(double value, const char* what) {
   if (!(std::fabs(scaled) < kTwoTo127)) {
     throw TrainingError(std::string(what) + ": value " + std::to_string(value) + " is outside the exact accumulator's range (|x| < 2^63)");
   }
-  return static_cast<FixedPoint>(scaled);
+  // Exact conversion without libgcc's slow double -> 128-bit routine: |scaled| is an integer with at
+  // most 53 significant bits, so its high and low 64-bit halves are doubles computed exactly.
+  const double magnitude = std::fabs(scaled);
+  const double high = std::floor(magnitude / kTwoTo64);
+  const double low = magnitude - high * kTwoTo64;  // exact: the low bits of magnitude's mantissa
+  const UnsignedFixedPoint bits =
+      (static_cast<UnsignedFixedPoint>(static_cast<std::uint64_t>(high)) << 64) | static_cast<std::uint64_t>(low);
+  const FixedPoint fixed = static_cast<FixedPoint>(bits);
+  return scaled < 0 ? -fixed : fixed;
 }
 
 double FromFixed(FixedPoint fixed) { return static_cast<double>(fixed) / kTwoTo64; }

@@ -21,10 +21,13 @@ std::string ErrnoText() { return std::strerror(errno); }
 }  // namespace
 
 std::vector<std::uint8_t> ReadFileBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw FileError(path.string(), "read error");
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw FileError(path.string(), "cannot determine the file size");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) throw FileError(path.string(), "read error (file shrank?)");
   return bytes;
 }
 
