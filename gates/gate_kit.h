@@ -1,0 +1,74 @@
+// The gate kit: what determinism gates (GoogleTest tests in gates/) use to say what they exercise
+// and to check it.
+//
+//   GateDeclaration  what a gate claims to exercise (kind, shard counts, passes, a limitation line).
+//                    It certifies nothing; `audit scope` lists it under DESCRIBES.
+//   Gate::Expect*    assertion helpers: each checks for real (a GoogleTest failure on mismatch) and
+//                    appends what it checked and the result to the run ledger. `audit scope` lists
+//                    their calls under CHECKED.
+//
+// The ledger is JSON Lines, one record per declaration and per helper call, appended to the file
+// named by $PSTRAIN_GATE_LEDGER (nothing is written when it is unset). Record layout in
+// docs/gates.md.
+//
+// Example:
+//   Gate gate({"fixed-count-reproducibility", {2}, 3, "one machine, one build"});
+//   gate.ExpectProducedFilesIdentical(run_a / "model", run_b / "model", {"means", "variances"});
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pstrain::gates {
+
+struct GateDeclaration {
+  std::string kind;                          // e.g. "fixed-count-reproducibility"
+  std::vector<std::uint32_t> shard_counts;   // the shard counts the gate runs
+  std::uint32_t passes = 0;                  // passes per run
+  std::string limitation;                    // what the gate does not establish
+};
+
+enum class FieldRelation { kPresent, kEqual, kDifferent };
+
+class Gate {
+ public:
+  // Records the declaration; the gate's name is the running GoogleTest test ("Suite.Test").
+  explicit Gate(GateDeclaration declaration);
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+
+  const GateDeclaration& declaration() const { return declaration_; }
+  const std::string& name() const { return name_; }
+
+  // Files produced by two runs are byte-identical: a/NAME and b/NAME for every NAME (relative paths).
+  bool ExpectProducedFilesIdentical(const std::filesystem::path& a, const std::filesystem::path& b,
+                                    const std::vector<std::string>& names);
+  // Input files copied into two runs (e.g. mdef) are byte-identical.
+  bool ExpectCopiedInputsIdentical(const std::filesystem::path& a, const std::filesystem::path& b,
+                                   const std::vector<std::string>& names);
+  // Fields of two JSON files (artifact.json, pass.json: dotted paths such as "totals.total_frames")
+  // are equal, compared as serialized JSON.
+  bool ExpectJsonFieldsEqual(const std::filesystem::path& a, const std::filesystem::path& b,
+                             const std::vector<std::string>& fields);
+  // A provenance.json field is present in both / equal in both / different between the two.
+  bool ExpectProvenanceField(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& field,
+                             FieldRelation relation);
+  // A validation ran on `subject` and rejected it with check `check` (the output of `pstrain
+  // validate` or of a failed pass, and its exit code).
+  bool ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check);
+  // |actual - expected| <= rtol * |expected| + atol.
+  bool ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol);
+
+ private:
+  bool Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail);
+
+  GateDeclaration declaration_;
+  std::string name_;
+};
+
+// Appends one JSON line to the ledger file (if $PSTRAIN_GATE_LEDGER is set). Exposed for tests.
+void AppendLedgerLine(const std::string& json_line);
+
+}  // namespace pstrain::gates
