@@ -7,21 +7,12 @@
 #include <vector>
 
 #include "common/error.h"
+#include "test_helpers.h"
 
 namespace pstrain {
 namespace {
 
-// Runs `fn`, expects an InputError and returns its message.
-template <typename Fn>
-std::string InputErrorMessage(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
+using test::InputErrorMessage;
 
 using Words = std::vector<std::string>;
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "test_helpers.h"
 
 namespace pstrain {
 namespace {
@@ -17,17 +18,7 @@ std::vector<std::string> Words(const std::vector<const Pronunciation*>& prons) {
   return words;
 }
 
-// Runs `fn`, expects an InputError and returns its message.
-template <typename Fn>
-std::string InputErrorMessage(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
+using test::InputErrorMessage;
 
 TEST(DictionaryTest, LookupIsCaseSensitiveAndLiteral) {
   const Dictionary dict = Dictionary::Parse("TEN T EH N\nclubs K L AH B Z\n", "main.dic", false);

@@ -15,6 +15,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/dictionary.h"
+#include "test_helpers.h"
 
 namespace pstrain {
 namespace {
@@ -42,17 +43,7 @@ std::vector<ManifestEntry> KnownEntries() {
   };
 }
 
-// Runs `fn`, expects an InputError and returns its message.
-template <typename Fn>
-std::string InputErrorMessage(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
+using test::InputErrorMessage;
 
 void WriteText(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());

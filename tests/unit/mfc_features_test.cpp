@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "features/features.h"
 #include "formats/mfc_file.h"
+#include "test_helpers.h"
 
 namespace pstrain {
 namespace {
@@ -24,16 +25,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 constexpr std::uint32_t kCeplen = 13;
 
-// Runs `fn`, expects an InputError and returns its message.
-std::string InputErrorMessage(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
+using test::InputErrorMessage;
 
 // `n_frames` x 13 cepstra with value(t, i) at frame t, coefficient i.
 Cepstra MakeCepstra(std::uint32_t n_frames, const std::function<float(std::uint32_t, std::uint32_t)>& value) {

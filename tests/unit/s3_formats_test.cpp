@@ -20,6 +20,7 @@
 #include "formats/mdef.h"
 #include "formats/param_files.h"
 #include "formats/s3_file.h"
+#include "test_helpers.h"
 
 namespace pstrain {
 namespace {
@@ -31,16 +32,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 const fs::path kAn4Dir = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
 
-// Runs `fn`, expects an InputError and returns its message.
-std::string InputErrorMessage(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
+using test::InputErrorMessage;
 
 // The shipped file, or a test failure naming the package that provides it.
 Bytes ShippedBytes(const std::string& name) {
