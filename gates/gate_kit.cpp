@@ -174,7 +174,8 @@ bool Gate::ExpectProvenanceField(const fs::path& a, const fs::path& b, const std
 }
 
 bool Gate::ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check) {
-  const bool ok = exit_code != 0 && output.find("check \"" + check + "\"") != std::string::npos;
+  // Exit 1 is "rejected" for `pstrain validate` and a failed pass alike; 2 means it could not even run.
+  const bool ok = exit_code == 1 && output.find("check \"" + check + "\"") != std::string::npos;
   EXPECT_TRUE(ok) << subject << " was not rejected by check \"" << check << "\" (exit " << exit_code << "):\n" << output;
   return Record("ExpectRejected", {subject, check}, ok, ok ? "" : "exit " + std::to_string(exit_code));
 }

@@ -55,8 +55,8 @@ class Gate {
   // A provenance.json field is present in both / equal in both / different between the two.
   bool ExpectProvenanceField(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& field,
                              FieldRelation relation);
-  // A validation ran on `subject` and rejected it with check `check` (the output of `pstrain
-  // validate` or of a failed pass, and its exit code).
+  // A validation ran on `subject` and rejected it with check `check`: exit code 1 and the check's
+  // name in the output (of `pstrain validate` or of a failed pass).
   bool ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check);
   // |actual - expected| <= rtol * |expected| + atol.
   bool ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol);

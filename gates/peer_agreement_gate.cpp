@@ -1,0 +1,190 @@
+// Gate 9 (issue #5), peer agreement: one shard's statistics agree with SphinxTrain's own
+// `/usr/lib/sphinxtrain/bw` on the same model, corpus and options. This is the gate that catches a
+// defect our serial and sharded paths would share (every other gate compares pstrain with itself).
+// The approach and tolerances are those of tests/integration/peer_agreement_test.cpp: the same
+// utterances succeed, the same total frames, the total log-likelihood within 1e-5 relative, and
+// every accumulator element of every density with dnom >= 1 (and every transition row with
+// occupancy >= 1) within 1e-4*|bw| + 1e-5*count; the gate records the largest ratio of an element's
+// difference to its allowance, which must be at most 1.
+//
+// Quick profile (the declaration): default corpus (93 utterances), context-independent an4 model,
+// -topn 1, one-pass variance, --jobs 1, one E-step, no retries (bw has none).
+// Full profile: the same on the benchmark corpus (400 utterances).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "common/file_io.h"
+#include "formats/param_files.h"
+#include "gate_fixture.h"
+#include "gate_kit.h"
+#include "integration/test_util.h"
+
+namespace pstrain::gates {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using pstrain::testing::CommandResult;
+using pstrain::testing::RunCommand;
+using pstrain::testing::ShellQuote;
+
+constexpr double kElementRtol = 1e-4;
+constexpr double kElementCountTol = 1e-5;
+
+// What bw's stdout says: the utterances with a complete `utt>` line (in control-file order) and
+// the `overall> stats` totals.
+struct BwRun {
+  std::vector<std::string> succeeded;
+  std::uint64_t frames = 0;
+  double total_log_likelihood = 0.0;
+};
+
+BwRun RunBw(const GateCorpus& corpus, const fs::path& model, const fs::path& accum_dir) {
+  fs::create_directories(accum_dir);
+  const fs::path log = accum_dir.parent_path() / "bw.log";
+  const auto q = [](const fs::path& p) { return ShellQuote(p.string()); };
+  const std::string command =
+      "timeout 900 " + std::string(pstrain::testing::kBw) + " -moddeffn " + q(model / "mdef") + " -ts2cbfn .cont. -meanfn " +
+      q(model / "means") + " -varfn " + q(model / "variances") + " -mixwfn " + q(model / "mixture_weights") + " -tmatfn " +
+      q(model / "transition_matrices") + " -dictfn " + q(corpus.dict()) + " -fdictfn " + q(corpus.filler()) + " -ctlfn " +
+      q(corpus.dir / "train.fileids") + " -lsnfn " + q(corpus.dir / "train.transcription") + " -cepdir " + q(corpus.dir / "feat") +
+      " -cepext mfc -feat 1s_c_d_dd -ceplen 13 -agc none -cmn batch -varnorm no -mwfloor 1e-8 -varfloor 1e-4 -tpfloor 1e-4"
+      " -abeam 1e-90 -bbeam 1e-10 -timing no -topn 1 -2passvar no -accumdir " +
+      q(accum_dir) + " > " + q(log) + " 2>/dev/null";
+  const CommandResult r = RunCommand(command);
+  EXPECT_EQ(r.exit_code, 0) << "precondition: " << command << "\n" << r.output;
+  BwRun run;
+  std::istringstream in(ReadFileText(log));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream tokens(line);
+    std::vector<std::string> words;
+    for (std::string w; tokens >> w;) words.push_back(w);
+    if (!words.empty() && words[0] == "utt>" && words.size() >= 12) run.succeeded.push_back(words[2]);
+    if (words.size() >= 6 && words[0] == "overall>" && words[1] == "stats") {
+      run.frames = std::stoull(words[2]);
+      run.total_log_likelihood = std::stod(words[5]);
+    }
+  }
+  return run;
+}
+
+// bw's outcome in the layout of accumulate's summary.json (the fields compared).
+void WriteBwSummary(const BwRun& bw, const fs::path& file) {
+  json::array processed;
+  for (const std::string& id : bw.succeeded) processed.emplace_back(id);
+  json::object totals;
+  totals["total_frames"] = bw.frames;
+  json::object summary;
+  summary["processed_ids"] = std::move(processed);
+  summary["totals"] = std::move(totals);
+  WriteFileAtomic(file, json::serialize(summary) + "\n");
+}
+
+// The largest |ours - bw| / (rtol*|bw| + ctol*count) over the compared elements.
+struct Worst {
+  double ratio = 0.0;
+  std::string where;
+  std::size_t elements = 0, densities = 0, tmat_rows = 0;
+  void Update(double ours, double theirs, double count, const char* what, std::size_t index) {
+    ++elements;
+    const double ratio_here = std::fabs(ours - theirs) / (kElementRtol * std::fabs(theirs) + kElementCountTol * count);
+    if (!(ratio_here <= ratio)) {  // also catches NaN
+      ratio = std::isnan(ratio_here) ? INFINITY : ratio_here;
+      where = std::string(what) + "[" + std::to_string(index) + "] ours=" + std::to_string(ours) + " bw=" + std::to_string(theirs);
+    }
+  }
+};
+
+Worst CompareAccumulators(const fs::path& ours_dir, const fs::path& bw_dir) {
+  const Accumulators ours = Accumulators::Read(ours_dir.string());
+  const GaudenCounts bw = ReadGaudenCountsFile((bw_dir / "gauden_counts").string());
+  const Array3D bw_mixw = ReadArray3DFile((bw_dir / "mixw_counts").string());
+  const Array3D bw_tmat = ReadArray3DFile((bw_dir / "tmat_counts").string());
+  const AccumulatorShape& shape = ours.shape();
+  Worst worst;
+  // Precondition: the two sets of accumulators have the same shape.
+  EXPECT_EQ(bw.n_cb, shape.n_senones);
+  EXPECT_EQ(bw.n_density, shape.n_density);
+  EXPECT_EQ(bw.pass2var, ours.pass2var());
+  if (bw.n_cb != shape.n_senones || bw.n_density != shape.n_density) {
+    worst.ratio = INFINITY;
+    return worst;
+  }
+  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+      const std::size_t dens = std::size_t(senone) * shape.n_density + k;
+      const double dnom = bw.dnom[dens];
+      if (dnom < 1.0) continue;
+      ++worst.densities;
+      worst.Update(ours.dnom_data()[dens], dnom, dnom, "dnom", dens);
+      worst.Update(ours.mixw_data()[dens], bw_mixw.data[dens], dnom, "mixw", dens);
+      for (std::uint32_t l = 0; l < shape.veclen; ++l) {
+        const std::size_t e = dens * shape.veclen + l;
+        worst.Update(ours.mean_data()[e], bw.mean[e], dnom, "mean", e);
+        worst.Update(ours.var_data()[e], bw.var[e], dnom, "var", e);
+      }
+    }
+  }
+  const std::uint32_t n_to = shape.n_emit_state + 1;
+  for (std::size_t row = 0; row < std::size_t(shape.n_tmat) * shape.n_emit_state; ++row) {
+    double occupancy = 0.0;
+    for (std::uint32_t to = 0; to < n_to; ++to) occupancy += bw_tmat.data[row * n_to + to];
+    if (occupancy < 1.0) continue;
+    ++worst.tmat_rows;
+    for (std::uint32_t to = 0; to < n_to; ++to) {
+      worst.Update(ours.tmat_data()[row * n_to + to], bw_tmat.data[row * n_to + to], occupancy, "tmat", row * n_to + to);
+    }
+  }
+  return worst;
+}
+
+TEST(Gate, PeerAgreement) {
+  Gate gate({"peer-agreement", {1}, 1, "one E-step from one context-independent model with -topn 1 and one-pass variance, no retries; within tolerances (total log-likelihood 1e-5 relative, elements 1e-4*|bw| + 1e-5*count), not bit for bit: bw accumulates in float32; densities with dnom < 1 and transition rows with occupancy < 1 are not compared"});
+  // Precondition: the peer is installed (scripts/bootstrap.sh installs Debian's sphinxtrain).
+  ASSERT_TRUE(fs::exists(pstrain::testing::kBw)) << pstrain::testing::kBw << " is missing";
+  const GateCorpus corpus = ProfileCorpus();
+  const fs::path dir = GateScratch("peer-agreement");
+  const fs::path model = pstrain::testing::An4Model();
+
+  const BwRun bw = RunBw(corpus, model, dir / "bw" / "accum");
+  // Precondition: bw ran and reported its totals.
+  ASSERT_GT(bw.frames, 0u) << "no overall> line in " << (dir / "bw" / "bw.log");
+  WriteBwSummary(bw, dir / "bw" / "summary.json");
+
+  const fs::path ours = dir / "ours";
+  // Precondition: one shard, with bw's options (what bw has no equivalent for: no retries).
+  ASSERT_EQ(RunOk(pstrain::testing::Pstrain(
+                      "accumulate --model " + ShellQuote(model.string()) + " --manifest " + ShellQuote(corpus.manifest.string()) +
+                      " --corpus-root " + ShellQuote(corpus.dir.string()) + " --dict " + ShellQuote(corpus.dict().string()) +
+                      " --filler " + ShellQuote(corpus.filler().string()) + " --out " + ShellQuote(ours.string()) +
+                      " --jobs 1 --cmn batch --topn 1 --abeam 1e-90 --bbeam 1e-10 --varfloor 1e-4 --mwfloor 1e-8 --tpfloor 1e-4"
+                      " --retry-beams none --2passvar no"))
+                .exit_code,
+            0);
+  gate.ExpectWithin("summary.json shard_count", JsonNumber(ours / "summary.json", "shard_count"), 1, 0.0, 0.0);
+  gate.ExpectJsonFieldsEqual(ours / "summary.json", dir / "bw" / "summary.json", {"processed_ids", "totals.total_frames"});
+  gate.ExpectWithin("total log-likelihood vs bw (relative)", JsonNumber(ours / "summary.json", "totals.total_log_likelihood"),
+                    bw.total_log_likelihood, 1e-5, 0.0);
+
+  const Worst worst = CompareAccumulators(ours, dir / "bw" / "accum");
+  // Precondition: the comparison is not vacuous.
+  EXPECT_GT(worst.densities, 50u) << "too few densities with counts to compare";
+  EXPECT_GT(worst.tmat_rows, 10u) << "too few transition rows with counts to compare";
+  std::cout << "[peer] " << bw.succeeded.size() << " utterances, " << bw.frames << " frames; compared " << worst.elements
+            << " elements of " << worst.densities << " densities and " << worst.tmat_rows << " transition rows; worst " << worst.where
+            << " (" << worst.ratio * 100.0 << "% of the allowed difference)\n";
+  gate.ExpectWithin("largest accumulator-element violation ratio vs bw (|diff| / (1e-4*|bw| + 1e-5*count), at most 1)", worst.ratio, 0.0,
+                    0.0, 1.0);
+}
+
+}  // namespace
+}  // namespace pstrain::gates
