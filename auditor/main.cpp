@@ -1,8 +1,12 @@
-// `audit`: the model auditor. Its commands (scope, gates, compare, bytes, mutate, characterize)
-// arrive with the sharded trainer; until then it only explains itself and refuses honestly.
+// `audit`: the model auditor. `audit scope` reports what each determinism gate checks and what it
+// only describes (auditor/scope_command.h). The other commands (gates, compare, bytes, mutate,
+// characterize) arrive with the sharded trainer; until then they refuse honestly.
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
+
+#include "scope_command.h"
 
 namespace {
 
@@ -11,8 +15,11 @@ constexpr const char* kUsage =
     "\n"
     "The pstrain model auditor.\n"
     "\n"
+    "Commands:\n"
+    "  scope        write the gate-scope report (what each determinism gate checks vs describes);\n"
+    "               `audit scope --help` for its options\n"
+    "\n"
     "Planned commands (not implemented in this version; each exits 2 with a message):\n"
-    "  scope        write the gate-scope report (what each determinism gate checks vs describes)\n"
     "  gates        rerun the fixed-count and cross-count determinism gates\n"
     "  compare      diff two model directories, provenance.json included\n"
     "  bytes        byte-compare two artifact or model trees\n"
@@ -28,6 +35,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
+  }
+  if (std::strcmp(argv[1], "scope") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunScopeCommand(args, std::cout, std::cerr);
   }
   std::cerr << "audit: command '" << argv[1] << "' is not implemented in this version\n";
   return 2;
