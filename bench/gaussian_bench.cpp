@@ -10,7 +10,7 @@
 //   BM_GaussianLogDensity/densities:N         one Gaussian at a time: the loop of
 //                                             ForwardBackward::EvaluateLogDensities (and bw's); pstrain
 //                                             uses it for fewer than 4 densities or with top-n < all
-//   BM_GaussianLogDensityGrouped/densities:N  GroupedDensities of forward_backward.cpp: 4 densities side
+//   BM_GaussianLogDensityGrouped/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 4 densities side
 //                                             by side (SIMD), used with topn = all and >= 4 densities;
 //                                             checked bit-identical to the loop above before timing
 //
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
 
 namespace pstrain::bench {
@@ -94,73 +95,10 @@ std::string LoadGaussianCase(std::uint32_t n_density, GaussianCase& out) {
   return "";
 }
 
-// = the density loop of ForwardBackward::EvaluateLogDensities (and bw's): one Gaussian at a time,
-// each sum in dimension order.
-void EvaluateSenone(const AcousticModel& model, std::uint32_t senone, const float* x, double* log_dens) {
-  const std::uint32_t n_density = model.n_density();
-  const std::uint32_t veclen = model.veclen();
-  for (std::uint32_t k = 0; k < n_density; ++k) {
-    const float* mean = model.Mean(senone, k);
-    const float* precision = model.Precision(senone, k);
-    double dist = 0.0;
-    for (std::uint32_t l = 0; l < veclen; ++l) {
-      const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
-      dist += precision[l] * diff * diff;
-    }
-    log_dens[k] = model.LogNorm(senone, k) - dist;
-  }
-}
-
 // One iteration = one frame of the forward pass: all densities of kSenonesPerFrame senones.
 constexpr std::uint32_t kSenonesPerFrame = 16;
 
-// = GroupedDensities in forward_backward.cpp (used when topn = all and a senone has >= 4 densities):
-// four densities of a senone side by side, dimension-major means (float32) and precisions
-// (converted exactly to double); the compiler packs the four independent sums into SIMD registers.
-// Bit-identical to EvaluateSenone.
-constexpr std::uint32_t kGroup = 4;
-struct GroupedLayout {
-  std::uint32_t n_groups = 0, veclen = 0;
-  std::vector<float> mean;
-  std::vector<double> precision;
-  void Build(const AcousticModel& model, const std::vector<std::uint32_t>& senones) {
-    n_groups = model.n_density() / kGroup;
-    veclen = model.veclen();
-    const std::size_t per_local = std::size_t(n_groups) * veclen * kGroup;
-    mean.resize(senones.size() * per_local);
-    precision.resize(senones.size() * per_local);
-    for (std::size_t local = 0; local < senones.size(); ++local) {
-      for (std::uint32_t g = 0; g < n_groups; ++g) {
-        const std::size_t base = local * per_local + std::size_t(g) * veclen * kGroup;
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const float* m = model.Mean(senones[local], g * kGroup + j);
-          const float* p = model.Precision(senones[local], g * kGroup + j);
-          for (std::uint32_t l = 0; l < veclen; ++l) {
-            mean[base + std::size_t(l) * kGroup + j] = m[l];
-            precision[base + std::size_t(l) * kGroup + j] = p[l];
-          }
-        }
-      }
-    }
-  }
-  void Evaluate(const AcousticModel& model, std::uint32_t local, std::uint32_t senone, const float* x, double* out) const {
-    const std::size_t per_local = std::size_t(n_groups) * veclen * kGroup;
-    for (std::uint32_t g = 0; g < n_groups; ++g) {
-      const std::size_t base = local * per_local + std::size_t(g) * veclen * kGroup;
-      const float* m = mean.data() + base;
-      const double* p = precision.data() + base;
-      double dist[kGroup] = {};
-      for (std::uint32_t l = 0; l < veclen; ++l, m += kGroup, p += kGroup) {
-        const float xl = x[l];
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const double diff = xl - m[j];
-          dist[j] += p[j] * diff * diff;
-        }
-      }
-      for (std::uint32_t j = 0; j < kGroup; ++j) out[g * kGroup + j] = model.LogNorm(senone, g * kGroup + j) - dist[j];
-    }
-  }
-};
+constexpr std::uint32_t kGroup = GroupedDensities::kGroup;
 
 template <bool kGrouped>
 void BM_GaussianLogDensity(benchmark::State& state) {
@@ -174,7 +112,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   std::vector<double> log_dens(std::size_t(kSenonesPerFrame) * n_density);
-  GroupedLayout layout;
+  GroupedDensities layout;
   if constexpr (kGrouped) {
     if (n_density % kGroup != 0) {
       state.SkipWithError("the grouped kernel needs a multiple of 4 densities");
@@ -186,7 +124,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     // Bit-identical to the one-at-a-time loop (checked once, outside the timing).
     std::vector<double> a(n_density), b(n_density);
     for (std::uint32_t s = 0; s < n_senones; ++s) {
-      EvaluateSenone(model, s, c.frames.data(), a.data());
+      EvaluateSenoneLogDensities(model, s, c.frames.data(), a.data());
       layout.Evaluate(model, s, s, c.frames.data(), b.data());
       if (std::memcmp(a.data(), b.data(), n_density * sizeof(double)) != 0) {
         state.SkipWithError("grouped and one-at-a-time log densities differ");
@@ -201,7 +139,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
       if constexpr (kGrouped) {
         layout.Evaluate(model, senone, senone, x, log_dens.data() + std::size_t(i) * n_density);
       } else {
-        EvaluateSenone(model, senone, x, log_dens.data() + std::size_t(i) * n_density);
+        EvaluateSenoneLogDensities(model, senone, x, log_dens.data() + std::size_t(i) * n_density);
       }
       senone = (senone + 7) % n_senones;
     }

@@ -1,5 +1,7 @@
 #include "forward_backward/forward_backward.h"
 
+#include "forward_backward/gaussian_eval.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,80 +17,6 @@ constexpr double kAlphaBetaEpsilon = 0.01;         // allowed relative alpha/bet
 constexpr double kMaxPosterior = 1.0 + 1e-2;
 constexpr double kMinusLogInfinity = -708.407751281802;  // log of the smallest normal double
 constexpr std::uint32_t kMinFrames = 9;
-
-// The Gaussians of one utterance's senones, re-laid out so that kGroup densities of a senone are
-// evaluated side by side: per local senone and group, dimension-major [dim][kGroup] means (float32)
-// and precisions (the float32 precisions converted to double, which is exact). The kGroup sums are
-// independent, so the compiler computes them with packed (SIMD) arithmetic; every lane performs the
-// same IEEE operations in the same order as the one-density-at-a-time loop of EvaluateLogDensities
-// (float32 difference promoted to double, dist += precision * diff * diff over the dimensions in
-// order, log_norm - dist), so the log densities are bit-identical. Used when every density is
-// evaluated (topn = all, SphinxTrain's CI setting) and a senone has at least kGroup densities.
-class GroupedDensities {
- public:
-  static constexpr std::uint32_t kGroup = 4;
-
-  static bool Applies(const AcousticModel& model) {
-    return model.topn() == model.n_density() && model.n_density() >= kGroup;
-  }
-
-  // Lays out the densities of `senones` (the utterance's local senones, in local order).
-  void Build(const AcousticModel& model, const std::vector<std::uint32_t>& senones) {
-    n_groups_ = model.n_density() / kGroup;
-    veclen_ = model.veclen();
-    const std::size_t per_local = std::size_t(n_groups_) * veclen_ * kGroup;
-    mean_.resize(senones.size() * per_local);
-    precision_.resize(senones.size() * per_local);
-    for (std::size_t local = 0; local < senones.size(); ++local) {
-      for (std::uint32_t g = 0; g < n_groups_; ++g) {
-        const std::size_t base = local * per_local + std::size_t(g) * veclen_ * kGroup;
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const float* mean = model.Mean(senones[local], g * kGroup + j);
-          const float* precision = model.Precision(senones[local], g * kGroup + j);
-          for (std::uint32_t l = 0; l < veclen_; ++l) {
-            mean_[base + std::size_t(l) * kGroup + j] = mean[l];
-            precision_[base + std::size_t(l) * kGroup + j] = precision[l];
-          }
-        }
-      }
-    }
-  }
-
-  // Log densities of every density of local senone `local` (global `senone`) at x, into out[k].
-  void Evaluate(const AcousticModel& model, std::uint32_t local, std::uint32_t senone, const float* x, double* out) const {
-    const std::size_t per_local = std::size_t(n_groups_) * veclen_ * kGroup;
-    for (std::uint32_t g = 0; g < n_groups_; ++g) {
-      const std::size_t base = local * per_local + std::size_t(g) * veclen_ * kGroup;
-      const float* mean = mean_.data() + base;
-      const double* precision = precision_.data() + base;
-      double dist[kGroup] = {};
-      for (std::uint32_t l = 0; l < veclen_; ++l, mean += kGroup, precision += kGroup) {
-        const float xl = x[l];
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const double diff = xl - mean[j];  // float32 difference, as bw computes it
-          dist[j] += precision[j] * diff * diff;
-        }
-      }
-      for (std::uint32_t j = 0; j < kGroup; ++j) out[g * kGroup + j] = model.LogNorm(senone, g * kGroup + j) - dist[j];
-    }
-    // Densities beyond the last full group, one at a time (same arithmetic).
-    for (std::uint32_t k = n_groups_ * kGroup; k < model.n_density(); ++k) {
-      const float* mean = model.Mean(senone, k);
-      const float* precision = model.Precision(senone, k);
-      double dist = 0.0;
-      for (std::uint32_t l = 0; l < veclen_; ++l) {
-        const double diff = x[l] - mean[l];
-        dist += precision[l] * diff * diff;
-      }
-      out[k] = model.LogNorm(senone, k) - dist;
-    }
-  }
-
- private:
-  std::uint32_t n_groups_ = 0, veclen_ = 0;
-  std::vector<float> mean_;
-  std::vector<double> precision_;
-};
 
 }  // namespace
 
@@ -152,18 +80,8 @@ void UtteranceStats::AddTo(Accumulators& global) const {
 
 void ForwardBackward::EvaluateLogDensities(const AcousticModel& model, std::uint32_t senone, const float* x) {
   const std::uint32_t n_density = model.n_density();
-  const std::uint32_t veclen = model.veclen();
   log_dens_.resize(n_density);
-  for (std::uint32_t k = 0; k < n_density; ++k) {
-    const float* mean = model.Mean(senone, k);
-    const float* precision = model.Precision(senone, k);
-    double dist = 0.0;
-    for (std::uint32_t l = 0; l < veclen; ++l) {
-      const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
-      dist += precision[l] * diff * diff;
-    }
-    log_dens_[k] = model.LogNorm(senone, k) - dist;
-  }
+  EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());
   order_.resize(n_density);
   for (std::uint32_t k = 0; k < n_density; ++k) order_[k] = k;
   const std::uint32_t topn = model.topn();
