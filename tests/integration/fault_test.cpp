@@ -10,6 +10,8 @@
 // reaped when the test ends, whatever failed (SpawnedProcess, TearDown).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <thread>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -295,6 +297,24 @@ void FaultTest::KillCoordinatorMidPass(int signal_number) {
 
 TEST_F(FaultTest, SigkillToTheCoordinatorTakesItsWorkersAlongAndTheRerunResumes) { KillCoordinatorMidPass(SIGKILL); }
 TEST_F(FaultTest, SigtermToTheCoordinatorStopsItsWorkersSaysInterruptedAndTheRerunResumes) { KillCoordinatorMidPass(SIGTERM); }
+
+// With one job the shard runs inline (no worker process): SIGTERM is noticed before the next
+// utterance, the run says so and promotes nothing. The delay fault holds pass 1 open after its
+// utterances so that the signal arrives mid-run; pass 2 then stops at its first utterance.
+TEST_F(FaultTest, SigtermWithOneJobStopsInlineAndSaysInterrupted) {
+  const fs::path run = Scratch("sigterm-inline") / "run";
+  spawned_.push_back(std::make_unique<SpawnedProcess>(TrainArgv(run, {"--jobs", "1", "--max-passes", "3"}),
+                                                      std::vector<std::string>{"PSTRAIN_FAULT_INJECTION=delay:0:1500"},
+                                                      run.parent_path() / "train.out"));
+  SpawnedProcess& coordinator = *spawned_.back();
+  ASSERT_TRUE(coordinator.started());
+  std::this_thread::sleep_for(500ms);
+  coordinator.Signal(SIGTERM);
+  ASSERT_TRUE(coordinator.WaitForExit(20s)) << "the inline run did not stop after SIGTERM";
+  EXPECT_EQ(ExitCode(coordinator.wait_status()), 1) << coordinator.Output();
+  EXPECT_THAT(coordinator.Output(), HasSubstr("interrupted by signal 15"));
+  EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted after SIGTERM";
+}
 TEST_F(FaultTest, SigintToTheCoordinatorStopsItsWorkersSaysInterruptedAndTheRerunResumes) { KillCoordinatorMidPass(SIGINT); }
 
 }  // namespace

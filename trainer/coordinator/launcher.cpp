@@ -3,10 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/process.hpp>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 namespace pstrain {
 
@@ -22,31 +21,6 @@ namespace fs = std::filesystem;
 namespace bp = boost::process;
 
 namespace {
-
-std::atomic<int> g_interrupt_signal{0};
-
-void OnInterrupt(int signal_number) { g_interrupt_signal.store(signal_number); }
-
-// Installs SIGINT/SIGTERM handlers for the lifetime of the object, restoring the previous ones.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    g_interrupt_signal.store(0);
-    struct sigaction action {};
-    action.sa_handler = OnInterrupt;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~InterruptGuard() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 std::string Num(double value) {
   char buffer[40];
@@ -218,7 +192,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
       }
       running.erase(running.begin() + static_cast<long>(i));
     }
-    if (const int signal_number = g_interrupt_signal.load()) {
+    if (const int signal_number = InterruptSignal()) {
       failure = "interrupted by signal " + std::to_string(signal_number) + "; stopped " + std::to_string(running.size()) + " running workers";
       break;
     }

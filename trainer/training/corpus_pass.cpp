@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/interrupt.h"
 #include "common/sha256.h"
 #include "formats/mfc_file.h"
 #include "graph/sentence_hmm.h"
@@ -66,6 +67,10 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
   ForwardBackward fb;
   UtteranceStats stats;
   for (std::size_t index = begin; index < end; ++index) {
+    if (const int signal_number = InterruptSignal()) {
+      throw TrainingError("interrupted by signal " + std::to_string(signal_number) + " before utterance " +
+                          manifest.entries()[index].utt_id);
+    }
     const ManifestEntry& entry = manifest.entries()[index];
     UtteranceOutcome outcome;
     outcome.utt_id = entry.utt_id;

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/interrupt.h"
 #include "common/sha256.h"
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
@@ -150,6 +151,9 @@ void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
 }  // namespace
 
 TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ostream& log) {
+  // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
+  // nothing is promoted, and the error says why.
+  InterruptGuard interrupt_guard;
   const PassInputs& base = options.inputs;
   ModelFiles initial = ModelFiles::Load(base.model_dir);
   const Manifest manifest = Manifest::Load(base.manifest_path);

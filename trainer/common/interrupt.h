@@ -1,0 +1,26 @@
+// SIGINT/SIGTERM as a request to stop, for the coordinator: while an InterruptGuard lives, the
+// signals set a flag instead of killing the process, so the run can stop its workers, promote
+// nothing and say why. Long loops poll InterruptSignal().
+#pragma once
+
+#include <csignal>
+
+namespace pstrain {
+
+// The last SIGINT/SIGTERM received while an InterruptGuard was installed, or 0. Guards may nest
+// (Train, then the process launcher); a process runs one training, so the flag is never reset.
+int InterruptSignal();
+
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+}  // namespace pstrain
