@@ -49,7 +49,8 @@ struct GateCorpus {
 // The default corpus (quick) or the benchmark corpus (full); throws when it has not been built.
 GateCorpus ProfileCorpus();
 
-// A fresh directory for one gate: BUILD/test-scratch/gates/PROFILE/NAME (removed and recreated).
+// A fresh directory for one gate: BUILD/test-scratch/gates/PROFILE/NAME, or
+// $PSTRAIN_GATE_SCRATCH/PROFILE/NAME when that is set (removed and recreated).
 std::filesystem::path GateScratch(const std::string& name);
 
 // `pstrain train` / `pstrain accumulate` from the shipped initial model (an4_ci_cont) on `corpus`,

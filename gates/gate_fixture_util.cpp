@@ -68,6 +68,14 @@ GateCorpus ProfileCorpus() {
 }
 
 fs::path GateScratch(const std::string& name) {
+  // `audit gates run` points PSTRAIN_GATE_SCRATCH at its own work directory, so that it never
+  // shares scratch directories with the same gates run by ctest at the same time.
+  if (const char* root = std::getenv("PSTRAIN_GATE_SCRATCH"); root != nullptr && *root != '\0') {
+    const fs::path dir = fs::path(root) / ProfileName(CurrentProfile()) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+  }
   return pstrain::testing::FreshDir(std::string("gates/") + ProfileName(CurrentProfile()) + "/" + name);
 }
 

@@ -1,0 +1,415 @@
+#include "gates_command.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "common/file_io.h"
+#include "gates_summary.h"
+#include "scope_extractor.h"
+
+#ifndef PSTRAIN_AUDIT_SOURCE_DIR
+#define PSTRAIN_AUDIT_SOURCE_DIR "."
+#endif
+
+namespace pstrain::audit {
+
+namespace fs = std::filesystem;
+
+const char* const kGatesUsage =
+    "usage: audit gates run [--profile quick|full] [--only KIND...] [--json FILE] [--junit FILE]\n"
+    "                       [--ledger FILE] [--gate-binary PATH] [--gates DIR] [--work-dir DIR]\n"
+    "                       [--verbose]\n"
+    "\n"
+    "Runs the built determinism gates (GoogleTest binary gate_tests) with PSTRAIN_GATE_PROFILE and a\n"
+    "fresh run ledger (PSTRAIN_GATE_LEDGER), reads GoogleTest's XML report and the ledger, and prints\n"
+    "per gate: PASS/FAIL/NOT RUN, what its declaration describes (kind, shard counts, passes), how\n"
+    "many checks the kit recorded and how many failed, and the first failed check (helper, subjects,\n"
+    "detail: what was compared and where the first difference is).\n"
+    "\n"
+    "Options:\n"
+    "  --profile P        quick (default: the default corpus, declared counts) or full (the benchmark\n"
+    "                     corpus, more passes; build it first with scripts/prepare-bench-corpus.sh)\n"
+    "  --only KIND...     only the gates declaring these kinds (e.g. fixed-count-reproducibility\n"
+    "                     cross-count-exact; repeatable, comma-separated also accepted). Kinds are\n"
+    "                     mapped to test names by reading the gates' declarations in the sources\n"
+    "                     (--gates) with the `audit scope` extractor\n"
+    "  --json FILE        write the JSON summary to FILE\n"
+    "  --junit FILE       write a JUnit XML report to FILE (GoogleTest's own XML report, which is\n"
+    "                     JUnit-compatible; a report made from the summary when GoogleTest wrote none)\n"
+    "  --ledger FILE      the run ledger (removed first; default WORK_DIR/gate-ledger.jsonl)\n"
+    "  --gate-binary PATH the gate binary (default: gates/gate_tests in the build tree of this audit)\n"
+    "  --gates DIR        the gate sources (default: " PSTRAIN_AUDIT_SOURCE_DIR "/gates)\n"
+    "  --work-dir DIR     where the XML report and the gate output (gate-output.log) go (default: a\n"
+    "                     new directory under $TMPDIR or /tmp; kept, its path is printed)\n"
+    "  --verbose          also copy the gate binary's output to standard error while it runs\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Not supported yet (exit 2 when given): --shards, --passes, --corpus. The gate fixture\n"
+    "(gates/gate_fixture.h) reads no such setting: each gate runs the shard counts and passes of its\n"
+    "declaration (more passes in the full profile) on the corpus of the profile.\n"
+    "\n"
+    "Exit status: 0 every selected gate passed; 1 a gate failed; 2 the gates could not run (bad\n"
+    "option, gate binary missing, no gate selected, a selected gate did not run or was skipped, the\n"
+    "binary ended without an XML report, e.g. a crash).\n";
+
+namespace {
+
+struct Options {
+  std::string profile = "quick";
+  std::vector<std::string> only;
+  std::optional<std::string> json, junit, ledger, gate_binary, work_dir;
+  std::string gates = std::string(PSTRAIN_AUDIT_SOURCE_DIR) + "/gates";
+  bool only_given = false;
+  bool verbose = false;
+  bool help = false;
+};
+
+void AddKinds(const std::string& value, std::vector<std::string>& kinds) {
+  std::stringstream parts(value);
+  for (std::string kind; std::getline(parts, kind, ',');) {
+    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+}
+
+// Parses the options after "run"; returns an error message or "".
+std::string Parse(const std::vector<std::string>& args, Options& options) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::optional<std::string> inline_value;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      inline_value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+    }
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      continue;
+    }
+    if (arg == "--verbose") {
+      options.verbose = true;
+      continue;
+    }
+    if (arg == "--shards" || arg == "--passes" || arg == "--corpus") {
+      return arg + " is not supported yet: the gate fixture (gates/gate_fixture.h) has no setting for it; each "
+                   "gate runs the shard counts and passes of its declaration on the corpus of the profile "
+                   "(--profile quick|full)";
+    }
+    if (arg == "--only") {
+      options.only_given = true;
+      if (inline_value) {
+        AddKinds(*inline_value, options.only);
+      } else {
+        while (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0) AddKinds(args[++i], options.only);
+      }
+      if (options.only.empty()) return "--only needs at least one gate kind";
+      continue;
+    }
+    std::optional<std::string>* target = nullptr;
+    std::string* plain = nullptr;
+    if (arg == "--profile") plain = &options.profile;
+    else if (arg == "--gates") plain = &options.gates;
+    else if (arg == "--json") target = &options.json;
+    else if (arg == "--junit") target = &options.junit;
+    else if (arg == "--ledger") target = &options.ledger;
+    else if (arg == "--gate-binary") target = &options.gate_binary;
+    else if (arg == "--work-dir") target = &options.work_dir;
+    else return "unknown argument '" + args[i] + "'";
+    std::string value;
+    if (inline_value) {
+      value = *inline_value;
+    } else {
+      if (i + 1 >= args.size()) return arg + " needs a value";
+      value = args[++i];
+    }
+    if (value.empty()) return arg + " needs a non-empty value";
+    if (plain) *plain = value;
+    else *target = value;
+  }
+  if (options.profile != "quick" && options.profile != "full") {
+    return "--profile must be quick or full, not '" + options.profile + "'";
+  }
+  return "";
+}
+
+// <build>/gates/gate_tests for this audit at <build>/auditor/audit.
+fs::path DefaultGateBinary() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "gates/gate_tests";
+  return self.parent_path().parent_path() / "gates" / "gate_tests";
+}
+
+std::vector<SourceGate> SourceGates(const ScopeReport& report) {
+  std::vector<SourceGate> gates;
+  for (const FileScope& file : report.files) {
+    for (const GateScope& gate : file.gates) {
+      SourceGate s;
+      s.name = gate.FullName();
+      s.file = gate.file + ":" + std::to_string(gate.line);
+      if (!gate.declarations.empty()) {
+        const Declaration& d = gate.declarations.front();
+        if (d.kind && d.kind->literal) s.kind = d.kind->text;
+        if (d.passes && d.passes->literal) {
+          try {
+            s.passes = static_cast<std::uint32_t>(std::stoul(d.passes->text));
+          } catch (const std::exception&) {
+          }
+        }
+        if (d.shard_counts && d.shard_counts->braced) {
+          for (const SourceValue& v : d.shard_counts->items) {
+            if (!v.literal) continue;
+            try {
+              s.shard_counts.push_back(static_cast<std::uint32_t>(std::stoul(v.text)));
+            } catch (const std::exception&) {
+            }
+          }
+        }
+      }
+      gates.push_back(std::move(s));
+    }
+  }
+  return gates;
+}
+
+struct ChildResult {
+  int status = 0;
+  std::string error;  // fork/pipe failure
+};
+
+// Runs `argv` with the gate environment; its output goes to `log` (and to `echo` when set).
+ChildResult RunGateBinary(const std::vector<std::string>& argv, const std::string& profile, const fs::path& ledger,
+                          const fs::path& log, std::ostream* echo) {
+  ChildResult result;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.error = std::string("fork: ") + std::strerror(errno);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    ::dup2(pipe_fds[1], 1);
+    ::dup2(pipe_fds[1], 2);
+    ::close(pipe_fds[1]);
+    ::setenv("PSTRAIN_GATE_PROFILE", profile.c_str(), 1);
+    ::setenv("PSTRAIN_GATE_LEDGER", ledger.c_str(), 1);
+    // The gates' scratch directories go below the ledger's directory (the work directory by
+    // default), not below the build tree, which ctest's own gate runs use.
+    ::setenv("PSTRAIN_GATE_SCRATCH", (fs::absolute(ledger).parent_path() / "gate-scratch").c_str(), 1);
+    std::vector<char*> c_argv;
+    for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+    c_argv.push_back(nullptr);
+    ::execv(c_argv[0], c_argv.data());
+    const std::string message = std::string("audit gates: cannot execute ") + argv[0] + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, message.data(), message.size());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  std::ofstream log_out(log, std::ios::binary);
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    log_out.write(buffer, n);
+    if (echo != nullptr) echo->write(buffer, n);
+  }
+  ::close(pipe_fds[0]);
+  while (::waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
+  }
+  return result;
+}
+
+std::string DescribeStatus(int status) {
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended abnormally";
+}
+
+std::string LastLines(const fs::path& file, std::size_t count) {
+  std::string text;
+  try {
+    text = ReadFileText(file);
+  } catch (const std::exception&) {
+    return "";
+  }
+  std::size_t pos = text.size();
+  if (pos > 0 && text[pos - 1] == '\n') --pos;
+  for (std::size_t lines = 0; pos > 0 && lines < count; ++lines) {
+    const std::size_t nl = text.rfind('\n', pos - 1);
+    pos = nl == std::string::npos ? 0 : nl;
+  }
+  return text.substr(pos == 0 ? 0 : pos + 1);
+}
+
+int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
+  const fs::path binary = options.gate_binary ? fs::path(*options.gate_binary) : DefaultGateBinary();
+  if (::access(binary.c_str(), X_OK) != 0) {
+    err << "audit gates: the gate binary " << binary.string() << " is missing or not executable ("
+        << std::strerror(errno) << "); build it (cmake --build BUILD --target gate_tests) or pass --gate-binary\n";
+    return 2;
+  }
+
+  // The gate sources: --only needs them; otherwise they only supply declarations of gates that did
+  // not run.
+  std::vector<SourceGate> sources;
+  std::string source_error;
+  try {
+    sources = SourceGates(ExtractScope(options.gates));
+  } catch (const std::exception& e) {
+    source_error = e.what();
+  }
+  std::vector<std::string> selected;
+  if (options.only_given) {
+    if (!source_error.empty()) {
+      err << "audit gates: --only needs the gate sources: " << source_error << "\n";
+      return 2;
+    }
+    std::set<std::string> known;
+    for (const SourceGate& s : sources) {
+      if (!s.kind.empty()) known.insert(s.kind);
+    }
+    for (const std::string& kind : options.only) {
+      if (!known.count(kind)) {
+        err << "audit gates: no gate in " << options.gates << " declares the kind '" << kind << "'; known kinds:";
+        for (const std::string& k : known) err << " " << k;
+        err << "\n";
+        return 2;
+      }
+      for (const SourceGate& s : sources) {
+        if (s.kind == kind && std::find(selected.begin(), selected.end(), s.name) == selected.end()) {
+          selected.push_back(s.name);
+        }
+      }
+    }
+    if (selected.empty()) {
+      err << "audit gates: --only selected no gate\n";
+      return 2;
+    }
+  }
+
+  fs::path work;
+  std::error_code ec;
+  if (options.work_dir) {
+    work = fs::absolute(*options.work_dir);
+    fs::create_directories(work, ec);
+    if (ec) {
+      err << "audit gates: cannot create " << work.string() << ": " << ec.message() << "\n";
+      return 2;
+    }
+  } else {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/audit-gates-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      err << "audit gates: cannot create a work directory " << pattern << ": " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    work = pattern;
+  }
+  const fs::path xml = work / "gtest-report.xml";
+  const fs::path log = work / "gate-output.log";
+  const fs::path ledger = fs::absolute(options.ledger ? fs::path(*options.ledger) : work / "gate-ledger.jsonl");
+  fs::remove(xml, ec);
+  fs::remove(ledger, ec);
+  if (ec) {
+    err << "audit gates: cannot remove the old ledger " << ledger.string() << ": " << ec.message() << "\n";
+    return 2;
+  }
+
+  std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_output=xml:" + xml.string(),
+                                   "--gtest_color=no"};
+  std::string filter;
+  for (const std::string& name : selected) filter += (filter.empty() ? "" : ":") + name;
+  if (!filter.empty()) argv.push_back("--gtest_filter=" + filter);
+
+  out << "audit gates: running " << binary.string() << " (profile " << options.profile << "; "
+      << (selected.empty() ? std::string("every gate") : std::to_string(selected.size()) + " selected: " + filter)
+      << ")\n";
+  out << "audit gates: work directory " << work.string() << " (gate output in " << log.filename().string()
+      << "), ledger " << ledger.string() << "\n";
+  out.flush();
+  const ChildResult child = RunGateBinary(argv, options.profile, ledger, log, options.verbose ? &err : nullptr);
+
+  SummarizeInput input;
+  input.profile = options.profile;
+  input.gate_binary = binary.string();
+  input.xml = xml;
+  input.ledger = ledger;
+  input.only = options.only;
+  input.selected = selected;
+  input.sources = sources;
+  if (!child.error.empty()) {
+    input.run_problem = "cannot run the gate binary: " + child.error;
+  } else if (!fs::exists(xml, ec)) {
+    input.run_problem = "the gate binary " + DescribeStatus(child.status) + " without an XML report; its last output:\n" +
+                        LastLines(log, 15);
+  }
+  const GatesRunSummary summary = Summarize(input);
+
+  out << "\naudit gates: summary\n" << RenderGatesText(summary);
+  int code = summary.exit_code;
+  try {
+    if (options.json) WriteFileAtomic(*options.json, RenderGatesJson(summary));
+    if (options.junit) {
+      bool copied = false;
+      if (fs::exists(xml, ec)) {
+        try {
+          ParseGtestXml(xml);
+          WriteFileAtomic(*options.junit, ReadFileText(xml));
+          copied = true;
+        } catch (const std::exception&) {
+        }
+      }
+      if (!copied) WriteFileAtomic(*options.junit, RenderGatesJunit(summary));
+    }
+  } catch (const std::exception& e) {
+    err << "audit gates: " << e.what() << "\n";
+    return 2;
+  }
+  if (code == 1) err << "audit gates: " << summary.Count("fail") << " of " << summary.gates.size() << " gates failed\n";
+  if (code == 2) err << "audit gates: the gates could not run (see \"could not run\" above)\n";
+  return code;
+}
+
+}  // namespace
+
+int RunGatesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    (args.empty() ? err : out) << kGatesUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] != "run") {
+    err << "audit gates: unknown subcommand '" << args[0] << "' (only `audit gates run`; see audit gates --help)\n";
+    return 2;
+  }
+  Options options;
+  if (const std::string error = Parse(std::vector<std::string>(args.begin() + 1, args.end()), options); !error.empty()) {
+    err << "audit gates: " << error << "\n(see audit gates --help)\n";
+    return 2;
+  }
+  if (options.help) {
+    out << kGatesUsage;
+    return 0;
+  }
+  return RunGates(options, out, err);
+}
+
+}  // namespace pstrain::audit

@@ -1,0 +1,421 @@
+#include "gates_summary.h"
+
+#include <boost/json.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain::audit {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+namespace pt = boost::property_tree;
+
+std::size_t GatesRunSummary::Count(const std::string& result) const {
+  return static_cast<std::size_t>(
+      std::count_if(gates.begin(), gates.end(), [&](const GateSummary& g) { return g.result == result; }));
+}
+
+std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
+  std::string text;
+  try {
+    text = ReadFileText(path);
+  } catch (const std::exception& e) {
+    throw InputError(path.string() + ": cannot read the GoogleTest XML report: " + e.what());
+  }
+  pt::ptree tree;
+  try {
+    std::istringstream in(text);
+    pt::read_xml(in, tree);
+  } catch (const std::exception& e) {
+    throw InputError(path.string() + ": not an XML file: " + e.what());
+  }
+  const auto suites = tree.get_child_optional("testsuites");
+  if (!suites) throw InputError(path.string() + ": not a GoogleTest XML report (no <testsuites>)");
+  std::vector<XmlTestCase> cases;
+  for (const auto& [suite_tag, suite] : *suites) {
+    if (suite_tag != "testsuite") continue;
+    const std::string suite_name = suite.get<std::string>("<xmlattr>.name", "");
+    for (const auto& [case_tag, test] : suite) {
+      if (case_tag != "testcase") continue;
+      XmlTestCase c;
+      c.name = suite_name + "." + test.get<std::string>("<xmlattr>.name", "");
+      c.status = test.get<std::string>("<xmlattr>.status", "run");
+      c.result = test.get<std::string>("<xmlattr>.result", "");
+      c.seconds = test.get<double>("<xmlattr>.time", 0.0);
+      for (const auto& [tag, child] : test) {
+        if (tag == "failure" || tag == "error") {
+          std::string message = child.get<std::string>("<xmlattr>.message", "");
+          if (message.empty()) message = child.get_value<std::string>();
+          c.failures.push_back(message);
+        } else if (tag == "skipped") {
+          c.skip_message = child.get<std::string>("<xmlattr>.message", "");
+          if (c.result.empty()) c.result = "skipped";
+        }
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+namespace {
+
+struct LedgerGate {
+  bool declared = false;
+  std::string kind;
+  std::vector<std::uint32_t> shard_counts;
+  std::optional<std::uint32_t> passes;
+  std::vector<GateCheckRecord> checks;
+};
+
+struct ParsedLedger {
+  std::vector<std::string> order;  // gate names, first appearance
+  std::map<std::string, LedgerGate> gates;
+};
+
+std::string StringField(const json::object& o, const char* key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+// Reads the ledger; a missing file is an empty ledger (no gate recorded anything). Throws
+// InputError "LEDGER:LINE: what" for a line that is not a ledger record.
+ParsedLedger ReadLedgerFile(const fs::path& path) {
+  ParsedLedger ledger;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return ledger;
+  std::istringstream in(ReadFileText(path));
+  std::size_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path.string() + ":" + std::to_string(number) + ": ";
+    json::value value;
+    try {
+      value = json::parse(line);
+    } catch (const std::exception& e) {
+      throw InputError(where + "not JSON: " + e.what());
+    }
+    if (!value.is_object()) throw InputError(where + "not a JSON object");
+    const json::object& o = value.as_object();
+    const std::string record = StringField(o, "record");
+    const std::string gate_name = StringField(o, "gate");
+    if (gate_name.empty()) throw InputError(where + "no \"gate\"");
+    if (!ledger.gates.count(gate_name)) ledger.order.push_back(gate_name);
+    LedgerGate& gate = ledger.gates[gate_name];
+    if (record == "declaration") {
+      gate.declared = true;
+      gate.kind = StringField(o, "kind");
+      if (const json::value* counts = o.if_contains("shard_counts"); counts && counts->is_array()) {
+        for (const json::value& c : counts->as_array()) {
+          if (c.is_int64()) gate.shard_counts.push_back(static_cast<std::uint32_t>(c.as_int64()));
+          else if (c.is_uint64()) gate.shard_counts.push_back(static_cast<std::uint32_t>(c.as_uint64()));
+        }
+      }
+      if (const json::value* p = o.if_contains("passes"); p && (p->is_int64() || p->is_uint64())) {
+        gate.passes = static_cast<std::uint32_t>(p->is_int64() ? p->as_int64() : p->as_uint64());
+      }
+    } else if (record == "check") {
+      GateCheckRecord check;
+      check.line = number;
+      check.helper = StringField(o, "helper");
+      check.result = StringField(o, "result");
+      check.detail = StringField(o, "detail");
+      if (const json::value* s = o.if_contains("subjects"); s && s->is_array()) {
+        for (const json::value& v : s->as_array()) {
+          check.subjects.push_back(v.is_string() ? std::string(v.as_string()) : json::serialize(v));
+        }
+      }
+      if (check.result != "pass" && check.result != "fail") throw InputError(where + "\"result\" is neither pass nor fail");
+      gate.checks.push_back(std::move(check));
+    } else {
+      throw InputError(where + "unknown record type '" + record + "'");
+    }
+  }
+  return ledger;
+}
+
+// Fills a summary's declaration and ledger counts.
+void AddDeclarationAndChecks(GateSummary& g, const ParsedLedger& ledger, const std::vector<SourceGate>& sources) {
+  const auto it = ledger.gates.find(g.name);
+  if (it != ledger.gates.end() && it->second.declared) {
+    g.kind = it->second.kind;
+    g.shard_counts = it->second.shard_counts;
+    g.passes = it->second.passes;
+    g.declared_in = "ledger";
+  } else {
+    for (const SourceGate& s : sources) {
+      if (s.name != g.name) continue;
+      g.kind = s.kind;
+      g.shard_counts = s.shard_counts;
+      g.passes = s.passes;
+      g.declared_in = "source";
+      break;
+    }
+  }
+  if (it == ledger.gates.end()) return;
+  g.checks = it->second.checks.size();
+  for (const GateCheckRecord& c : it->second.checks) {
+    if (c.result == "pass") continue;
+    if (g.failed_checks++ == 0) g.first_failed_check = c;
+  }
+}
+
+// A GoogleTest message ("file:line\nExpected ...\n...") on one line, lines joined by " | ".
+std::string OneLine(const std::string& text, std::size_t max = 600) {
+  std::string line;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part);) {
+    if (part.find_first_not_of(" \t\r") == std::string::npos) continue;
+    line += (line.empty() ? "" : " | ") + part.substr(part.find_first_not_of(" \t"));
+  }
+  if (line.size() > max) line = line.substr(0, max) + "...";
+  return line;
+}
+
+json::array Strings(const std::vector<std::string>& items) {
+  json::array a;
+  for (const std::string& s : items) a.emplace_back(s);
+  return a;
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
+  return out;
+}
+
+std::string Counts(const std::vector<std::uint32_t>& counts) {
+  std::string out;
+  for (std::uint32_t c : counts) out += (out.empty() ? "" : ", ") + std::to_string(c);
+  return out;
+}
+
+std::string XmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += "&#10;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+GatesRunSummary Summarize(const SummarizeInput& input) {
+  GatesRunSummary summary;
+  summary.profile = input.profile;
+  summary.gate_binary = input.gate_binary;
+  summary.ledger = input.ledger.string();
+  summary.xml = input.xml.string();
+  summary.only = input.only;
+  if (!input.run_problem.empty()) summary.problems.push_back(input.run_problem);
+
+  ParsedLedger ledger;
+  try {
+    ledger = ReadLedgerFile(input.ledger);
+  } catch (const std::exception& e) {
+    summary.problems.push_back(std::string("unreadable ledger: ") + e.what());
+  }
+
+  std::optional<std::vector<XmlTestCase>> cases;
+  std::error_code ec;
+  if (!fs::exists(input.xml, ec)) {
+    summary.problems.push_back("the gate binary wrote no XML report (" + input.xml.string() +
+                               "): it crashed or could not start, so no gate result is known");
+  } else {
+    try {
+      cases = ParseGtestXml(input.xml);
+    } catch (const std::exception& e) {
+      summary.problems.push_back(e.what());
+    }
+  }
+
+  // The gates: those the report lists, then selected gates it does not list; without a report the
+  // selected gates, or (nothing selected) the declared and the recorded ones.
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  if (cases) {
+    for (const XmlTestCase& c : *cases) add(c.name);
+  }
+  for (const std::string& s : input.selected) add(s);
+  if (!cases && input.selected.empty()) {
+    for (const SourceGate& s : input.sources) add(s.name);
+    for (const std::string& s : ledger.order) add(s);
+  }
+
+  for (const std::string& name : names) {
+    GateSummary g;
+    g.name = name;
+    AddDeclarationAndChecks(g, ledger, input.sources);
+    const XmlTestCase* c = nullptr;
+    if (cases) {
+      for (const XmlTestCase& x : *cases) {
+        if (x.name == name) c = &x;
+      }
+    }
+    if (c == nullptr) {
+      g.result = g.failed_checks > 0 ? "fail" : "not-run";
+      g.reason = cases ? "not in the GoogleTest report: the gate binary has no such test" : "no GoogleTest report";
+    } else {
+      g.seconds = c->seconds;
+      g.gtest_failures = c->failures.size();
+      if (!c->failures.empty() || g.failed_checks > 0) {
+        g.result = "fail";
+        g.reason = c->failures.empty() ? "a check record failed" : OneLine(c->failures.front());
+      } else if (c->status == "notrun") {
+        g.result = "not-run";
+        g.reason = "disabled";
+      } else if (c->result == "skipped" || c->result == "suppressed") {
+        g.result = "not-run";
+        g.reason = "skipped" + (c->skip_message.empty() ? std::string() : ": " + OneLine(c->skip_message));
+      } else {
+        g.result = "pass";
+      }
+    }
+    summary.gates.push_back(std::move(g));
+  }
+
+  if (cases && summary.gates.empty()) summary.problems.push_back("no gate ran (the report lists no test)");
+  if (summary.Count("fail") > 0 && cases) {
+    summary.exit_code = 1;
+  } else if (!summary.problems.empty() || summary.Count("not-run") > 0 || summary.Count("fail") > 0) {
+    summary.exit_code = 2;
+    if (summary.problems.empty()) {
+      for (const GateSummary& g : summary.gates) {
+        if (g.result == "not-run") summary.problems.push_back(g.name + " did not run: " + g.reason);
+      }
+    }
+  }
+  return summary;
+}
+
+std::string RenderGatesJson(const GatesRunSummary& summary) {
+  json::object root;
+  root["profile"] = summary.profile;
+  root["gate_binary"] = summary.gate_binary;
+  root["ledger"] = summary.ledger;
+  root["gtest_xml"] = summary.xml;
+  root["only"] = Strings(summary.only);
+  root["exit_code"] = summary.exit_code;
+  root["result"] = summary.exit_code == 0 ? "pass" : summary.exit_code == 1 ? "fail" : "not-run";
+  root["problems"] = Strings(summary.problems);
+  json::array gates;
+  for (const GateSummary& g : summary.gates) {
+    json::object o;
+    o["name"] = g.name;
+    o["kind"] = g.kind;
+    json::array counts;
+    for (std::uint32_t c : g.shard_counts) counts.emplace_back(c);
+    o["declared_shard_counts"] = std::move(counts);
+    o["declared_passes"] = g.passes ? json::value(*g.passes) : json::value(nullptr);
+    o["declared_in"] = g.declared_in;
+    o["result"] = g.result;
+    o["reason"] = g.reason;
+    o["gtest_failures"] = g.gtest_failures;
+    o["seconds"] = g.seconds;
+    o["checks"] = g.checks;
+    o["failed_checks"] = g.failed_checks;
+    if (g.first_failed_check) {
+      json::object f;
+      f["helper"] = g.first_failed_check->helper;
+      f["subjects"] = Strings(g.first_failed_check->subjects);
+      f["detail"] = g.first_failed_check->detail;
+      f["ledger_line"] = g.first_failed_check->line;
+      o["first_failed_check"] = std::move(f);
+    } else {
+      o["first_failed_check"] = nullptr;
+    }
+    gates.push_back(std::move(o));
+  }
+  root["gates"] = std::move(gates);
+  json::object totals;
+  totals["gates"] = summary.gates.size();
+  totals["passed"] = summary.Count("pass");
+  totals["failed"] = summary.Count("fail");
+  totals["not_run"] = summary.Count("not-run");
+  root["totals"] = std::move(totals);
+  return json::serialize(root) + "\n";
+}
+
+std::string RenderGatesText(const GatesRunSummary& summary) {
+  std::ostringstream out;
+  for (const GateSummary& g : summary.gates) {
+    const std::string verdict = g.result == "pass" ? "PASS" : g.result == "fail" ? "FAIL" : "NOT RUN";
+    out << "  " << std::left << std::setw(8) << verdict << g.name;
+    if (g.result != "not-run" || g.seconds > 0) out << " (" << std::fixed << std::setprecision(1) << g.seconds << " s)";
+    out << "\n";
+    if (g.declared_in.empty()) {
+      out << "          describes: (no declaration known)\n";
+    } else {
+      out << "          describes: " << (g.kind.empty() ? "(kind not a literal)" : g.kind) << ", shard counts {"
+          << Counts(g.shard_counts) << "}, " << (g.passes ? std::to_string(*g.passes) : "?")
+          << (g.passes && *g.passes == 1 ? " pass" : " passes") << " (declared; certifies nothing)\n";
+    }
+    out << "          checked:   " << g.checks << (g.checks == 1 ? " check" : " checks") << " recorded, "
+        << g.failed_checks << " failed\n";
+    if (g.first_failed_check) {
+      out << "          first failed check: " << g.first_failed_check->helper << " ["
+          << Join(g.first_failed_check->subjects, ", ") << "]: " << g.first_failed_check->detail << "\n";
+    }
+    if (g.result != "pass" && !g.reason.empty()) out << "          " << (g.result == "fail" ? "failure: " : "why: ") << g.reason << "\n";
+  }
+  out << "  " << summary.gates.size() << " gates: " << summary.Count("pass") << " passed, " << summary.Count("fail")
+      << " failed, " << summary.Count("not-run") << " not run\n";
+  for (const std::string& p : summary.problems) out << "  could not run: " << p << "\n";
+  return out.str();
+}
+
+std::string RenderGatesJunit(const GatesRunSummary& summary) {
+  std::ostringstream out;
+  const std::size_t failures = summary.Count("fail");
+  const std::size_t errors = summary.Count("not-run");
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"audit gates\" tests=\"" << summary.gates.size() << "\" failures=\"" << failures
+      << "\" errors=\"" << errors << "\">\n";
+  std::map<std::string, std::vector<const GateSummary*>> suites;
+  for (const GateSummary& g : summary.gates) suites[g.name.substr(0, g.name.find('.'))].push_back(&g);
+  for (const auto& [suite, gates] : suites) {
+    out << "  <testsuite name=\"" << XmlEscape(suite) << "\" tests=\"" << gates.size() << "\">\n";
+    for (const GateSummary* g : gates) {
+      const std::size_t dot = g->name.find('.');
+      const std::string test = dot == std::string::npos ? g->name : g->name.substr(dot + 1);
+      out << "    <testcase name=\"" << XmlEscape(test) << "\" classname=\"" << XmlEscape(suite) << "\" time=\""
+          << g->seconds << "\"";
+      if (g->result == "pass") {
+        out << "/>\n";
+        continue;
+      }
+      out << ">\n";
+      std::string message = g->reason;
+      if (g->first_failed_check) {
+        message += (message.empty() ? "" : "; ") + std::string("first failed check: ") + g->first_failed_check->helper +
+                   " [" + Join(g->first_failed_check->subjects, ", ") + "]: " + g->first_failed_check->detail;
+      }
+      out << "      <" << (g->result == "fail" ? "failure" : "error") << " message=\"" << XmlEscape(message) << "\"/>\n";
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace pstrain::audit

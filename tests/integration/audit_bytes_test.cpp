@@ -1,0 +1,54 @@
+// `audit bytes` on two real `pstrain train` run directories with the same job count: identical by
+// the project's rule once telemetry (telemetry.json, worker.stderr; docs/contract.md) is ignored,
+// different without that option because telemetry records PIDs and times.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+
+#include "integration/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The auditor binary of this build tree (tests/CMakeLists.txt gives integration tests the build dir).
+fs::path AuditBinary() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
+
+std::string TrainCommand(const fs::path& run_dir) {
+  const fs::path corpus = CorpusDir();
+  return Pstrain("train --model " + ShellQuote(An4Model().string()) + " --manifest " + ShellQuote(TrainManifest().string()) +
+                 " --dict " + ShellQuote((corpus / "corpus.dic").string()) + " --filler " +
+                 ShellQuote((corpus / "corpus.filler").string()) + " --out " + ShellQuote(run_dir.string()) +
+                 " --jobs 2 --min-passes 2 --max-passes 2");
+}
+
+TEST(AuditBytes, TwoRunsWithTheSameJobCountDifferOnlyInTelemetry) {
+  ASSERT_TRUE(fs::exists(AuditBinary())) << "the audit binary is missing: " << AuditBinary();
+  const fs::path dir = FreshDir("audit-bytes");
+  for (const char* name : {"a", "b"}) {
+    CommandResult r = RunCommand(TrainCommand(dir / name));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const std::string audit = ShellQuote(AuditBinary().string()) + " bytes " + ShellQuote((dir / "a").string()) + " " +
+                            ShellQuote((dir / "b").string());
+
+  CommandResult ignoring = RunCommand(audit + " --ignore-telemetry --format json");
+  ASSERT_EQ(ignoring.exit_code, 0) << ignoring.output;
+  const boost::json::value report = boost::json::parse(ignoring.output);
+  EXPECT_EQ(report.at("result").as_string(), "identical");
+  EXPECT_GT(report.at("counts").at("identical").to_number<int>(), 20);
+  EXPECT_GT(report.at("counts").at("ignored").to_number<int>(), 0);
+
+  CommandResult strict = RunCommand(audit);
+  EXPECT_EQ(strict.exit_code, 1) << strict.output;
+  EXPECT_NE(strict.output.find("telemetry.json"), std::string::npos) << strict.output;
+
+  CommandResult html = RunCommand(audit + " --format html --out " + ShellQuote((dir / "report.html").string()));
+  EXPECT_EQ(html.exit_code, 1) << html.output;
+  EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
+}
+
+}  // namespace
+}  // namespace pstrain::testing
