@@ -5,6 +5,7 @@
 
 #include "bytes_compare.h"
 #include "bytes_report.h"
+#include "command_options.h"
 #include "common/file_io.h"
 
 namespace pstrain::audit {
@@ -41,42 +42,14 @@ struct Options {
 
 // Parses the options; returns an error message or "".
 std::string Parse(const std::vector<std::string>& args, Options& options) {
-  bool only_paths = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (only_paths || arg.empty() || arg[0] != '-' || arg == "-") {
-      options.paths.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      only_paths = true;
-      continue;
-    }
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      inline_value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    if ((arg == "-h" || arg == "--help") && !inline_value) {
-      options.help = true;
-      continue;
-    }
-    if (arg == "--ignore-telemetry" && !inline_value) {
-      options.ignore_telemetry = true;
-      continue;
-    }
-    if (arg != "--format" && arg != "--out") return "unknown argument '" + args[i] + "'";
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= args.size()) return arg + " needs a value";
-      value = args[++i];
-    }
-    if (value.empty()) return arg + " needs a non-empty value";
-    if (arg == "--format") options.format = value;
-    else options.out = value;
-  }
+  const std::string error = CommandOptions()
+                                .Flag("help,h", options.help)
+                                .Flag("ignore-telemetry", options.ignore_telemetry)
+                                .Value("format", options.format)
+                                .Value("out", options.out)
+                                .Positional(options.paths)
+                                .Parse(args);
+  if (!error.empty()) return error;
   if (options.help) return "";
   if (options.format != "text" && options.format != "json" && options.format != "html") {
     return "--format must be text, json or html, not '" + options.format + "'";

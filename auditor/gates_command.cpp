@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "command_options.h"
 #include "common/file_io.h"
 #include "gates_summary.h"
 #include "scope_extractor.h"
@@ -86,57 +87,28 @@ void AddKinds(const std::string& value, std::vector<std::string>& kinds) {
 
 // Parses the options after "run"; returns an error message or "".
 std::string Parse(const std::vector<std::string>& args, Options& options) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      inline_value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-      continue;
-    }
-    if (arg == "--verbose") {
-      options.verbose = true;
-      continue;
-    }
-    if (arg == "--shards" || arg == "--passes" || arg == "--corpus") {
-      return arg + " is not supported yet: the gate fixture (gates/gate_fixture.h) has no setting for it; each "
-                   "gate runs the shard counts and passes of its declaration on the corpus of the profile "
-                   "(--profile quick|full)";
-    }
-    if (arg == "--only") {
-      options.only_given = true;
-      if (inline_value) {
-        AddKinds(*inline_value, options.only);
-      } else {
-        while (i + 1 < args.size() && args[i + 1].rfind("-", 0) != 0) AddKinds(args[++i], options.only);
-      }
-      if (options.only.empty()) return "--only needs at least one gate kind";
-      continue;
-    }
-    std::optional<std::string>* target = nullptr;
-    std::string* plain = nullptr;
-    if (arg == "--profile") plain = &options.profile;
-    else if (arg == "--gates") plain = &options.gates;
-    else if (arg == "--json") target = &options.json;
-    else if (arg == "--junit") target = &options.junit;
-    else if (arg == "--ledger") target = &options.ledger;
-    else if (arg == "--gate-binary") target = &options.gate_binary;
-    else if (arg == "--work-dir") target = &options.work_dir;
-    else return "unknown argument '" + args[i] + "'";
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= args.size()) return arg + " needs a value";
-      value = args[++i];
-    }
-    if (value.empty()) return arg + " needs a non-empty value";
-    if (plain) *plain = value;
-    else *target = value;
+  CommandOptions parser;
+  parser.Flag("help,h", options.help).Flag("verbose", options.verbose);
+  for (const char* name : {"shards", "passes", "corpus"}) {
+    parser.Refused(name, std::string("--") + name +
+                             " is not supported yet: the gate fixture (gates/gate_fixture.h) has no setting for it; "
+                             "each gate runs the shard counts and passes of its declaration on the corpus of the "
+                             "profile (--profile quick|full)");
   }
+  parser.Values("only", [&options](const std::vector<std::string>& kinds) {
+    options.only_given = true;
+    for (const std::string& kind : kinds) AddKinds(kind, options.only);
+    return options.only.empty() ? std::string("--only needs at least one gate kind") : std::string();
+  });
+  const std::string error = parser.Value("profile", options.profile)
+                                .Value("gates", options.gates)
+                                .Value("json", options.json)
+                                .Value("junit", options.junit)
+                                .Value("ledger", options.ledger)
+                                .Value("gate-binary", options.gate_binary)
+                                .Value("work-dir", options.work_dir)
+                                .Parse(args);
+  if (!error.empty()) return error;
   if (options.profile != "quick" && options.profile != "full") {
     return "--profile must be quick or full, not '" + options.profile + "'";
   }

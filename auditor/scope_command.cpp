@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 
+#include "command_options.h"
 #include "common/file_io.h"
 #include "scope_doc.h"
 #include "scope_extractor.h"
@@ -59,37 +60,16 @@ struct Options {
 
 // Parses the options; returns an error message or "".
 std::string Parse(const std::vector<std::string>& args, Options& options) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      inline_value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-      continue;
-    }
-    std::optional<std::string>* target = nullptr;
-    std::string* plain = nullptr;
-    if (arg == "--gates") plain = &options.gates;
-    else if (arg == "--format") plain = &options.format;
-    else if (arg == "--out") target = &options.out;
-    else if (arg == "--ledger") target = &options.ledger;
-    else if (arg == "--check") target = &options.check;
-    else if (arg == "--update") target = &options.update;
-    else return "unknown argument '" + args[i] + "'";
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else {
-      if (i + 1 >= args.size()) return arg + " needs a value";
-      value = args[++i];
-    }
-    if (value.empty()) return arg + " needs a non-empty value";
-    if (plain) *plain = value;
-    else *target = value;
-  }
+  const std::string error = CommandOptions()
+                                .Flag("help,h", options.help)
+                                .Value("gates", options.gates)
+                                .Value("format", options.format)
+                                .Value("out", options.out)
+                                .Value("ledger", options.ledger)
+                                .Value("check", options.check)
+                                .Value("update", options.update)
+                                .Parse(args);
+  if (!error.empty()) return error;
   if (options.format != "markdown" && options.format != "json") {
     return "--format must be markdown or json, not '" + options.format + "'";
   }

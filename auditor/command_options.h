@@ -1,0 +1,47 @@
+// The option parser shared by the audit commands (scope, gates, bytes), on Boost.ProgramOptions:
+// `--name=value` and `--name value`, flags (`-h`/`--help`), multi-token options (`--only a b`),
+// positional arguments and `--`. Options apply in command-line order; a repeated option's last
+// value wins.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/options_description.hpp>
+
+namespace pstrain::audit {
+
+class CommandOptions {
+ public:
+  // Applies an option's values; returns an error message or "".
+  using Apply = std::function<std::string(const std::vector<std::string>& values)>;
+
+  // `names` is "long" or "long,s".
+  CommandOptions& Flag(const std::string& names, bool& target);
+  // One non-empty value.
+  CommandOptions& Value(const std::string& name, std::string& target);
+  CommandOptions& Value(const std::string& name, std::optional<std::string>& target);
+  CommandOptions& Value(const std::string& name, std::function<void(const std::string&)> set);
+  // Zero or more values (`--name a b`, `--name=a b`, up to the next option).
+  CommandOptions& Values(const std::string& name, Apply apply);
+  // Accepted syntactically (with or without a value), then refused with `message`.
+  CommandOptions& Refused(const std::string& name, std::string message);
+  // The arguments that are not options; without this they are unknown arguments.
+  CommandOptions& Positional(std::vector<std::string>& target);
+
+  // Parses `args`; returns an error message ("unknown argument 'ARG'", "--NAME needs a value",
+  // "--NAME needs a non-empty value", ...) or "".
+  std::string Parse(const std::vector<std::string>& args) const;
+
+ private:
+  boost::program_options::options_description desc_;
+  std::map<std::string, Apply> apply_;
+  std::set<std::string> flags_;
+  std::vector<std::string>* positional_ = nullptr;
+};
+
+}  // namespace pstrain::audit
