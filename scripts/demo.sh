@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled default corpus: install dependencies, build, prepare the corpus,
 # check it against the committed manifest, train from the shipped an4_ci_cont model until
-# converged, and print where the model is and its per-pass likelihoods.
+# converged, print where the model is and its per-pass likelihoods, and audit it: the same
+# training with one shard must give the same model bytes, and the gate scope must be current.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -37,4 +38,12 @@ echo "== held-out word error rate (pocketsphinx_batch)"
 echo "starting model: $(bash scripts/decode-wer.sh "$MODEL" "$CORPUS" heldout | tail -n 1)"
 echo "trained model:  $(bash scripts/decode-wer.sh "$RUN/model" "$CORPUS" heldout | tail -n 1)"
 echo "== model: $(cd "$RUN/model" && pwd)"
-echo "audit: the auditor's commands (scope, gates, compare, bytes, mutate) are not implemented yet; see issues #5 and #6"
+
+echo "== audit: the same training with 1 shard instead of ${JOBS:-2} must give the same model bytes (exact reduction)"
+"$PSTRAIN" train --model "$MODEL" --manifest manifests/default-train.manifest --corpus-root "$CORPUS" \
+  --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$RUN-1job" --jobs 1 --quiet > "$RUN-1job.log"
+last_pass=$(ls "$RUN/passes" | tail -n 1)
+"$BUILD_DIR/auditor/audit" bytes "$RUN/passes/$last_pass/model" "$RUN-1job/passes/$last_pass/model"
+echo "== audit: what the determinism gates check (audit scope; details in docs/contract.md)"
+"$BUILD_DIR/auditor/audit" scope --check docs/contract.md
+"$BUILD_DIR/auditor/audit" scope | grep -E '^[0-9]+ gates'
