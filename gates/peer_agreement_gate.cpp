@@ -26,6 +26,7 @@
 #include "formats/param_files.h"
 #include "gate_fixture.h"
 #include "gate_kit.h"
+#include "integration/peer_compare_util.h"
 #include "integration/test_util.h"
 
 namespace pstrain::gates {
@@ -37,8 +38,6 @@ using pstrain::testing::CommandResult;
 using pstrain::testing::RunCommand;
 using pstrain::testing::ShellQuote;
 
-constexpr double kElementRtol = 1e-4;
-constexpr double kElementCountTol = 1e-5;
 
 // What bw's stdout says: the utterances with a complete `utt>` line (in control-file order) and
 // the `overall> stats` totals.
@@ -89,63 +88,6 @@ void WriteBwSummary(const BwRun& bw, const fs::path& file) {
   WriteFileAtomic(file, json::serialize(summary) + "\n");
 }
 
-// The largest |ours - bw| / (rtol*|bw| + ctol*count) over the compared elements.
-struct Worst {
-  double ratio = 0.0;
-  std::string where;
-  std::size_t elements = 0, densities = 0, tmat_rows = 0;
-  void Update(double ours, double theirs, double count, const char* what, std::size_t index) {
-    ++elements;
-    const double ratio_here = std::fabs(ours - theirs) / (kElementRtol * std::fabs(theirs) + kElementCountTol * count);
-    if (!(ratio_here <= ratio)) {  // also catches NaN
-      ratio = std::isnan(ratio_here) ? INFINITY : ratio_here;
-      where = std::string(what) + "[" + std::to_string(index) + "] ours=" + std::to_string(ours) + " bw=" + std::to_string(theirs);
-    }
-  }
-};
-
-Worst CompareAccumulators(const fs::path& ours_dir, const fs::path& bw_dir) {
-  const Accumulators ours = Accumulators::Read(ours_dir.string());
-  const GaudenCounts bw = ReadGaudenCountsFile((bw_dir / "gauden_counts").string());
-  const Array3D bw_mixw = ReadArray3DFile((bw_dir / "mixw_counts").string());
-  const Array3D bw_tmat = ReadArray3DFile((bw_dir / "tmat_counts").string());
-  const AccumulatorShape& shape = ours.shape();
-  Worst worst;
-  // Precondition: the two sets of accumulators have the same shape.
-  EXPECT_EQ(bw.n_cb, shape.n_senones);
-  EXPECT_EQ(bw.n_density, shape.n_density);
-  EXPECT_EQ(bw.pass2var, ours.pass2var());
-  if (bw.n_cb != shape.n_senones || bw.n_density != shape.n_density) {
-    worst.ratio = INFINITY;
-    return worst;
-  }
-  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
-    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
-      const std::size_t dens = std::size_t(senone) * shape.n_density + k;
-      const double dnom = bw.dnom[dens];
-      if (dnom < 1.0) continue;
-      ++worst.densities;
-      worst.Update(ours.dnom_data()[dens], dnom, dnom, "dnom", dens);
-      worst.Update(ours.mixw_data()[dens], bw_mixw.data[dens], dnom, "mixw", dens);
-      for (std::uint32_t l = 0; l < shape.veclen; ++l) {
-        const std::size_t e = dens * shape.veclen + l;
-        worst.Update(ours.mean_data()[e], bw.mean[e], dnom, "mean", e);
-        worst.Update(ours.var_data()[e], bw.var[e], dnom, "var", e);
-      }
-    }
-  }
-  const std::uint32_t n_to = shape.n_emit_state + 1;
-  for (std::size_t row = 0; row < std::size_t(shape.n_tmat) * shape.n_emit_state; ++row) {
-    double occupancy = 0.0;
-    for (std::uint32_t to = 0; to < n_to; ++to) occupancy += bw_tmat.data[row * n_to + to];
-    if (occupancy < 1.0) continue;
-    ++worst.tmat_rows;
-    for (std::uint32_t to = 0; to < n_to; ++to) {
-      worst.Update(ours.tmat_data()[row * n_to + to], bw_tmat.data[row * n_to + to], occupancy, "tmat", row * n_to + to);
-    }
-  }
-  return worst;
-}
 
 TEST(Gate, PeerAgreement) {
   Gate gate({"peer-agreement", {1}, 1, "one E-step from one context-independent model with -topn 1 and one-pass variance, no retries; within tolerances (total log-likelihood 1e-5 relative, elements 1e-4*|bw| + 1e-5*count), not bit for bit: bw accumulates in float32; densities with dnom < 1 and transition rows with occupancy < 1 are not compared"});
@@ -175,14 +117,15 @@ TEST(Gate, PeerAgreement) {
   gate.ExpectWithin("total log-likelihood vs bw (relative)", JsonNumber(ours / "summary.json", "totals.total_log_likelihood"),
                     bw.total_log_likelihood, 1e-5, 0.0);
 
-  const Worst worst = CompareAccumulators(ours, dir / "bw" / "accum");
+  const pstrain::testing::PeerComparison worst = pstrain::testing::CompareWithBw(ours, dir / "bw" / "accum");
   // Precondition: the comparison is not vacuous.
+  EXPECT_TRUE(worst.shapes_match) << worst.worst_where;
   EXPECT_GT(worst.densities, 50u) << "too few densities with counts to compare";
   EXPECT_GT(worst.tmat_rows, 10u) << "too few transition rows with counts to compare";
   std::cout << "[peer] " << bw.succeeded.size() << " utterances, " << bw.frames << " frames; compared " << worst.elements
-            << " elements of " << worst.densities << " densities and " << worst.tmat_rows << " transition rows; worst " << worst.where
-            << " (" << worst.ratio * 100.0 << "% of the allowed difference)\n";
-  gate.ExpectWithin("largest accumulator-element violation ratio vs bw (|diff| / (1e-4*|bw| + 1e-5*count), at most 1)", worst.ratio, 0.0,
+            << " elements of " << worst.densities << " densities and " << worst.tmat_rows << " transition rows; worst " << worst.worst_where
+            << " (" << worst.worst_ratio * 100.0 << "% of the allowed difference)\n";
+  gate.ExpectWithin("largest accumulator-element violation ratio vs bw (|diff| / (1e-4*|bw| + 1e-5*count), at most 1)", worst.worst_ratio, 0.0,
                     0.0, 1.0);
 }
 

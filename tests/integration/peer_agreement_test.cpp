@@ -18,6 +18,7 @@
 #include "accumulators/accumulators.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
+#include "integration/peer_compare_util.h"
 #include "integration/test_util.h"
 
 namespace pstrain::testing {
@@ -26,8 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr double kLogLikelihoodRtol = 1e-5;
-constexpr double kElementRtol = 1e-4;
-constexpr double kElementCountTol = 1e-5;
+constexpr double kElementRtol = kPeerElementRtol;
+constexpr double kElementCountTol = kPeerElementCountTol;
 
 struct BwRun {
   std::set<std::string> succeeded;
@@ -94,65 +95,14 @@ PstrainRun RunPstrainAccumulate(const fs::path& model, std::uint32_t topn, bool 
   return run;
 }
 
-// Largest violation ratio |ours - bw| / (rtol*|bw| + ctol*count) over a block, with its position.
-struct Worst {
-  double ratio = 0.0;
-  double abs_diff = 0.0;
-  double rel_diff = 0.0;
-  std::string where;
-  std::size_t compared = 0;
-  void Update(double ours, double theirs, double count, const std::string& what, std::size_t index) {
-    ++compared;
-    const double diff = std::fabs(ours - theirs);
-    const double allowed = kElementRtol * std::fabs(theirs) + kElementCountTol * count;
-    const double ratio_here = diff / allowed;
-    if (ratio_here > ratio) {
-      ratio = ratio_here;
-      abs_diff = diff;
-      rel_diff = theirs != 0.0 ? diff / std::fabs(theirs) : 0.0;
-      where = what + "[" + std::to_string(index) + "] ours=" + std::to_string(ours) + " bw=" + std::to_string(theirs);
-    }
-  }
-};
-
 void CompareAccumulators(const fs::path& ours_dir, const fs::path& bw_dir) {
-  const Accumulators ours = Accumulators::Read(ours_dir.string());
-  const GaudenCounts bw = ReadGaudenCountsFile((bw_dir / "gauden_counts").string());
-  const Array3D bw_mixw = ReadArray3DFile((bw_dir / "mixw_counts").string());
-  const Array3D bw_tmat = ReadArray3DFile((bw_dir / "tmat_counts").string());
-  const AccumulatorShape& shape = ours.shape();
-  ASSERT_EQ(bw.n_cb, shape.n_senones);
-  ASSERT_EQ(bw.n_density, shape.n_density);
-  ASSERT_EQ(bw.pass2var, ours.pass2var());
-  Worst worst;
-  std::size_t dens_compared = 0;
-  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
-    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
-      const std::size_t dens = std::size_t(senone) * shape.n_density + k;
-      const double dnom = bw.dnom[dens];
-      if (dnom < 1.0) continue;
-      ++dens_compared;
-      worst.Update(ours.dnom_data()[dens], dnom, dnom, "dnom", dens);
-      worst.Update(ours.mixw_data()[dens], bw_mixw.data[dens], dnom, "mixw", dens);
-      for (std::uint32_t l = 0; l < shape.veclen; ++l) {
-        const std::size_t e = dens * shape.veclen + l;
-        worst.Update(ours.mean_data()[e], bw.mean[e], dnom, "mean", e);
-        worst.Update(ours.var_data()[e], bw.var[e], dnom, "var", e);
-      }
-    }
-  }
-  const std::uint32_t n_to = shape.n_emit_state + 1;
-  for (std::size_t row = 0; row < std::size_t(shape.n_tmat) * shape.n_emit_state; ++row) {
-    double occupancy = 0.0;
-    for (std::uint32_t to = 0; to < n_to; ++to) occupancy += bw_tmat.data[row * n_to + to];
-    if (occupancy < 1.0) continue;
-    for (std::uint32_t to = 0; to < n_to; ++to) worst.Update(ours.tmat_data()[row * n_to + to], bw_tmat.data[row * n_to + to], occupancy, "tmat", row * n_to + to);
-  }
-  EXPECT_GT(dens_compared, 50u) << "too few densities with counts to compare";
-  std::cout << "[peer] compared " << worst.compared << " elements of " << dens_compared
-            << " densities; worst: " << worst.where << " |diff|=" << worst.abs_diff << " rel=" << worst.rel_diff
-            << " (" << worst.ratio * 100.0 << "% of the allowed difference)\n";
-  EXPECT_LE(worst.ratio, 1.0) << "largest difference exceeds 1e-4*|bw| + 1e-5*dnom at " << worst.where;
+  const PeerComparison c = CompareWithBw(ours_dir, bw_dir);
+  ASSERT_TRUE(c.shapes_match) << c.worst_where;
+  EXPECT_GT(c.densities, 50u) << "too few densities with counts to compare";
+  std::cout << "[peer] compared " << c.elements << " elements of " << c.densities << " densities; worst: " << c.worst_where
+            << " |diff|=" << c.worst_abs_diff << " rel=" << c.worst_rel_diff << " (" << c.worst_ratio * 100.0
+            << "% of the allowed difference)\n";
+  EXPECT_LE(c.worst_ratio, 1.0) << "largest difference exceeds 1e-4*|bw| + 1e-5*dnom at " << c.worst_where;
 }
 
 // A context-dependent model made the way SphinxTrain's CD stage starts: mk_mdef_gen writes an untied
