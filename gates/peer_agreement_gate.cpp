@@ -41,11 +41,7 @@ using pstrain::testing::ShellQuote;
 
 // What bw's stdout says: the utterances with a complete `utt>` line (in control-file order) and
 // the `overall> stats` totals.
-struct BwRun {
-  std::vector<std::string> succeeded;
-  std::uint64_t frames = 0;
-  double total_log_likelihood = 0.0;
-};
+using BwRun = pstrain::testing::BwLog;
 
 BwRun RunBw(const GateCorpus& corpus, const fs::path& model, const fs::path& accum_dir) {
   fs::create_directories(accum_dir);
@@ -61,19 +57,7 @@ BwRun RunBw(const GateCorpus& corpus, const fs::path& model, const fs::path& acc
       q(accum_dir) + " > " + q(log) + " 2>/dev/null";
   const CommandResult r = RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << "precondition: " << command << "\n" << r.output;
-  BwRun run;
-  std::istringstream in(ReadFileText(log));
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream tokens(line);
-    std::vector<std::string> words;
-    for (std::string w; tokens >> w;) words.push_back(w);
-    if (!words.empty() && words[0] == "utt>" && words.size() >= 12) run.succeeded.push_back(words[2]);
-    if (words.size() >= 6 && words[0] == "overall>" && words[1] == "stats") {
-      run.frames = std::stoull(words[2]);
-      run.total_log_likelihood = std::stod(words[5]);
-    }
-  }
-  return run;
+  return pstrain::testing::ParseBwLog(log);
 }
 
 // bw's outcome in the layout of accumulate's summary.json (the fields compared).

@@ -56,18 +56,11 @@ BwRun RunBw(const fs::path& model, std::uint32_t topn, bool pass2var, const fs::
                               ShellQuote(accum_dir.string()) + " > " + ShellQuote(log.string()) + " 2>/dev/null";
   CommandResult r = RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+  const BwLog parsed = ParseBwLog(log);
   BwRun run;
-  std::istringstream in(ReadFileText(log));
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream tokens(line);
-    std::vector<std::string> words;
-    for (std::string w; tokens >> w;) words.push_back(w);
-    if (!words.empty() && words[0] == "utt>" && words.size() >= 12) run.succeeded.insert(words[2]);
-    if (words.size() >= 6 && words[0] == "overall>" && words[1] == "stats") {
-      run.frames = std::stoull(words[2]);
-      run.total_log_likelihood = std::stod(words[5]);
-    }
-  }
+  run.succeeded.insert(parsed.succeeded.begin(), parsed.succeeded.end());
+  run.frames = parsed.frames;
+  run.total_log_likelihood = parsed.total_log_likelihood;
   EXPECT_GT(run.frames, 0u) << "no overall> line in " << log;
   return run;
 }

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "accumulators/accumulators.h"
+#include "common/file_io.h"
 #include "formats/param_files.h"
 
 namespace pstrain::testing {
@@ -66,6 +68,22 @@ PeerComparison CompareWithBw(const fs::path& ours_dir, const fs::path& bw_dir) {
     }
   }
   return c;
+}
+
+BwLog ParseBwLog(const fs::path& stdout_log) {
+  BwLog log;
+  std::istringstream in(ReadFileText(stdout_log));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream tokens(line);
+    std::vector<std::string> words;
+    for (std::string w; tokens >> w;) words.push_back(w);
+    if (!words.empty() && words[0] == "utt>" && words.size() >= 12) log.succeeded.push_back(words[2]);
+    if (words.size() >= 6 && words[0] == "overall>" && words[1] == "stats") {
+      log.frames = std::stoull(words[2]);
+      log.total_log_likelihood = std::stod(words[5]);
+    }
+  }
+  return log;
 }
 
 }  // namespace pstrain::testing

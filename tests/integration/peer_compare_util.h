@@ -8,8 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace pstrain::testing {
 
@@ -27,5 +29,14 @@ struct PeerComparison {
 
 // `ours_dir`: a pstrain accumulator directory; `bw_dir`: bw's -accumdir.
 PeerComparison CompareWithBw(const std::filesystem::path& ours_dir, const std::filesystem::path& bw_dir);
+
+// What bw's stdout (run with -timing no) says: utterances with a complete `utt>` line succeeded;
+// the `overall> stats FRAMES (-N) PER_FRAME TOTAL` line gives the totals (0 when absent).
+struct BwLog {
+  std::vector<std::string> succeeded;  // control-file order
+  std::uint64_t frames = 0;
+  double total_log_likelihood = 0.0;
+};
+BwLog ParseBwLog(const std::filesystem::path& stdout_log);
 
 }  // namespace pstrain::testing
