@@ -69,7 +69,7 @@ std::string SideHtml(const BytesSide& side) {
   std::string out = Escape(KindName(side.kind));
   if (side.kind == EntryKind::kFile) {
     out += ", " + std::to_string(side.size) + " bytes";
-    if (!side.sha256.empty()) out += "<br><code>" + Escape(side.sha256) + "</code>";
+    if (!side.sha256.empty()) out += "<br/><code>" + Escape(side.sha256) + "</code>";
   }
   if (side.kind == EntryKind::kSymlink) out += " &rarr; <code>" + Escape(side.link_target) + "</code>";
   return out;
@@ -153,7 +153,7 @@ std::string RenderBytesJson(const BytesReport& r) {
 
 std::string RenderBytesHtml(const BytesReport& r) {
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
          "<title>audit bytes: "
       << (r.Different() ? "different" : "identical")
       << "</title>\n<style>\n"
@@ -168,7 +168,7 @@ std::string RenderBytesHtml(const BytesReport& r) {
          ".result{font-weight:bold;font-size:1.2em}\n"
          ".none{color:#999}\n"
          "</style>\n</head>\n<body>\n<h1>audit bytes</h1>\n";
-  out << "<p>A: <code>" << Escape(r.a) << "</code><br>B: <code>" << Escape(r.b) << "</code></p>\n";
+  out << "<p>A: <code>" << Escape(r.a) << "</code><br/>B: <code>" << Escape(r.b) << "</code></p>\n";
   out << "<p class=\"result\">Result: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "</p>\n";
   out << "<p>" << Escape(Summary(r)) << "</p>\n";
   if (r.ignore_telemetry) {

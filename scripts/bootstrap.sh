@@ -10,6 +10,8 @@ PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   sphinxtrain pocketsphinx pocketsphinx-en-us pocketsphinx-testdata sphinxbase-utils
   espeak-ng sox
+  chromium libxml2-utils
+  slurm-wlm munge
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
+#include "integration/html_check_util.h"
 #include "integration/test_util.h"
 
 namespace pstrain::testing {
@@ -47,7 +48,8 @@ TEST(AuditBytes, TwoRunsWithTheSameJobCountDifferOnlyInTelemetry) {
 
   CommandResult html = RunCommand(audit + " --format html --out " + ShellQuote((dir / "report.html").string()));
   EXPECT_EQ(html.exit_code, 1) << html.output;
-  EXPECT_TRUE(fs::is_regular_file(dir / "report.html"));
+  EXPECT_EQ(XmlWellFormednessErrors(dir / "report.html"), "");
+  EXPECT_EQ(ChromiumRenderErrors(dir / "report.html", dir / "report.png"), "");
 }
 
 }  // namespace
