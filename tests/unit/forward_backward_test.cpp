@@ -23,6 +23,7 @@
 #include "accumulators/accumulators.h"
 #include "formats/dictionary.h"
 #include "formats/mdef.h"
+#include "graph/pronunciation_graph.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
 
@@ -598,6 +599,78 @@ TEST(ForwardBackwardBruteForceTest, MatchesExactForwardBackward) {
     ExpectVectorsNear(acc.tmat_data(), exact.tmat, 1e-9, 1e-30, "tmat");
     const double total = std::accumulate(exact.dnom.begin(), exact.dnom.end(), 0.0);
     EXPECT_PRED4(NearRelative, total, double(c.n_frames), 1e-12, 0.0);  // the brute force itself is sane
+  }
+}
+
+// A pronunciation graph is a mixture of linear paths: its likelihood is sum_s prior(s) L_s over the
+// variant sequences s, and its statistics are each path's exact statistics weighted by that path's
+// posterior prior(s) L_s / L. The words here start and end with variants that begin and end in
+// different phones, so a graph in which any variant could not start or finish the utterance (the
+// SphinxTrain bw -multipron defect) gives a different likelihood.
+TEST(ForwardBackwardBruteForceTest, PronunciationGraphIsTheMixtureOfItsVariantPaths) {
+  const TinyModel tiny;
+  const Dictionary dict = Dictionary::Parse("WA A\nWA(2) B\nWAB A B\nWAB(2) B A\nWAB(3) B\n", "tiny.dic", false);
+  struct Case {
+    std::vector<std::string> words;
+    std::vector<std::vector<std::uint32_t>> paths;  // every variant sequence, as phone ids
+    std::uint32_t n_frames;
+  };
+  const Case cases[] = {
+      {{"WA", "WAB"}, {{0, 0, 1}, {0, 1, 0}, {0, 1}, {1, 0, 1}, {1, 1, 0}, {1, 1}}, 16},
+      {{"WAB"}, {{0, 1}, {1, 0}, {1}}, 12},
+      {{"WAB", "WA", "WA"}, {}, 24},  // filled below: 3 x 2 x 2 sequences
+  };
+  for (Case c : cases) {
+    if (c.paths.empty()) {
+      for (const std::vector<std::uint32_t>& first : {std::vector<std::uint32_t>{0, 1}, {1, 0}, {1}}) {
+        for (std::uint32_t second : {0u, 1u}) {
+          for (std::uint32_t third : {0u, 1u}) {
+            std::vector<std::uint32_t> path = first;
+            path.push_back(second);
+            path.push_back(third);
+            c.paths.push_back(path);
+          }
+        }
+      }
+    }
+    SCOPED_TRACE(c.words[0] + " + " + std::to_string(c.words.size() - 1) + " words, " + std::to_string(c.n_frames) + " frames");
+    double log_prior = 0.0;
+    for (const std::string& word : c.words) log_prior -= std::log(double(dict.Variants(word).size()));
+    const Features features = TinyFeatures(c.n_frames);
+    std::vector<BruteForce> exact;
+    double log_total = kNegInf;
+    for (const auto& path : c.paths) {
+      exact.emplace_back(tiny, path, features);
+      log_total = LogAdd(log_total, log_prior + exact.back().log_likelihood);
+    }
+    const PronunciationGraph graph = BuildPronunciationGraph(c.words, dict, tiny.files.mdef, tiny.model);
+    EXPECT_FALSE(graph.hmm.initial.empty());
+    EXPECT_TRUE(graph.fallback_senones.empty()) << "a CI model never falls back";
+    ForwardBackward fb;
+    UtteranceStats stats;
+    ForwardBackwardStats fb_stats;
+    const std::optional<AlignmentFailure> failure = fb.Run(tiny.model, graph.hmm, features, WideBeams(), stats, fb_stats);
+    ASSERT_FALSE(failure.has_value()) << failure->reason << ": " << failure->message;
+    EXPECT_PRED4(NearRelative, fb_stats.log_likelihood, log_total, 1e-9, 0.0);
+
+    BruteForce mixture = exact.front();
+    for (std::vector<double>* field : {&mixture.dnom, &mixture.mean, &mixture.var, &mixture.tmat}) {
+      std::fill(field->begin(), field->end(), 0.0);
+    }
+    for (const BruteForce& path : exact) {
+      const double weight = std::exp(log_prior + path.log_likelihood - log_total);
+      for (std::size_t i = 0; i < mixture.dnom.size(); ++i) mixture.dnom[i] += weight * path.dnom[i];
+      for (std::size_t i = 0; i < mixture.mean.size(); ++i) mixture.mean[i] += weight * path.mean[i];
+      for (std::size_t i = 0; i < mixture.var.size(); ++i) mixture.var[i] += weight * path.var[i];
+      for (std::size_t i = 0; i < mixture.tmat.size(); ++i) mixture.tmat[i] += weight * path.tmat[i];
+    }
+    Accumulators acc(ShapeOf(tiny.model), false);
+    stats.AddTo(acc);
+    ExpectVectorsNear(acc.dnom_data(), mixture.dnom, 1e-8, 1e-30, "dnom");
+    ExpectVectorsNear(acc.mixw_data(), mixture.dnom, 1e-8, 1e-30, "mixw");
+    ExpectVectorsNear(acc.mean_data(), mixture.mean, 1e-8, 1e-12, "mean");
+    ExpectVectorsNear(acc.var_data(), mixture.var, 1e-8, 1e-12, "var");
+    ExpectVectorsNear(acc.tmat_data(), mixture.tmat, 1e-8, 1e-30, "tmat");
   }
 }
 

@@ -194,19 +194,47 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
 
   // ---- Forward pass ----
   dens_log_.clear();
-  request_senone(local_of_senone_[hmm.states[0].senone], 0);
-  dscale_[0] = finish_frame_densities(0);
-  dens_begin_.push_back(dens_local_.size());
-  const double op0 = dens_op_[0];
-  clear_local_entries(0);
-  if (op0 <= kMinNormPosFloat32) {
-    return AlignmentFailure{"small-output-prob", "output probability " + std::to_string(op0) + " at frame 0 state 0", false};
+  std::size_t n_alpha_total = 0;
+  if (hmm.initial.empty()) {
+    // The linear path: state 0 is the one initial state.
+    request_senone(local_of_senone_[hmm.states[0].senone], 0);
+    dscale_[0] = finish_frame_densities(0);
+    dens_begin_.push_back(dens_local_.size());
+    const double op0 = dens_op_[0];
+    clear_local_entries(0);
+    if (op0 <= kMinNormPosFloat32) {
+      return AlignmentFailure{"small-output-prob", "output probability " + std::to_string(op0) + " at frame 0 state 0", false};
+    }
+    scale_[0] = 1.0 / op0;
+    alpha_state_.push_back(0);
+    alpha_value_.push_back(1.0);
+    alpha_begin_.push_back(1);
+    n_alpha_total = 1;
+  } else {
+    // A pronunciation graph: every initial state starts with its prior times its output probability.
+    for (const HmmArc& start : hmm.initial) request_senone(local_of_senone_[hmm.states[start.state].senone], 0);
+    dscale_[0] = finish_frame_densities(0);
+    dens_begin_.push_back(dens_local_.size());
+    double best = 0.0;
+    std::vector<double> start_alpha;
+    for (const HmmArc& start : hmm.initial) {
+      start_alpha.push_back(double(start.prob) * op_of_state(start.state));
+      best = std::max(best, start_alpha.back());
+    }
+    clear_local_entries(0);
+    if (best <= kMinNormPosFloat32) {
+      return AlignmentFailure{"small-output-prob", "best initial output probability " + std::to_string(best) + " at frame 0", false};
+    }
+    scale_[0] = 1.0 / best;
+    for (std::size_t i = 0; i < hmm.initial.size(); ++i) {
+      if (start_alpha[i] > 0.0) {
+        alpha_state_.push_back(hmm.initial[i].state);
+        alpha_value_.push_back(start_alpha[i] * scale_[0]);
+      }
+    }
+    alpha_begin_.push_back(alpha_state_.size());
+    n_alpha_total = alpha_state_.size();
   }
-  scale_[0] = 1.0 / op0;
-  alpha_state_.push_back(0);
-  alpha_value_.push_back(1.0);
-  alpha_begin_.push_back(1);
-  std::size_t n_alpha_total = 1;
 
   std::vector<std::uint32_t> cand_state;
   std::vector<double> cand_alpha;
@@ -545,21 +573,43 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
     std::swap(asf, asf_next);
   }
 
-  // Frame 0: the initial state.
+  // Frame 0: the initial state(s).
   set_local_entries(0);
-  const double op_first = op_of_state(0);
-  const double beta0 = prior_beta[0] * op_first;
-  if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
-    clear_local_entries(0);
-    return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
-                                                       std::to_string(final_alpha) + ") by more than 1%", true};
+  if (hmm.initial.empty()) {
+    const double op_first = op_of_state(0);
+    const double beta0 = prior_beta[0] * op_first;
+    if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
+      clear_local_entries(0);
+      return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
+                                                         std::to_string(final_alpha) + ") by more than 1%", true};
+    }
+    if (beta0 == 0.0) {
+      clear_local_entries(0);
+      return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
+    }
+    // bw gives the initial state's CI senone a posterior of exactly 1 (one initial state).
+    if (asf[0]) accumulate_densities(0, prior_beta[0] * recip_final_alpha, 1.0, 0);
+  } else {
+    // sum_i alpha_0(i) beta_0(i), where prior_beta holds beta_0 already multiplied by scale_[0].
+    double beta0 = 0.0;
+    for (const HmmArc& start : hmm.initial) beta0 += double(start.prob) * op_of_state(start.state) * prior_beta[start.state];
+    if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
+      clear_local_entries(0);
+      return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
+                                                         std::to_string(final_alpha) + ") by more than 1%", true};
+    }
+    if (beta0 == 0.0) {
+      clear_local_entries(0);
+      return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
+    }
+    // Each initial state's posterior: prior * op * beta / final alpha.
+    for (const HmmArc& start : hmm.initial) {
+      if (!asf[start.state]) continue;
+      const double p_reest = double(start.prob) * prior_beta[start.state] * recip_final_alpha;
+      const double post = p_reest * op_of_state(start.state);
+      if (post > kMinCountPosterior && post > options.spthresh) accumulate_densities(start.state, p_reest, post, 0);
+    }
   }
-  if (beta0 == 0.0) {
-    clear_local_entries(0);
-    return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
-  }
-  // bw gives the initial state's CI senone a posterior of exactly 1 (one initial state).
-  if (asf[0]) accumulate_densities(0, prior_beta[0] * recip_final_alpha, 1.0, 0);
   clear_local_entries(0);
   accumulate_gaussians(0);
   stats.avg_beta_states = double(n_beta_total) / n_frames;

@@ -21,6 +21,75 @@ std::vector<const Pronunciation*> LookupWords(const std::vector<std::string>& wo
   return prons;
 }
 
+std::uint32_t SilContext(const Mdef& mdef) {
+  if (mdef.n_triphones() == 0) return 0;
+  auto sil = mdef.CiPhone("SIL");
+  if (!sil) throw GraphError{"no-sil-phone", "the mdef has triphones but no SIL phone"};
+  return *sil;
+}
+
+std::uint32_t ContextPhone(const Mdef& mdef, std::uint32_t ci) {
+  if (mdef.n_triphones() == 0 || !mdef.phones()[ci].is_filler) return ci;
+  return SilContext(mdef);
+}
+
+std::uint32_t LookupPhoneId(const Mdef& mdef, std::uint32_t ci, std::uint32_t left, std::uint32_t right, WordPosition posn,
+                            bool utterance_last, bool* fell_back) {
+  if (fell_back) *fell_back = false;
+  const MdefPhone& ci_row = mdef.phones()[ci];
+  if (mdef.n_triphones() == 0 || ci_row.is_filler) return ci;
+  const std::string& left_name = mdef.phones()[left].base;
+  const std::string& right_name = mdef.phones()[right].base;
+  auto tri = mdef.Triphone(ci_row.base, left_name, right_name, posn);
+  if (!tri && !utterance_last) {
+    for (WordPosition fallback : {WordPosition::kBegin, WordPosition::kEnd, WordPosition::kSingle, WordPosition::kInternal}) {
+      tri = mdef.Triphone(ci_row.base, left_name, right_name, fallback);
+      if (tri) break;
+    }
+  }
+  if (tri) return *tri;
+  if (fell_back) *fell_back = true;
+  return ci;
+}
+
+std::uint32_t AppendPhoneStates(SentenceHmm& hmm, std::uint32_t phone_instance, const Mdef& mdef, const AcousticModel& model,
+                                std::vector<bool>& senone_seen) {
+  const PhoneInstance& phone = hmm.phones[phone_instance];
+  const MdefPhone& row = mdef.phones()[phone.phone_id];
+  const std::uint32_t n_emit = mdef.n_emit_state();
+  const std::uint32_t first = static_cast<std::uint32_t>(hmm.states.size());
+  for (std::uint32_t m = 0; m <= n_emit; ++m) {
+    HmmState state;
+    if (m < n_emit) {
+      state.senone = row.senones[m];
+      state.ci_senone = mdef.CiSenone(phone.ci_phone, m);
+      // Local senones: the state's own, then its CI senone (a CD state also feeds its CI
+      // senone's statistics, as bw does).
+      for (std::uint32_t senone : {state.senone, state.ci_senone}) {
+        if (!senone_seen[senone]) {
+          senone_seen[senone] = true;
+          hmm.senones.push_back(senone);
+        }
+      }
+    }
+    state.tmat = row.tmat;
+    state.model_state = m;
+    state.phone_instance = phone_instance;
+    hmm.states.push_back(std::move(state));
+  }
+  // Arcs inside the phone: every non-zero entry of the (floored) tmat.
+  for (std::uint32_t from = 0; from < n_emit; ++from) {
+    for (std::uint32_t to = 0; to <= n_emit; ++to) {
+      float prob = model.Transition(row.tmat, from, to);
+      if (prob > 0.0f) {
+        hmm.states[first + from].next.push_back({first + to, prob});
+        hmm.states[first + to].prev.push_back({first + from, prob});
+      }
+    }
+  }
+  return first;
+}
+
 SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictionary& dictionary, const Mdef& mdef,
                              const AcousticModel& model) {
   std::vector<const Pronunciation*> prons = LookupWords(words, dictionary);
@@ -46,66 +115,18 @@ SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictio
   if (raw.empty()) throw GraphError{"empty-transcript", "the transcript has no phones"};
 
   SentenceHmm hmm;
-  const bool has_triphones = mdef.n_triphones() > 0;
-  auto sil = mdef.CiPhone("SIL");
-  if (has_triphones && !sil) throw GraphError{"no-sil-phone", "the mdef has triphones but no SIL phone"};
-  auto context_name = [&](std::uint32_t ci) -> const std::string& {
-    const MdefPhone& phone = mdef.phones()[ci];
-    return phone.is_filler ? mdef.phones()[*sil].base : phone.base;
-  };
+  const std::uint32_t sil = SilContext(mdef);
   for (std::size_t p = 0; p < raw.size(); ++p) {
-    std::uint32_t phone_id = raw[p].ci_phone;
-    const MdefPhone& ci_row = mdef.phones()[raw[p].ci_phone];
-    if (has_triphones && !ci_row.is_filler) {
-      const std::string& left = p == 0 ? mdef.phones()[*sil].base : context_name(raw[p - 1].ci_phone);
-      const std::string& right = p + 1 == raw.size() ? mdef.phones()[*sil].base : context_name(raw[p + 1].ci_phone);
-      auto tri = mdef.Triphone(ci_row.base, left, right, raw[p].posn);
-      if (!tri && p + 1 != raw.size()) {
-        for (WordPosition fallback : {WordPosition::kBegin, WordPosition::kEnd, WordPosition::kSingle, WordPosition::kInternal}) {
-          tri = mdef.Triphone(ci_row.base, left, right, fallback);
-          if (tri) break;
-        }
-      }
-      if (tri) phone_id = *tri;
-    }
+    const std::uint32_t left = p == 0 ? sil : ContextPhone(mdef, raw[p - 1].ci_phone);
+    const std::uint32_t right = p + 1 == raw.size() ? sil : ContextPhone(mdef, raw[p + 1].ci_phone);
+    const std::uint32_t phone_id = LookupPhoneId(mdef, raw[p].ci_phone, left, right, raw[p].posn, p + 1 == raw.size(), nullptr);
     hmm.phones.push_back({phone_id, raw[p].ci_phone, raw[p].posn});
   }
 
   // States: for each phone instance its emitting states then its exit state.
-  const std::uint32_t n_emit = mdef.n_emit_state();
   std::vector<bool> senone_seen(mdef.n_tied_state(), false);
   for (std::uint32_t p = 0; p < hmm.phones.size(); ++p) {
-    const MdefPhone& row = mdef.phones()[hmm.phones[p].phone_id];
-    const std::uint32_t first = static_cast<std::uint32_t>(hmm.states.size());
-    for (std::uint32_t m = 0; m <= n_emit; ++m) {
-      HmmState state;
-      if (m < n_emit) {
-        state.senone = row.senones[m];
-        state.ci_senone = mdef.CiSenone(hmm.phones[p].ci_phone, m);
-        // Local senones: the state's own, then its CI senone (a CD state also feeds its CI
-        // senone's statistics, as bw does).
-        for (std::uint32_t senone : {state.senone, state.ci_senone}) {
-          if (!senone_seen[senone]) {
-            senone_seen[senone] = true;
-            hmm.senones.push_back(senone);
-          }
-        }
-      }
-      state.tmat = row.tmat;
-      state.model_state = m;
-      state.phone_instance = p;
-      hmm.states.push_back(std::move(state));
-    }
-    // Arcs inside the phone: every non-zero entry of the (floored) tmat.
-    for (std::uint32_t from = 0; from < n_emit; ++from) {
-      for (std::uint32_t to = 0; to <= n_emit; ++to) {
-        float prob = model.Transition(row.tmat, from, to);
-        if (prob > 0.0f) {
-          hmm.states[first + from].next.push_back({first + to, prob});
-          hmm.states[first + to].prev.push_back({first + from, prob});
-        }
-      }
-    }
+    const std::uint32_t first = AppendPhoneStates(hmm, p, mdef, model, senone_seen);
     // Previous phone's exit -> this phone's first emitting state, probability 1.
     if (p > 0) {
       hmm.states[first - 1].next.push_back({first, 1.0f});

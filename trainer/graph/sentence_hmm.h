@@ -43,7 +43,11 @@ struct PhoneInstance {
 
 struct SentenceHmm {
   std::vector<PhoneInstance> phones;
-  std::vector<HmmState> states;  // state 0 = initial, states.back() = final exit state
+  // states.back() is the final (non-emitting) state. Without `initial`, state 0 is the one initial
+  // state (probability 1, the linear path); otherwise `initial` lists the emitting states an
+  // utterance may start in and their prior probabilities (pronunciation graphs).
+  std::vector<HmmState> states;
+  std::vector<HmmArc> initial;
   // Distinct senones used, in order of first appearance (the utterance's local codebooks): each
   // state's senone followed by its CI senone when that differs (CD states also update their CI
   // senone's statistics, as bw does).
@@ -59,6 +63,27 @@ struct GraphError {
 
 // The phone sequence of a transcript (dictionary lookup, no context mapping). Throws GraphError.
 std::vector<const Pronunciation*> LookupWords(const std::vector<std::string>& words, const Dictionary& dictionary);
+
+// Maps CI phone `ci` to its triphone in the context (left, right), both CI phone ids (fillers act
+// as SIL), with the linear path's word-position back-off (b, e, s, i) unless `utterance_last`. CI
+// models, fillers and phones without any matching triphone give the CI phone itself; `fell_back`
+// (may be null) is set when a triphone model had no triphone for a non-filler phone.
+std::uint32_t LookupPhoneId(const Mdef& mdef, std::uint32_t ci, std::uint32_t left, std::uint32_t right, WordPosition posn,
+                            bool utterance_last, bool* fell_back);
+
+// The context of the utterance edges: SIL in triphone models (GraphError "no-sil-phone" when the
+// mdef has triphones but no SIL), 0 (unused) in CI models.
+std::uint32_t SilContext(const Mdef& mdef);
+
+// The CI phone id used as context for `ci`: SIL for fillers (the mdef must have SIL when it has
+// triphones; GraphError otherwise).
+std::uint32_t ContextPhone(const Mdef& mdef, std::uint32_t ci);
+
+// Appends the states of one phone instance (its emitting states, then its exit state) with the
+// arcs inside the phone, and records new senones (own, then CI) in hmm.senones. Returns the index
+// of its first state. `senone_seen` has one flag per tied state.
+std::uint32_t AppendPhoneStates(SentenceHmm& hmm, std::uint32_t phone_instance, const Mdef& mdef, const AcousticModel& model,
+                                std::vector<bool>& senone_seen);
 
 // Builds the sentence HMM. Throws GraphError.
 SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictionary& dictionary, const Mdef& mdef,
