@@ -18,6 +18,7 @@
 #include "accumulators/accumulators.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
+#include "integration/cd_model_util.h"
 #include "integration/peer_compare_util.h"
 #include "integration/test_util.h"
 
@@ -96,36 +97,6 @@ void CompareAccumulators(const fs::path& ours_dir, const fs::path& bw_dir) {
             << " |diff|=" << c.worst_abs_diff << " rel=" << c.worst_rel_diff << " (" << c.worst_ratio * 100.0
             << "% of the allowed difference)\n";
   EXPECT_LE(c.worst_ratio, 1.0) << "largest difference exceeds 1e-4*|bw| + 1e-5*dnom at " << c.worst_where;
-}
-
-// A context-dependent model made the way SphinxTrain's CD stage starts: mk_mdef_gen writes an untied
-// triphone mdef for every triphone of the training transcripts (with word positions), init_mixw
-// copies the CI parameters into it. Exercises triphone lookup and the CI-senone statistics that
-// bw also collects from CD states.
-fs::path UntiedCdModel(const fs::path& dir) {
-  const fs::path corpus = CorpusDir();
-  const fs::path model = dir / "cd-untied";
-  fs::create_directories(model);
-  const fs::path an4 = An4Model();
-  CommandResult phones = RunCommand("grep -v '^#' " + ShellQuote((an4 / "mdef").string()) + " | awk 'NR>7{print $1}' > " +
-                                    ShellQuote((dir / "phones.txt").string()));
-  EXPECT_EQ(phones.exit_code, 0) << phones.output;
-  CommandResult mk = RunCommand("timeout 120 /usr/lib/sphinxtrain/mk_mdef_gen -phnlstfn " + ShellQuote((dir / "phones.txt").string()) +
-                                " -dictfn " + ShellQuote((corpus / "corpus.dic").string()) + " -fdictfn " +
-                                ShellQuote((corpus / "corpus.filler").string()) + " -lsnfn " +
-                                ShellQuote((corpus / "train.transcription").string()) + " -ountiedmdef " +
-                                ShellQuote((model / "mdef").string()) + " -n_state_pm 3");
-  EXPECT_EQ(mk.exit_code, 0) << mk.output;
-  const auto m = [&](const char* file) { return ShellQuote((an4 / file).string()); };
-  const auto d = [&](const char* file) { return ShellQuote((model / file).string()); };
-  CommandResult init = RunCommand("timeout 120 /usr/lib/sphinxtrain/init_mixw -src_moddeffn " + m("mdef") + " -src_ts2cbfn .cont." +
-                                  " -src_mixwfn " + m("mixture_weights") + " -src_meanfn " + m("means") + " -src_varfn " + m("variances") +
-                                  " -src_tmatfn " + m("transition_matrices") + " -dest_moddeffn " + d("mdef") + " -dest_ts2cbfn .cont." +
-                                  " -dest_mixwfn " + d("mixture_weights") + " -dest_meanfn " + d("means") + " -dest_varfn " +
-                                  d("variances") + " -dest_tmatfn " + d("transition_matrices"));
-  EXPECT_EQ(init.exit_code, 0) << init.output;
-  fs::copy_file(an4 / "noisedict", model / "noisedict");
-  return model;
 }
 
 struct PeerCase {

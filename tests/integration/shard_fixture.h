@@ -34,6 +34,9 @@ inline constexpr const char* kSmallCorpusRetried[] = {"syn_s03_v4", "syn_s08_v4"
 // `pstrain train` from the shipped initial model on `corpus` into `run_dir`, with `extra` options,
 // e.g. TrainCommand(corpus, run, "--jobs 2 --min-passes 3 --max-passes 3").
 std::string TrainCommand(const CorpusFixture& corpus, const std::filesystem::path& run_dir, const std::string& extra);
+// The same from another initial model and with another dictionary (empty: the corpus's).
+std::string TrainCommandFrom(const std::filesystem::path& model, const std::filesystem::path& dict, const CorpusFixture& corpus,
+                             const std::filesystem::path& run_dir, const std::string& extra);
 // `pstrain accumulate` (one E-step) from the shipped initial model on `corpus` into `out_dir`.
 std::string AccumulateCommand(const CorpusFixture& corpus, const std::filesystem::path& out_dir, const std::string& extra);
 // `command` run with PSTRAIN_FAULT_INJECTION=`faults` (shards/shard_worker.h); unchanged when empty.

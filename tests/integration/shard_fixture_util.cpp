@@ -43,17 +43,22 @@ CorpusFixture SmallCorpus(const fs::path& dir) {
 
 namespace {
 
-std::string CorpusArguments(const CorpusFixture& corpus) {
+std::string CorpusArguments(const CorpusFixture& corpus, const fs::path& model = An4Model(), const fs::path& dict = {}) {
   const fs::path dir = CorpusDir();
-  return "--model " + ShellQuote(An4Model().string()) + " --manifest " + ShellQuote(corpus.manifest.string()) + " --corpus-root " +
-         ShellQuote(corpus.corpus_root.string()) + " --dict " + ShellQuote((dir / "corpus.dic").string()) + " --filler " +
-         ShellQuote((dir / "corpus.filler").string());
+  return "--model " + ShellQuote(model.string()) + " --manifest " + ShellQuote(corpus.manifest.string()) + " --corpus-root " +
+         ShellQuote(corpus.corpus_root.string()) + " --dict " + ShellQuote((dict.empty() ? dir / "corpus.dic" : dict).string()) +
+         " --filler " + ShellQuote((dir / "corpus.filler").string());
 }
 
 }  // namespace
 
 std::string TrainCommand(const CorpusFixture& corpus, const fs::path& run_dir, const std::string& extra) {
   return Pstrain("train " + CorpusArguments(corpus) + " --out " + ShellQuote(run_dir.string()) + " " + extra);
+}
+
+std::string TrainCommandFrom(const fs::path& model, const fs::path& dict, const CorpusFixture& corpus, const fs::path& run_dir,
+                             const std::string& extra) {
+  return Pstrain("train " + CorpusArguments(corpus, model, dict) + " --out " + ShellQuote(run_dir.string()) + " " + extra);
 }
 
 std::string AccumulateCommand(const CorpusFixture& corpus, const fs::path& out_dir, const std::string& extra) {

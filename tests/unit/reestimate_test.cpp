@@ -398,3 +398,88 @@ TEST(AccumulatorsAddTest, MismatchedShapesOrVarianceModesThrow) {
 
 }  // namespace
 }  // namespace pstrain
+
+namespace pstrain {
+namespace {
+
+// The multipron survival prior (docs/multipron.md), by hand. Senone 1 is activated and was seen in
+// two shards; senone 2 is activated and unseen; senone 3 is seen and not activated.
+class SurvivalPriorTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(SurvivalPriorTest, OneUnitAtThePreviousParametersOnceAfterReduction) {
+  const bool pass2var = GetParam();
+  const ModelFiles previous = PreviousModel();
+  // Two shards' statistics for senones 1 and 3, reduced (exactly) before re-estimation.
+  auto shard = [&] {
+    using Block = ExactAccumulators::Block;
+    ExactAccumulators stats(kShape, pass2var);
+    for (std::size_t senone : {1u, 3u}) {
+      const std::size_t density = senone * kDensity;  // density 0
+      stats.AddValue(Block::kDnom, density, 1.5);
+      stats.AddValue(Block::kMixw, density, 1.5);
+      const double x[] = {3.0, -1.5, 0.75}, x2[] = {9.0, 4.5, 2.25};
+      for (std::size_t dim = 0; dim < kVeclen; ++dim) {
+        stats.AddValue(Block::kMean, density * kVeclen + dim, x[dim]);
+        stats.AddValue(Block::kVar, density * kVeclen + dim, x2[dim]);
+      }
+    }
+    return stats;
+  };
+  ExactAccumulators reduced = shard();
+  reduced.Add(shard(), "shard b");
+  const Accumulators total = reduced.ToAccumulators();
+  std::vector<std::uint8_t> activated(kSenones, 0);
+  activated[1] = activated[2] = 1;
+
+  ReestimationReport report;
+  const ModelFiles next = Reestimate(total, previous, &report, &activated);
+  EXPECT_EQ(report.survival_prior_states, 1u);
+  EXPECT_EQ(report.activated_states_without_counts, 1u);
+
+  // Senone 1, density 0: previous weights 9 and 10 (elements 2 and 3) -> w0 = 9/19.
+  const double w0 = 9.0 / 19.0, w1 = 10.0 / 19.0;
+  for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+    const double mu_prev = Mean(previous, 1, 0, dim), var_prev = Var(previous, 1, 0, dim);
+    const double sum_x = 2 * std::vector<double>{3.0, -1.5, 0.75}[dim];
+    const double sum_x2 = 2 * std::vector<double>{9.0, 4.5, 2.25}[dim];
+    const double dnom = 3.0 + w0;
+    const double mean = (sum_x + w0 * mu_prev) / dnom;
+    const double var = pass2var ? (sum_x2 + w0 * var_prev) / dnom : (sum_x2 + w0 * (var_prev + mu_prev * mu_prev)) / dnom - mean * mean;
+    EXPECT_EQ(Mean(next, 1, 0, dim), static_cast<float>(mean)) << "dim " << dim;
+    EXPECT_EQ(Var(next, 1, 0, dim), static_cast<float>(var)) << "dim " << dim;
+    // Applied per shard instead, the prior would count twice: a different mean.
+    EXPECT_NE(Mean(next, 1, 0, dim), static_cast<float>((sum_x + 2 * w0 * mu_prev) / (3.0 + 2 * w0))) << "dim " << dim;
+    // Density 1 of senone 1 had no counts: kept exactly.
+    EXPECT_EQ(Mean(next, 1, 1, dim), Mean(previous, 1, 1, dim));
+    EXPECT_EQ(Var(next, 1, 1, dim), Var(previous, 1, 1, dim));
+  }
+  EXPECT_EQ(next.mixture_weights.at(1, 0, 0), static_cast<float>(3.0 + w0));
+  EXPECT_EQ(next.mixture_weights.at(1, 0, 1), static_cast<float>(w1));
+
+  // Senone 2 (activated, unseen) keeps every previous parameter bit for bit.
+  for (std::uint32_t k = 0; k < kDensity; ++k) {
+    EXPECT_EQ(next.mixture_weights.at(2, 0, k), previous.mixture_weights.at(2, 0, k));
+    for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
+      EXPECT_EQ(Mean(next, 2, k, dim), Mean(previous, 2, k, dim));
+      EXPECT_EQ(Var(next, 2, k, dim), Var(previous, 2, k, dim));
+    }
+  }
+  // Senone 3 (seen, not activated) is plain maximum likelihood, as without flags.
+  const ModelFiles plain = Reestimate(total, previous, nullptr);
+  EXPECT_EQ(next.means.data[next.means.Offset(3, 0, 0)], plain.means.data[plain.means.Offset(3, 0, 0)]);
+  EXPECT_EQ(next.mixture_weights.at(3, 0, 0), plain.mixture_weights.at(3, 0, 0));
+  EXPECT_EQ(Mean(plain, 3, 0, 0), static_cast<float>(6.0 / 3.0));
+}
+
+INSTANTIATE_TEST_SUITE_P(VarianceModes, SurvivalPriorTest, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "TwoPassVariance" : "OnePassVariance"; });
+
+TEST(SurvivalPriorTest, FlagsMustCoverTheModel) {
+  const ModelFiles previous = PreviousModel();
+  const Accumulators acc(kShape, false);
+  const std::vector<std::uint8_t> short_flags(kSenones - 1, 1);
+  EXPECT_THROW(Reestimate(acc, previous, nullptr, &short_flags), InputError);
+}
+
+}  // namespace
+}  // namespace pstrain

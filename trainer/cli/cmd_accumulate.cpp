@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "shards/fallback_sidecar.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
@@ -57,6 +58,9 @@ int RunAccumulate(int argc, char** argv) {
   }
   if (result.reduced.exact) result.reduced.exact->Write(staging.string());
   else result.reduced.accumulators.Write(staging.string());
+  if (pass_inputs.options.multipron) {
+    WriteFileAtomic(staging / kFallbackSidecarFile, EncodeFallbackSidecar(result.reduced.fallback_senones));
+  }
   WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result.artifacts, result.reduced, jobs, ReductionModeName(pass_inputs.reduction)));
   ReplaceDirectory(staging, dest);
   const double total_log_likelihood = result.reduced.log_likelihood.value();

@@ -3,6 +3,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/error.h"
+#include "common/file_io.h"
+#include "shards/fallback_sidecar.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
@@ -34,11 +37,26 @@ int RunNormalize(int argc, char** argv) {
   Accumulators total = Accumulators::Read(dirs[0]);
   for (std::size_t i = 1; i < dirs.size(); ++i) total.Add(Accumulators::Read(dirs[i]), dirs[i]);
   const ModelFiles previous = ModelFiles::Load(model_in);
+  // Multipron accumulator directories carry the activation sidecar: their union gets the survival
+  // prior, once.
+  std::vector<std::uint8_t> activated;
+  for (const std::string& dir : dirs) {
+    const std::filesystem::path path = std::filesystem::path(dir) / kFallbackSidecarFile;
+    if (!std::filesystem::exists(path)) continue;
+    std::vector<std::uint8_t> flags;
+    if (auto problem = DecodeFallbackSidecar(ReadFileText(path), previous.mdef.n_tied_state(), flags)) {
+      throw FileError(path.string(), problem->detail + " (" + problem->check + ")");
+    }
+    if (activated.empty()) activated.assign(flags.size(), 0);
+    for (std::size_t i = 0; i < flags.size(); ++i) activated[i] |= flags[i];
+  }
   ReestimationReport report;
-  const ModelFiles next = Reestimate(total, previous, &report);
+  const ModelFiles next = Reestimate(total, previous, &report, &activated);
   const std::filesystem::path dest(out);
-  const std::filesystem::path staging = (dest.has_parent_path() ? dest.parent_path() : std::filesystem::path(".")) /
-                                        ("." + dest.filename().string() + ".staging");
+  std::string staging_name = ".";
+  staging_name += dest.filename().string();
+  staging_name += ".staging";
+  const std::filesystem::path staging = (dest.has_parent_path() ? dest.parent_path() : std::filesystem::path(".")) / staging_name;
   std::filesystem::remove_all(staging);
   std::filesystem::create_directories(staging);
   next.Save(staging.string());

@@ -9,6 +9,8 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "formats/mdef.h"
+#include "shards/fallback_sidecar.h"
 #include "shards/artifact_validator.h"
 #include "shards/reducer.h"
 #include "training/pass_summary.h"
@@ -39,6 +41,10 @@ int RunValidate(int argc, char** argv) {
                              std::string(fp.at("config").as_string()), std::string(fp.at("manifest").as_string())};
     for (const json::value& id : summary.at("utterance_ids").as_array()) expected.manifest_ids.emplace_back(id.as_string());
     mode = ParseReductionMode(std::string(summary.at("reduction").as_string()));
+    if (summary.contains("multipron")) {
+      expected.multipron = true;
+      expected.n_tied_states = Mdef::Load((pass_dir / "model" / "mdef").string()).n_tied_state();
+    }
     if (expected.shard_count == 0) throw std::runtime_error("shard_count is 0");
     summary.at("totals").at("total_log_likelihood_exact").as_string();
   } catch (const std::exception& error) {
@@ -57,6 +63,7 @@ int RunValidate(int argc, char** argv) {
                 stored.ToMixwCounts().data == reduced.accumulators.ToMixwCounts().data &&
                 stored.ToTmatCounts().data == reduced.accumulators.ToTmatCounts().data;
     if (same && mode == ReductionMode::kExact) same = ExactAccumulators::Read(accum.string()) == *reduced.exact;
+    if (same && expected.multipron) same = ReadFileText(accum / kFallbackSidecarFile) == EncodeFallbackSidecar(reduced.fallback_senones);
     if (!same) {
       std::cout << "REJECTED " << pass_dir.string() << ": check \"reduction\" (" << accum.string()
                 << "): the stored reduced statistics are not the reduction of the shard artifacts\n";

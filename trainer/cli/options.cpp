@@ -29,7 +29,9 @@ void AddAccumulateOptions(po::options_description& desc, AccumulateFlags& flags)
       ("tpfloor", po::value(&flags.tpfloor)->default_value(flags.tpfloor, "1e-4"), "floor of non-zero transition probabilities when loading")
       ("spthresh", po::value(&flags.spthresh)->default_value(flags.spthresh), "state posteriors at or below this add no counts")
       ("retry-beams", po::value(&flags.retry_beams)->default_value(flags.retry_beams),
-       "after a failed alignment, retry with these ABEAM:BBEAM pairs in order (comma-separated), or none");
+       "after a failed alignment, retry with these ABEAM:BBEAM pairs in order (comma-separated), or none")
+      ("multipron", po::value(&flags.multipron)->default_value(flags.multipron)->implicit_value("yes"),
+       "train over every dictionary pronunciation of each word (WORD, WORD(2), ...): yes|no (docs/multipron.md)");
 }
 
 namespace {
@@ -58,6 +60,7 @@ AccumulateOptions ResolveAccumulateOptions(const AccumulateFlags& flags) {
   options.fb.spthresh = flags.spthresh;
   options.fb.pass2var = ParseYesNo(flags.pass2var, "2passvar");
   options.retry_beams = ParseRetryBeams(flags.retry_beams);
+  options.multipron = ParseYesNo(flags.multipron, "multipron");
   return options;
 }
 

@@ -32,6 +32,7 @@ struct AccumulateFlags {
   float tpfloor = 1e-4f;
   double spthresh = 0.0;
   std::string retry_beams = "1e-150:1e-30,1e-300:1e-100";
+  std::string multipron = "no";
 };
 
 void AddCorpusInputOptions(po::options_description& desc, CorpusInputs& inputs);

@@ -56,7 +56,7 @@ std::vector<std::string> WorkerArguments(const ShardTask& task) {
   const AccumulateOptions& o = in.options;
   std::string retry;
   for (const BeamOptions& beam : o.retry_beams) retry += (retry.empty() ? "" : ",") + Num(beam.abeam) + ":" + Num(beam.bbeam);
-  return {"worker",
+  std::vector<std::string> args = {"worker",
           "--model", in.model_dir,
           "--manifest", in.manifest_path,
           "--corpus-root", in.corpus_root,
@@ -79,6 +79,8 @@ std::vector<std::string> WorkerArguments(const ShardTask& task) {
           "--tpfloor", Num(o.model.tpfloor),
           "--spthresh", Num(o.fb.spthresh),
           "--retry-beams", retry.empty() ? "none" : retry};
+  if (o.multipron) args.insert(args.end(), {"--multipron", "yes"});
+  return args;
 }
 
 namespace {

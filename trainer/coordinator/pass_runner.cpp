@@ -1,6 +1,7 @@
 #include "coordinator/pass_runner.h"
 
 #include "common/error.h"
+#include "formats/mdef.h"
 #include "shards/partition.h"
 
 namespace pstrain {
@@ -18,6 +19,10 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
   expected.fingerprints.pass = PassFingerprint(pass, shard_count, expected.fingerprints.model, expected.fingerprints.config,
                                                expected.fingerprints.manifest);
   for (const ManifestEntry& entry : manifest.entries()) expected.manifest_ids.push_back(entry.utt_id);
+  if (inputs.options.multipron) {
+    expected.multipron = true;
+    expected.n_tied_states = Mdef::Load((fs::path(inputs.model_dir) / "mdef").string()).n_tied_state();
+  }
   return expected;
 }
 

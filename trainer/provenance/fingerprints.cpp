@@ -47,6 +47,8 @@ std::string CanonicalConfig(const AccumulateOptions& o, ReductionMode reduction,
   text += "spthresh=" + Num(o.fb.spthresh) + "\n";
   text += "2passvar=" + std::string(o.fb.pass2var ? "yes" : "no") + "\n";
   text += "retry_beams=" + FormatRetryBeams(o.retry_beams) + "\n";
+  // Only when on, so that the linear path's fingerprints (and artifacts) are unchanged.
+  if (o.multipron) text += "multipron=yes\n";
   text += "reduction=" + std::string(ReductionModeName(reduction)) + "\n";
   text += "dictionaries=" + dictionary_fingerprint + "\n";
   return text;

@@ -4,7 +4,8 @@
 
 namespace pstrain {
 
-ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, ReestimationReport* report_out) {
+ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, ReestimationReport* report_out,
+                      const std::vector<std::uint8_t>* activated) {
   Accumulators acc = acc_in;  // element access is non-const
   const AccumulatorShape& shape = acc.shape();
   if (shape.n_senones != previous.means.n_mgau || shape.n_density != previous.means.n_density ||
@@ -17,6 +18,39 @@ ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, Re
   ReestimationReport report;
   ModelFiles next = previous;
   const std::uint32_t veclen = shape.veclen;
+  if (activated != nullptr && !activated->empty()) {
+    if (activated->size() != shape.n_senones) {
+      throw InputError("activation flags cover " + std::to_string(activated->size()) + " tied states, the model has " +
+                       std::to_string(shape.n_senones));
+    }
+    for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+      if (!(*activated)[senone]) continue;
+      double occupancy = 0.0;
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) occupancy += acc.dnom(senone, k);
+      if (occupancy == 0.0) {
+        ++report.activated_states_without_counts;
+        continue;
+      }
+      ++report.survival_prior_states;
+      double weight_sum = 0.0;
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) weight_sum += previous.mixture_weights.at(senone, 0, k);
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+        const double w = weight_sum > 0.0 ? previous.mixture_weights.at(senone, 0, k) / weight_sum : 1.0 / shape.n_density;
+        acc.mixw(senone, k) += w;
+        if (acc.dnom(senone, k) == 0.0) continue;
+        acc.dnom(senone, k) += w;
+        const std::size_t offset = previous.means.Offset(senone, 0, k);
+        double* mean_acc = acc.mean(senone, k);
+        double* var_acc = acc.var(senone, k);
+        for (std::uint32_t l = 0; l < veclen; ++l) {
+          const double mu = previous.means.data[offset + l];
+          const double sigma2 = previous.variances.data[offset + l];
+          mean_acc[l] += w * mu;
+          var_acc[l] += acc.pass2var() ? w * sigma2 : w * (sigma2 + mu * mu);
+        }
+      }
+    }
+  }
   for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
     bool any_counts = false;
     for (std::uint32_t k = 0; k < shape.n_density; ++k) {

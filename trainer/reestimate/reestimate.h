@@ -24,10 +24,22 @@ struct ReestimationReport {
   std::uint32_t tmat_rows_without_counts = 0;   // kept previous transition row
   std::uint32_t negative_variances = 0;         // written as computed (floored on load)
   std::vector<std::uint32_t> unseen_senones;    // senones whose every density had no counts
+  // Multipron survival prior (docs/multipron.md): activated states that had counts and got the
+  // prior, and activated states without counts (they keep their previous parameters exactly).
+  std::uint32_t survival_prior_states = 0;
+  std::uint32_t activated_states_without_counts = 0;
 };
 
 // Returns the re-estimated model: a copy of `previous` with means, variances, mixture_weights and
 // transition_matrices replaced. Accumulator dimensions must match the model (InputError otherwise).
-ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report);
+//
+// `activated` (multipron; null or empty otherwise): one flag per tied state. Each activated state
+// with counts gets one unit of prior count at its previous parameters, once, before the division:
+// with w_k its previous mixture weights normalized to sum 1, mixw_k += w_k, and for each density k
+// that has counts, dnom_k += w_k, mean_k += w_k mu_k, var_k += w_k (sigma_k^2 + mu_k^2) (2-pass:
+// w_k sigma_k^2). A density or state without counts keeps its previous parameters, which is what
+// the prior alone gives, so an activated state nobody observed survives unchanged.
+ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
+                      const std::vector<std::uint8_t>* activated = nullptr);
 
 }  // namespace pstrain

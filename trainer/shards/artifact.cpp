@@ -1,5 +1,7 @@
 #include "shards/artifact.h"
 
+#include "shards/fallback_sidecar.h"
+
 #include <boost/json.hpp>
 #include <cstdio>
 
@@ -9,6 +11,12 @@
 namespace pstrain {
 
 namespace json = boost::json;
+
+std::vector<std::string> PayloadFileNames(bool multipron) {
+  std::vector<std::string> names(std::begin(kPayloadFiles), std::end(kPayloadFiles));
+  if (multipron) names.emplace_back(kFallbackSidecarFile);
+  return names;
+}
 
 std::string PayloadDigest(const std::vector<PayloadFile>& payload) {
   std::string lines;

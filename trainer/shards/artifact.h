@@ -22,6 +22,9 @@ namespace pstrain {
 inline constexpr const char* kArtifactFormat = "pstrain-shard-artifact-1";
 // The payload files, in the order their digests enter payload_sha256.
 inline constexpr const char* kPayloadFiles[] = {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"};
+// The payload of a shard: kPayloadFiles, then for multipron shards the activation sidecar
+// (shards/fallback_sidecar.h).
+std::vector<std::string> PayloadFileNames(bool multipron);
 inline constexpr std::size_t kMaxArtifactJsonBytes = 64u << 20;
 
 struct PayloadFile {

@@ -10,6 +10,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/param_files.h"
+#include "shards/fallback_sidecar.h"
 #include "shards/partition.h"
 
 namespace pstrain {
@@ -39,7 +40,14 @@ fs::path RegularFileInside(const fs::path& dir, const std::string& name, std::ui
   return path;
 }
 
-void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard) {
+void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard, const PassExpectation& expected) {
+  if (name == kFallbackSidecarFile) {
+    std::vector<std::uint8_t> flags;
+    if (auto problem = DecodeFallbackSidecar(ReadFileText(path), expected.n_tied_states, flags)) {
+      throw ArtifactRejected(shard, path.string(), problem->check, problem->detail);
+    }
+    return;
+  }
   try {
     if (name == "gauden_counts") ReadGaudenCountsFile(path.string());
     else if (name == "exact_counts") ExactAccumulators::DecodeExactCounts(ReadFileBytes(path), path.string());
@@ -114,15 +122,20 @@ void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpe
   if (!log_likelihood_ok) reject("log-likelihood", "log_likelihood_exact is malformed or does not match log_likelihood");
 
   // Payload.
-  if (a.payload.size() != std::size(kPayloadFiles)) reject("payload-names", "payload must list exactly the files gauden_counts, mixw_counts, tmat_counts, exact_counts");
+  const std::vector<std::string> names = PayloadFileNames(expected.multipron);
+  if (a.payload.size() != names.size()) {
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+    reject("payload-names", "payload must list exactly the files " + list);
+  }
   for (std::size_t i = 0; i < a.payload.size(); ++i) {
     const PayloadFile& file = a.payload[i];
     const fs::path path = RegularFileInside(dir, file.name, shard);
-    if (file.name != kPayloadFiles[i]) reject("payload-names", "payload entry " + std::to_string(i) + " is \"" + file.name + "\", expected \"" + kPayloadFiles[i] + "\"");
+    if (file.name != names[i]) reject("payload-names", "payload entry " + std::to_string(i) + " is \"" + file.name + "\", expected \"" + names[i] + "\"");
     const std::uint64_t size = fs::file_size(path);
     if (size != file.size) throw ArtifactRejected(shard, path.string(), "payload-size", "size " + std::to_string(size) + " bytes, artifact records " + std::to_string(file.size));
     if (Sha256OfFile(path) != file.sha256) throw ArtifactRejected(shard, path.string(), "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
-    CheckPayloadHeader(path, file.name, shard);
+    CheckPayloadHeader(path, file.name, shard, expected);
   }
   if (PayloadDigest(a.payload) != a.payload_sha256) reject("payload-digest", "payload_sha256 does not cover the listed payload files");
   out = std::move(a);

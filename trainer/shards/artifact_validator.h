@@ -25,6 +25,9 @@ struct PassExpectation {
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;
   std::vector<std::string> manifest_ids;  // all utterance ids, manifest order
+  // Multipron passes: every shard has the activation sidecar, sized for this many tied states.
+  bool multipron = false;
+  std::uint32_t n_tied_states = 0;
 };
 
 // A rejected artifact: which shard, which file, which check (a stable code such as

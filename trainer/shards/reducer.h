@@ -23,8 +23,12 @@ struct ReducedPass {
   std::optional<ExactAccumulators> exact;  // exact mode only
   ExactSum log_likelihood;
   std::uint64_t total_frames = 0;
+  // Multipron passes: the union of the shards' activation sidecars (empty otherwise).
+  std::vector<std::uint8_t> fallback_senones;
 };
 
+// `artifacts` must have passed ValidatePass (sidecars included); a shard whose payload lists the
+// activation sidecar contributes it to the union.
 ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<ShardArtifact>& artifacts, ReductionMode mode);
 
 }  // namespace pstrain

@@ -20,6 +20,7 @@
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
 #include "shards/artifact.h"
+#include "shards/fallback_sidecar.h"
 #include "shards/partition.h"
 
 namespace pstrain {
@@ -121,7 +122,8 @@ void RunShardTask(const ShardTask& task) {
 
   InjectFaults(task);
   result.accumulators.Write(dir.string());
-  for (const char* name : kPayloadFiles) {
+  if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
+  for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
     const fs::path path = dir / name;
     artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});
   }

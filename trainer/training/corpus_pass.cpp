@@ -9,6 +9,7 @@
 #include "common/interrupt.h"
 #include "common/sha256.h"
 #include "formats/mfc_file.h"
+#include "graph/pronunciation_graph.h"
 #include "graph/sentence_hmm.h"
 
 namespace pstrain {
@@ -63,7 +64,8 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
                                const AccumulateOptions& options, std::ostream* log) {
   const AcousticModel model(model_files, options.model);
   AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
-  CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0};
+  CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0, {}};
+  if (options.multipron) result.fallback_senones.assign(model_files.mdef.n_tied_state(), 0);
   ForwardBackward fb;
   UtteranceStats stats;
   for (std::size_t index = begin; index < end; ++index) {
@@ -86,8 +88,15 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
 
     std::optional<AlignmentFailure> failure;
     SentenceHmm hmm;
+    std::vector<std::uint32_t> fallback_senones;
     try {
-      hmm = BuildSentenceHmm(entry.words, dictionary, model_files.mdef, model);
+      if (options.multipron) {
+        PronunciationGraph graph = BuildPronunciationGraph(entry.words, dictionary, model_files.mdef, model);
+        hmm = std::move(graph.hmm);
+        fallback_senones = std::move(graph.fallback_senones);
+      } else {
+        hmm = BuildSentenceHmm(entry.words, dictionary, model_files.mdef, model);
+      }
     } catch (const GraphError& error) {
       failure = AlignmentFailure{error.reason, error.message, false};
     }
@@ -118,6 +127,7 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
       if (outcome.kind == OutcomeKind::kRetried) ++result.n_retried; else ++result.n_processed;
       outcome.log_likelihood = fb_stats.log_likelihood;
       stats.AddTo(result.accumulators);
+      for (std::uint32_t senone : fallback_senones) result.fallback_senones[senone] = 1;
       result.total_frames += features.n_frames;
       result.total_log_likelihood.Add(fb_stats.log_likelihood, "log-likelihood total");
     }

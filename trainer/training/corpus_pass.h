@@ -24,6 +24,9 @@ struct AccumulateOptions {
   FeatureOptions features;
   ModelOptions model;
   ForwardBackwardOptions fb;
+  // Train over every dictionary pronunciation of each word (graph/pronunciation_graph.h) and
+  // record the fallback senones of succeeded utterances.
+  bool multipron = false;
   // Wider beam pairs tried in order after a beam-related failure; empty = no retries.
   std::vector<BeamOptions> retry_beams = {{1e-150, 1e-30}, {1e-300, 1e-100}};
 };
@@ -51,6 +54,9 @@ struct CorpusPassResult {
   std::uint64_t total_frames = 0;          // successful utterances only, as bw counts
   ExactSum total_log_likelihood;           // successful utterances only, exact
   std::uint32_t n_processed = 0, n_retried = 0, n_skipped = 0;
+  // Multipron only (empty otherwise): one flag per tied state, 1 when a CI fallback put the state
+  // into the graph of an utterance that succeeded.
+  std::vector<std::uint8_t> fallback_senones;
 };
 
 // Runs the E-step over manifest entries [begin, end). Feature files are checked against the

@@ -85,6 +85,18 @@ std::string PassJson(const PassRecordInput& input) {
   for (std::uint32_t senone : input.report->unseen_senones) unseen.push_back(senone);
   reest["unseen_senones_kept_previous"] = std::move(unseen);
   root["reestimation"] = std::move(reest);
+  // Multipron passes only (the linear path's pass.json is unchanged).
+  if (!input.reduced->fallback_senones.empty()) {
+    json::object multipron;
+    json::array activated;
+    for (std::size_t senone = 0; senone < input.reduced->fallback_senones.size(); ++senone) {
+      if (input.reduced->fallback_senones[senone]) activated.push_back(senone);
+    }
+    multipron["activated_senones"] = std::move(activated);
+    multipron["survival_prior_states"] = input.report->survival_prior_states;
+    multipron["activated_states_without_counts"] = input.report->activated_states_without_counts;
+    root["multipron"] = std::move(multipron);
+  }
   return json::serialize(root) + "\n";
 }
 

@@ -1,5 +1,7 @@
 #include "training/train_loop.h"
 
+#include "shards/fallback_sidecar.h"
+
 #include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
@@ -246,8 +248,13 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     }
     if (reduced.exact) reduced.exact->Write((pass_dir / "accum").string());
     else reduced.accumulators.Write((pass_dir / "accum").string());
+    if (base.options.multipron) {
+      WriteFileAtomic(pass_dir / "accum" / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+    }
     ReestimationReport report;
-    ModelFiles next = Reestimate(reduced.accumulators, model, &report);
+    // The survival prior is applied here, once, to the reduced statistics (never per shard); the
+    // next pass starts from a fresh bitmap.
+    ModelFiles next = Reestimate(reduced.accumulators, model, &report, &reduced.fallback_senones);
     SaveModelDir(next, pass_dir / "model");
 
     const double total_log_likelihood = reduced.log_likelihood.value();
