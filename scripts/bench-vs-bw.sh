@@ -48,6 +48,8 @@ REPS="${REPS:-5}"
 SET="${SET:-train}"
 PSTRAIN="${PSTRAIN:-$ROOT/build/trainer/pstrain}"
 BW="${BW:-/usr/lib/sphinxtrain/bw}"
+# shellcheck source=lib/sphinxtrain-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
 BW_TIMEOUT="${BW_TIMEOUT:-600}"
 
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, got '$REPS'"
@@ -77,15 +79,7 @@ cleanup() { if [ "$CLEAN_WORK" -eq 1 ]; then rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 
 # Gaussians per state from the s3 header of the means file (-topn = all, as SphinxTrain's CI stage).
-n_density() {
-  local f="$1" off vals
-  off=$(grep -abo -m1 'endhdr' "$f" | cut -d: -f1) || die "no s3 header in $f"
-  # shellcheck disable=SC2207
-  vals=($(od -An -t d4 -j $((off + 7)) -N 16 "$f"))
-  [ "${vals[0]:-}" = 287454020 ] || die "$f: unexpected byte order magic (not little-endian s3)"
-  echo "${vals[1]} ${vals[3]}"
-}
-read -r NSEN TOPN < <(n_density "$MODEL/means")
+read -r NSEN TOPN < <(st_means_shape "$MODEL/means")
 
 now() { echo "${EPOCHREALTIME/,/.}"; }
 
@@ -102,16 +96,8 @@ run_pstrain() {  # $1 = log file
 }
 run_bw() {  # $1 = log file
   mkdir -p "$WORK/bw_accum"
-  timeout "$BW_TIMEOUT" "$BW" \
-    -moddeffn "$MODEL/mdef" -ts2cbfn .cont. \
-    -meanfn "$MODEL/means" -varfn "$MODEL/variances" \
-    -mixwfn "$MODEL/mixture_weights" -tmatfn "$MODEL/transition_matrices" \
-    -dictfn "$CORPUS/corpus.dic" -fdictfn "$CORPUS/corpus.filler" \
-    -ctlfn "$CORPUS/$SET.fileids" -lsnfn "$CORPUS/$SET.transcription" \
-    -cepdir "$CORPUS/feat" -cepext mfc -accumdir "$WORK/bw_accum" \
-    -mwfloor 1e-8 -varfloor 1e-4 -topn "$TOPN" -abeam 1e-90 -bbeam 1e-10 \
-    -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13 \
-    -meanreest yes -varreest yes -tmatreest yes -2passvar no -timing no >"$1" 2>"$1.err"
+  st_bw_args "$MODEL" "$CORPUS" "$SET" "$WORK/bw_accum" "$TOPN" no
+  timeout "$BW_TIMEOUT" "$BW" "${ST_BW_ARGS[@]}" >"$1" 2>"$1.err"
 }
 # CPU time (user + sys, seconds) of the children this shell has waited for, from the `times`
 # builtin (run in this shell: a command substitution would be a new process with its own count).

@@ -50,6 +50,8 @@ PASSES="${PASSES:-3}"
 SET="${SET:-train}"
 BW_TIMEOUT="${BW_TIMEOUT:-1800}"
 BW="${BW:-/usr/lib/sphinxtrain/bw}"
+# shellcheck source=lib/sphinxtrain-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
 NORM="${NORM:-/usr/lib/sphinxtrain/norm}"
 INC_COMP="${INC_COMP:-/usr/lib/sphinxtrain/inc_comp}"
 
@@ -81,18 +83,7 @@ WORK="$OUTDIR/work"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 
-# Gaussians per state, from the s3 header of a means file: after "endhdr\n" come the int32
-# byte-order magic 0x11223344, n_mgau, n_feat, n_density.
-n_density() {
-  local f="$1" off vals
-  off=$(grep -abo -m1 'endhdr' "$f" | cut -d: -f1) || die "no s3 header in $f"
-  # shellcheck disable=SC2207
-  vals=($(od -An -t d4 -j $((off + 7)) -N 16 "$f"))
-  [ "${vals[0]:-}" = 287454020 ] || die "$f: unexpected byte order magic (not little-endian s3)"
-  echo "${vals[3]}"
-}
-
-init_gau=$(n_density "$INIT_MODEL/means")
+init_gau=$(st_n_density "$INIT_MODEL/means")
 g=$init_gau
 while [ "$g" -lt "$NGAU" ]; do g=$((g * 2)); done
 [ "$g" -eq "$NGAU" ] ||
@@ -114,18 +105,10 @@ complete_model_dir() {
 run_pass() {
   local in="$1" out="$2" twopass="$3" topn rc
   mkdir -p "$out/accum"
-  topn=$(n_density "$in/means")
+  topn=$(st_n_density "$in/means")
   rc=0
-  timeout "$BW_TIMEOUT" "$BW" \
-    -moddeffn "$in/mdef" -ts2cbfn .cont. \
-    -meanfn "$in/means" -varfn "$in/variances" \
-    -mixwfn "$in/mixture_weights" -tmatfn "$in/transition_matrices" \
-    -dictfn "$CORPUS/corpus.dic" -fdictfn "$CORPUS/corpus.filler" \
-    -ctlfn "$CORPUS/$SET.fileids" -lsnfn "$CORPUS/$SET.transcription" \
-    -cepdir "$CORPUS/feat" -cepext mfc -accumdir "$out/accum" \
-    -mwfloor 1e-8 -varfloor 1e-4 -topn "$topn" -abeam 1e-90 -bbeam 1e-10 \
-    -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13 \
-    -meanreest yes -varreest yes -tmatreest yes -2passvar "$twopass" -timing no \
+  st_bw_args "$in" "$CORPUS" "$SET" "$out/accum" "$topn" "$twopass"
+  timeout "$BW_TIMEOUT" "$BW" "${ST_BW_ARGS[@]}" \
     >"$out/bw.log" 2>"$out/bw.err" || rc=$?
   [ "$rc" -ne 124 ] || die "bw timed out after $BW_TIMEOUT s (see $out/bw.err)"
   [ "$rc" -eq 0 ] || die "bw failed with status $rc (see $out/bw.err)"
@@ -145,7 +128,7 @@ run_pass() {
 # Runs PASSES passes from model dir $1; the stage's dirs are $WORK/g<N>_pass<K>. Sets $prev.
 run_stage() {
   local start="$1" gau k twopass
-  gau=$(n_density "$start/means")
+  gau=$(st_n_density "$start/means")
   prev="$start"
   for k in $(seq 1 "$PASSES"); do
     twopass=yes
@@ -167,7 +150,7 @@ while [ "$g" -lt "$NGAU" ]; do
     die "inc_comp failed (see $split/inc_comp.log)"
   cp "$prev/transition_matrices" "$split/transition_matrices"
   complete_model_dir "$split"
-  [ "$(n_density "$split/means")" -eq $((g * 2)) ] || die "inc_comp did not produce $((g * 2)) Gaussians (see $split/inc_comp.log)"
+  [ "$(st_n_density "$split/means")" -eq $((g * 2)) ] || die "inc_comp did not produce $((g * 2)) Gaussians (see $split/inc_comp.log)"
   g=$((g * 2))
   run_stage "$split"
 done

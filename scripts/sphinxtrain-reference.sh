@@ -35,6 +35,8 @@ INIT_MODEL="${INIT_MODEL:-/usr/share/pocketsphinx/test/data/an4_ci_cont}"
 NPART="${NPART:-1}"
 SET="${SET:-train}"
 BW="${BW:-/usr/lib/sphinxtrain/bw}"
+# shellcheck source=lib/sphinxtrain-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
 NORM="${NORM:-/usr/lib/sphinxtrain/norm}"
 
 [[ "$PASSES" =~ ^[1-9][0-9]*$ ]] || die "PASSES must be a positive integer, got '$PASSES'"
@@ -55,18 +57,6 @@ mkdir -p "$WORK" || die "cannot create $WORK"
 WORK="$(cd "$WORK" && pwd)"
 INIT_MODEL="$(cd "$INIT_MODEL" && pwd)"
 
-# Number of Gaussians per state, from the s3 header of the means file (-topn = all densities, as
-# SphinxTrain does for CI training). Layout after "endhdr\n": int32 byte-order magic 0x11223344,
-# n_mgau, n_feat, n_density.
-n_density() {
-  local f="$1" off vals
-  off=$(grep -abo -m1 'endhdr' "$f" | cut -d: -f1) || die "no s3 header in $f"
-  # shellcheck disable=SC2207
-  vals=($(od -An -t d4 -j $((off + 7)) -N 16 "$f"))
-  [ "${vals[0]:-}" = 287454020 ] || die "$f: unexpected byte order magic (not little-endian s3)"
-  echo "${vals[3]}"
-}
-
 now() { echo "${EPOCHREALTIME/,/.}"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -76,7 +66,7 @@ for k in $(seq 1 "$PASSES"); do
   out="$WORK/pass_$k"
   rm -rf "$out"
   mkdir -p "$out"
-  topn=$(n_density "$prev/means")
+  topn=$(st_n_density "$prev/means")
   twopass=yes
   [ "$k" -eq 1 ] && twopass=no
   t0=$(now)
@@ -85,16 +75,8 @@ for k in $(seq 1 "$PASSES"); do
     mkdir -p "$out/accum.$p"
     part_args=()
     [ "$NPART" -gt 1 ] && part_args=(-part "$p" -npart "$NPART")
-    "$BW" \
-      -moddeffn "$prev/mdef" -ts2cbfn .cont. \
-      -meanfn "$prev/means" -varfn "$prev/variances" \
-      -mixwfn "$prev/mixture_weights" -tmatfn "$prev/transition_matrices" \
-      -dictfn "$CORPUS/corpus.dic" -fdictfn "$CORPUS/corpus.filler" \
-      -ctlfn "$CORPUS/$SET.fileids" -lsnfn "$CORPUS/$SET.transcription" \
-      -cepdir "$CORPUS/feat" -cepext mfc -accumdir "$out/accum.$p" \
-      -mwfloor 1e-8 -varfloor 1e-4 -topn "$topn" -abeam 1e-90 -bbeam 1e-10 \
-      -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13 \
-      -meanreest yes -varreest yes -tmatreest yes -2passvar "$twopass" -timing no \
+    st_bw_args "$prev" "$CORPUS" "$SET" "$out/accum.$p" "$topn" "$twopass"
+    "$BW" "${ST_BW_ARGS[@]}" \
       "${part_args[@]}" >"$out/bw.$p.log" 2>"$out/bw.$p.err" &
     pids+=($!)
   done
