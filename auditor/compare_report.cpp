@@ -573,8 +573,8 @@ std::string RenderCompareHtml(const CompareReport& r) {
         out << "A: " << Escape(p.shape_text_a) << "<br/>B: " << Escape(p.shape_text_b);
       }
       out << "</td><td>" << p.elements << "</td><td>" << p.differing << "</td><td>" << p.outside << "</td><td>"
-          << (p.max_abs ? FormatNumber(p.max_abs->abs_diff, 6) : "&mdash;") << "</td><td>"
-          << (p.max_rel ? FormatNumber(p.max_rel->rel_diff, 6) : "&mdash;") << "</td></tr>\n";
+          << (p.max_abs ? FormatNumber(p.max_abs->abs_diff, 6) : "&#8212;") << "</td><td>"
+          << (p.max_rel ? FormatNumber(p.max_rel->rel_diff, 6) : "&#8212;") << "</td></tr>\n";
     }
     out << "</table>\n";
   }
@@ -585,10 +585,10 @@ std::string RenderCompareHtml(const CompareReport& r) {
            "pass N's value is that of the model the pass started from). A: solid blue, B: dashed orange.</p>\n"
         << LikelihoodSvg(r.provenance->likelihoods);
     if (!r.provenance->likelihoods.empty()) {
-      out << "<table>\n<tr><th>Pass</th><th>A</th><th>B</th><th>B &minus; A</th></tr>\n";
+      out << "<table>\n<tr><th>Pass</th><th>A</th><th>B</th><th>B &#8722; A</th></tr>\n";
       for (const PassLikelihood& p : r.provenance->likelihoods) {
         out << "<tr><td>" << p.pass << "</td><td>" << LikelihoodText(p.a) << "</td><td>" << LikelihoodText(p.b)
-            << "</td><td>" << (p.a && p.b ? FormatNumber(*p.b - *p.a, 6) : "&mdash;") << "</td></tr>\n";
+            << "</td><td>" << (p.a && p.b ? FormatNumber(*p.b - *p.a, 6) : "&#8212;") << "</td></tr>\n";
       }
       out << "</table>\n";
     }
