@@ -217,8 +217,14 @@ std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
   }
   if (!(lo <= hi)) return "<p>No per-pass likelihoods are recorded.</p>\n";
   if (hi - lo < 1e-9 * std::max(1.0, std::fabs(hi))) lo -= 0.5, hi += 0.5;
-  const double pad = (hi - lo) * 0.08;
-  lo -= pad, hi += pad;
+  // Round the axis out to a 1-2-5 step so that the tick labels are short.
+  const double raw = (hi - lo) / 4.0;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / magnitude;
+  const double step = (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * magnitude;
+  lo = std::floor(lo / step) * step;
+  hi = std::ceil(hi / step) * step;
+  const int ticks = static_cast<int>(std::lround((hi - lo) / step));
   const double n = static_cast<double>(passes.size());
   auto x = [&](double pass) { return kLeft + (pass - 0.5) / n * (kWidth - kLeft - kRight); };
   auto y = [&](double v) { return kTop + (hi - v) / (hi - lo) * (kHeight - kTop - kBottom); };
@@ -229,8 +235,8 @@ std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
          "font-size=\"11\">\n";
   out << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight << "\" height=\""
       << kHeight - kTop - kBottom << "\" fill=\"#fafafa\" stroke=\"#888\"/>\n";
-  for (int i = 0; i <= 4; ++i) {
-    const double v = lo + (hi - lo) * i / 4.0;
+  for (int i = 0; i <= ticks; ++i) {
+    const double v = lo + step * i;
     out << "<line x1=\"" << kLeft - 4 << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
         << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y(v) + 4 << "\" text-anchor=\"end\">"
         << FormatNumber(v, 6) << "</text>\n";
@@ -297,8 +303,9 @@ void FindingsHtml(std::ostringstream& out, const char* title, const std::vector<
 std::string RenderCompareText(const CompareReport& r) {
   std::ostringstream out;
   out << "audit compare\n  A: " << r.a << "\n  B: " << r.b << "\n  tolerance: rtol " << FormatNumber(r.tolerance.rtol, 6)
-      << ", atol " << FormatNumber(r.tolerance.atol, 6) << "\n\n";
-  out << "result: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n" << Summary(r) << "\n";
+      << ", atol " << FormatNumber(r.tolerance.atol, 6) << "\n";
+  if (!r.model_dir.empty()) out << "  model directory: " << r.model_dir << " (explanations and labels)\n";
+  out << "\nresult: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n" << Summary(r) << "\n";
   if (!r.explanations.empty()) {
     out << "\nexplanation:\n";
     for (const Finding& f : r.explanations) out << "  - [" << f.code << "] " << f.text << "\n";
@@ -354,7 +361,7 @@ std::string RenderCompareText(const CompareReport& r) {
     if (hidden > 0) out << "... " << hidden << " more diff lines\n";
   }
 
-  out << "\nprovenance.json: ";
+  out << "\n" << r.model_dir << "provenance.json: ";
   if (!r.provenance) {
     out << (r.provenance_in_a ? "only in A" : r.provenance_in_b ? "only in B" : "in neither directory") << "\n";
   } else {
@@ -391,6 +398,7 @@ std::string RenderCompareJson(const CompareReport& r) {
   tolerance["rtol"] = r.tolerance.rtol;
   tolerance["atol"] = r.tolerance.atol;
   o["tolerance"] = std::move(tolerance);
+  o["model_dir"] = r.model_dir;
   o["result"] = r.Different() ? "different" : "identical";
   json::object counts;
   counts["entries"] = r.files.size();

@@ -40,6 +40,8 @@ bool CompareReport::ParametersIdentical() const {
 }
 
 std::string CompareReport::StateLabel(const ParamDiff& diff, std::uint32_t state) const {
+  const std::size_t slash = diff.path.rfind('/');
+  if ((slash == std::string::npos ? std::string() : diff.path.substr(0, slash + 1)) != model_dir) return "";
   const auto& labels = diff.state_axis == "tmat" ? tmat_labels : state_labels;
   const auto found = labels.find(state);
   return found == labels.end() ? "" : found->second;
@@ -104,9 +106,10 @@ bool LooksLikeText(const fs::path& path) {
   return std::find(bytes.begin(), bytes.end(), std::uint8_t{0}) == bytes.end();
 }
 
-FileClass ClassOf(const std::string& relative, const FileEntry& entry, const fs::path& a, const fs::path& b) {
+FileClass ClassOf(const std::string& relative, const FileEntry& entry, const fs::path& a, const fs::path& b,
+                  const std::string& model_dir) {
   if (ParamKindOfName(BaseName(relative))) return FileClass::kParameters;
-  if (relative == "provenance.json") return FileClass::kProvenance;
+  if (relative == model_dir + "provenance.json") return FileClass::kProvenance;
   for (const auto& [side, root] : {std::pair{&entry.a, &a}, std::pair{&entry.b, &b}}) {
     if (*side && (*side)->kind == "file" && !LooksLikeText(*root / relative)) return FileClass::kBinary;
   }
@@ -152,11 +155,15 @@ std::string ParamSentence(const CompareReport& r, const ParamDiff& p) {
 }
 
 void Explain(CompareReport& r) {
-  std::vector<std::string> only_a, only_b, model_files_differing;
+  // The model: the files directly in MODEL_DIR but provenance.json; everything else is "other".
+  std::vector<std::string> only_a, only_b, model_files_differing, other_differing;
   for (const FileEntry& f : r.files) {
     if (f.status == "only in A") only_a.push_back(f.path);
     if (f.status == "only in B") only_b.push_back(f.path);
-    if (f.status != "identical" && f.file_class != FileClass::kProvenance) model_files_differing.push_back(f.path);
+    if (f.status == "identical" || f.file_class == FileClass::kProvenance) continue;
+    const bool in_model = f.path.rfind(r.model_dir, 0) == 0 &&
+                          f.path.find('/', r.model_dir.size()) == std::string::npos;
+    (in_model ? model_files_differing : other_differing).push_back(f.path);
   }
 
   // What differs.
@@ -206,8 +213,8 @@ void Explain(CompareReport& r) {
   for (const DigestMismatch& m : r.digest_mismatches) {
     r.explanations.push_back(
         {"modified-after-training",
-         std::string(1, m.side) + "/" + m.file + " does not match the SHA-256 that " + std::string(1, m.side) +
-             "/provenance.json records for it (recorded " + m.recorded + ", " +
+         std::string(1, m.side) + "/" + r.model_dir + m.file + " does not match the SHA-256 that " +
+             std::string(1, m.side) + "/" + r.model_dir + "provenance.json records for it (recorded " + m.recorded + ", " +
              (m.actual.empty() ? std::string("file missing") : "actual " + m.actual) +
              "): the file was changed after training, or provenance.json belongs to another model."});
   }
@@ -216,7 +223,7 @@ void Explain(CompareReport& r) {
       const std::string where = !r.provenance_in_a && !r.provenance_in_b ? "in neither directory"
                                 : r.provenance_in_a                       ? "only in A"
                                                                           : "only in B";
-      r.explanations.push_back({"no-provenance", "provenance.json is " + where +
+      r.explanations.push_back({"no-provenance", r.model_dir + "provenance.json is " + where +
                                                      ", so the differences cannot be explained from provenance."});
     }
     return;
@@ -233,7 +240,12 @@ void Explain(CompareReport& r) {
 
   if (model_files_differing.empty()) {
     if (!p.Identical()) {
-      std::string text = "Every model file is byte-identical; only provenance.json differs.";
+      std::string text =
+          other_differing.empty()
+              ? "Every model file is byte-identical; only provenance.json differs."
+              : "Every model file " + (r.model_dir.empty() ? std::string("at the top level") : "in " + r.model_dir) +
+                    " is byte-identical; of the model only " + r.model_dir + "provenance.json differs (" +
+                    std::to_string(other_differing.size()) + " other files differ too, listed below).";
       if (shard_counts_differ && p.a.reduction == std::optional<std::string>("exact") &&
           p.b.reduction == std::optional<std::string>("exact")) {
         text += " Both models were trained with exact reduction and different effective shard counts " + shards +
@@ -342,15 +354,21 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
   }
   std::sort(r.files.begin(), r.files.end(), [](const FileEntry& x, const FileEntry& y) { return x.path < y.path; });
 
+  const auto has = [&](const std::string& path) {
+    return std::any_of(r.files.begin(), r.files.end(), [&](const FileEntry& f) { return f.path == path; });
+  };
+  r.model_dir = !has("provenance.json") && has("model/provenance.json") ? "model/" : "";
   try {
-    for (FileEntry& f : r.files) f.file_class = ClassOf(f.path, f, a, b);
+    for (FileEntry& f : r.files) f.file_class = ClassOf(f.path, f, a, b, r.model_dir);
 
     // mdef: every mdef must parse; labels when the top-level one is the same on both sides.
     for (const FileEntry& f : r.files) {
       if (BaseName(f.path) != "mdef") continue;
       if (IsFile(f.a)) Mdef::Load((a / f.path).string());
       if (IsFile(f.b)) Mdef::Load((b / f.path).string());
-      if (f.path == "mdef" && f.status == "identical" && IsFile(f.a)) LabelStates(Mdef::Load((a / f.path).string()), r);
+      if (f.path == r.model_dir + "mdef" && f.status == "identical" && IsFile(f.a)) {
+        LabelStates(Mdef::Load((a / f.path).string()), r);
+      }
     }
     for (const FileEntry& f : r.files) {
       if (f.file_class == FileClass::kParameters) {
@@ -378,13 +396,13 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
     for (const auto& [side, root] : {std::pair{'A', &a}, std::pair{'B', &b}}) {
       const bool present = side == 'A' ? r.provenance_in_a : r.provenance_in_b;
       if (!present) continue;
-      const ProvenanceFacts facts =
-          r.provenance ? (side == 'A' ? r.provenance->a : r.provenance->b)
-                       : ProvenanceFactsOf(ReadProvenance((*root / "provenance.json").string()),
-                                           (*root / "provenance.json").string());
+      const std::string path = (*root / (r.model_dir + "provenance.json")).string();
+      const ProvenanceFacts facts = r.provenance ? (side == 'A' ? r.provenance->a : r.provenance->b)
+                                                 : ProvenanceFactsOf(ReadProvenance(path), path);
       for (const auto& [file, recorded] : facts.model_files) {
-        const auto entry =
-            std::find_if(r.files.begin(), r.files.end(), [&, file = file](const FileEntry& e) { return e.path == file; });
+        const std::string relative = r.model_dir + file;
+        const auto entry = std::find_if(r.files.begin(), r.files.end(),
+                                        [&](const FileEntry& e) { return e.path == relative; });
         const std::optional<FileSide>* s =
             entry == r.files.end() ? nullptr : (side == 'A' ? &entry->a : &entry->b);
         const std::string actual = s && IsFile(*s) ? (*s)->sha256 : "";

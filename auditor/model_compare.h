@@ -61,11 +61,15 @@ struct CompareReport {
   std::vector<FileEntry> files;           // every path, in byte-wise path order
   std::vector<ParamDiff> parameters;      // parameter files present on both sides, in path order
   std::vector<TextDiffEntry> text_diffs;  // differing text files on both sides, in path order
-  bool provenance_in_a = false, provenance_in_b = false;  // top-level provenance.json
+  // The model directory inside the compared trees whose provenance.json and mdef explain and label:
+  // "" (DIR_A and DIR_B are model directories) or "model/" (they are run directories: no top-level
+  // provenance.json, but model/provenance.json on a side).
+  std::string model_dir;
+  bool provenance_in_a = false, provenance_in_b = false;  // MODEL_DIR/provenance.json
   std::optional<ProvenanceDiff> provenance;                // both present
-  std::vector<DigestMismatch> digest_mismatches;
-  // Labels from the mdef when it is byte-identical on both sides and parses: senone -> "AE, emitting
-  // state 1", tmat -> "AE".
+  std::vector<DigestMismatch> digest_mismatches;  // `file` relative to MODEL_DIR
+  // Labels from MODEL_DIR/mdef when it is byte-identical on both sides: senone -> "AE, emitting state
+  // 1", tmat -> "AE". They label the parameter files of MODEL_DIR only.
   std::map<std::uint32_t, std::string> state_labels, tmat_labels;
   std::vector<Finding> explanations;  // why (from provenance and digests), first
   std::vector<Finding> differences;   // what (files, shapes, elements, lines)

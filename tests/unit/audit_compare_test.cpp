@@ -332,6 +332,37 @@ TEST_F(AuditCompareTest, HtmlIsSelfContainedWithHeatMapAndLikelihoodPlot) {
   EXPECT_EQ(html.find("src="), std::string::npos);
 }
 
+// Run directories: no top-level provenance.json, so model/provenance.json and model/mdef explain
+// and label; files outside model/ are compared too.
+TEST_F(AuditCompareTest, RunDirectoriesUseTheirModelSubdirectory) {
+  for (const fs::path& side : {a(), b()}) {
+    fs::rename(side, dir_ / "tmp");
+    fs::create_directories(side / "passes" / "001");
+    fs::rename(dir_ / "tmp", side / "model");
+    Text(side / "passes" / "001" / "pass.json", "{}\n");
+  }
+  Text(b() / "passes" / "001" / "pass.json", "{\"pass\": 1}\n");
+  WriteProvenance(b() / "model", "exact", 2, "beef");
+  const json::value report = RunJson({}, 1);
+  EXPECT_EQ(report.at("model_dir").as_string(), "model/");
+  EXPECT_TRUE(report.at("parameters_identical").as_bool());
+  EXPECT_TRUE(HasCode(report, "explanations", "provenance-only")) << report;
+  EXPECT_NE(std::string(report.at("explanations").at(0).at("text").as_string())
+                .find("Every model file in model/ is byte-identical; of the model only model/provenance.json differs "
+                      "(1 other files differ too"),
+            std::string::npos)
+      << report;
+  EXPECT_TRUE(HasCode(report, "differences", "lines-differ")) << report;
+
+  BumpMean(b() / "model", 0.5f);
+  EXPECT_EQ(Run({}), 1);
+  EXPECT_NE(out_.find("model/means: 1 of 36 elements differ"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("state 4 (B, emitting state 1)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("B/model/means does not match the SHA-256 that B/model/provenance.json records"),
+            std::string::npos)
+      << out_;
+}
+
 TEST(LineDiffTest, HunksFollowDiffU) {
   const LineDiff same = DiffLines("a\nb\n", "a\nb\n");
   EXPECT_TRUE(same.Identical());
