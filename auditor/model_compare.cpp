@@ -266,6 +266,13 @@ void Explain(CompareReport& r) {
                "libraries, configuration, manifest, input model, requested and effective shard counts, reduction, "
                "stop rule), yet they record different model file digests (" +
                Join(recorded->details, "; ") + "): the same training produced different bytes."});
+    } else if (r.digest_mismatches.empty()) {
+      r.explanations.push_back(
+          {"unrecorded-files-differ",
+           "The training fingerprints and the recorded model file digests are equal, and every recorded file matches "
+           "them; the files that differ (" + Join(model_files_differing) +
+               ") are not among those provenance.json records, so provenance cannot say where the difference "
+               "comes from."});
     } else {
       r.explanations.push_back(
           {"not-from-training",
@@ -309,9 +316,15 @@ void Explain(CompareReport& r) {
     return;
   }
   if (r.digest_mismatches.empty()) {
-    r.explanations.push_back({"unexplained", "No field of provenance.json explains the differences: the training "
-                                             "fingerprints differ but no field hashed into them, other than the "
-                                             "requested job count, differs."});
+    std::vector<std::string> fingerprinted;
+    for (const FieldDiff& f : p.fields) {
+      if (!f.equal && f.affects_numbers) fingerprinted.push_back(f.field);
+    }
+    r.explanations.push_back(
+        {"unexplained", "No recorded difference explains the model differences: of the fields hashed into the "
+                        "training fingerprint, " +
+                            (fingerprinted.empty() ? std::string("none differs") : "only " + Join(fingerprinted) + " differ") +
+                            ", and each model matches the digests its provenance.json records."});
   }
 }
 

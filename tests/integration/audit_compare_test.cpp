@@ -183,6 +183,7 @@ TEST_F(AuditCompare, OneMeanElementChanged) {
   EXPECT_TRUE(HasCode(report, "explanations", "not-from-training")) << report;
   EXPECT_FALSE(HasCode(report, "explanations", "reproducibility-failure")) << report;
   EXPECT_EQ(HtmlErrors(a, b, "one-mean"), "");
+  EXPECT_EQ(ChromiumRenderErrors(dir_ / "one-mean.html", dir_ / "one-mean.png"), "");
   const CommandResult text = Compare(a, b);
   EXPECT_NE(text.output.find("means: 1 of 3978 elements differ; 1 outside rtol 0, atol 0; largest absolute "
                              "difference 0.125 at state 7 (AH, emitting state 1), stream 0, density 0, dimension 3"),

@@ -242,6 +242,28 @@ TEST_F(AuditCompareTest, EqualFingerprintsWithDifferentRecordedBytesIsAReproduci
       << out_;
 }
 
+TEST_F(AuditCompareTest, UnrecordedFilesAreNotBlamedOnTraining) {
+  Text(b() / "notes.txt", "edited by hand\n");
+  Text(a() / "notes.txt", "original\n");
+  const json::value report = RunJson({}, 1);
+  EXPECT_TRUE(HasCode(report, "explanations", "unrecorded-files-differ")) << report;
+  EXPECT_FALSE(HasCode(report, "explanations", "not-from-training")) << report;
+  EXPECT_FALSE(HasCode(report, "explanations", "reproducibility-failure")) << report;
+}
+
+TEST_F(AuditCompareTest, OnlyTheRequestedJobCountDiffersIsUnexplained) {
+  BumpMean(b(), 0.5f);
+  WriteProvenance(b(), "exact", 1, "other");
+  std::string text = ReadFileText(b() / "provenance.json");
+  text.replace(text.find("\"requested_jobs\":1"), 18, "\"requested_jobs\":3");
+  Text(b() / "provenance.json", text);
+  const json::value report = RunJson({}, 1);
+  ASSERT_TRUE(HasCode(report, "explanations", "unexplained")) << report;
+  EXPECT_NE(std::string(report.at("explanations").at(0).at("text").as_string()).find("only requested_jobs differ"),
+            std::string::npos)
+      << report;
+}
+
 TEST_F(AuditCompareTest, ExactModeWithDifferentBytesIsAContractViolation) {
   BumpMean(b(), 0.5f);
   WriteProvenance(b(), "exact", 2, "other");
