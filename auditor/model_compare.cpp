@@ -262,9 +262,9 @@ void Explain(CompareReport& r) {
           {"reproducibility-failure",
            "Reproducibility failure: both provenance.json files record the same training fingerprint (" +
                *p.a.training_fingerprint +
-               "), which hashes everything that can change the numbers (version, architecture, compiler, binary and "
-               "libraries, configuration, manifest, input model, requested and effective shard counts, reduction, "
-               "stop rule), yet they record different model file digests (" +
+               "), which covers version, architecture, compiler, binary and libraries, configuration, manifest, "
+               "input model, requested and effective shard counts, reduction and stop rule "
+               "(trainer/provenance/provenance.cpp), yet they record different model file digests (" +
                Join(recorded->details, "; ") + "): the same training produced different bytes."});
     } else if (r.digest_mismatches.empty()) {
       r.explanations.push_back(
