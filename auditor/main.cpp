@@ -1,6 +1,7 @@
 // `audit`: the model auditor. `audit scope` reports what each determinism gate checks and what it
 // only describes (auditor/scope_command.h); `audit gates run` runs the gates and summarizes the run
-// (auditor/gates_command.h). The other commands (compare, mutate, characterize) arrive with
+// (auditor/gates_command.h); `audit compare` diffs two model directories (auditor/compare_command.h).
+// The other commands (mutate, characterize) arrive with
 // the sharded trainer; until then they refuse honestly.
 #include <cstring>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "bytes_command.h"
+#include "compare_command.h"
 #include "gates_command.h"
 #include "scope_command.h"
 
@@ -23,12 +25,13 @@ constexpr const char* kUsage =
     "               `audit scope --help` for its options\n"
     "  bytes        byte-compare two files or artifact/model trees (exit 0 same, 1 different,\n"
     "               2 trouble); `audit bytes --help` for its options\n"
+    "  compare      diff two model directories, provenance.json included (exit 0 same, 1 different,\n"
+    "               2 trouble); `audit compare --help` for its options\n"
     "  gates run    run the determinism gates (gate_tests) in a profile and summarize what each\n"
     "               gate checked and where the first difference is (exit 0 pass, 1 fail, 2 not run);\n"
     "               `audit gates --help` for its options\n"
     "\n"
     "Planned commands (not implemented in this version; each exits 2 with a message):\n"
-    "  compare      diff two model directories, provenance.json included\n"
     "  mutate       mutation-test the rejection of stale or swapped shard payloads\n"
     "  characterize measure cross-shard-count parameter differences\n"
     "\n"
@@ -49,6 +52,10 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "bytes") == 0) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     return pstrain::audit::RunBytesCommand(args, std::cout, std::cerr);
+  }
+  if (std::strcmp(argv[1], "compare") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunCompareCommand(args, std::cout, std::cerr);
   }
   if (std::strcmp(argv[1], "gates") == 0) {
     const std::vector<std::string> args(argv + 2, argv + argc);

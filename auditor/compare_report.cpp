@@ -1,0 +1,653 @@
+#include "compare_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <boost/json.hpp>
+
+namespace pstrain::audit {
+
+namespace json = boost::json;
+
+namespace {
+
+// ---------------------------------------------------------------- shared
+
+std::string Plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string Summary(const CompareReport& r) {
+  return Plural(r.files.size(), "entry", "entries") + ": " + std::to_string(r.CountStatus("identical")) +
+         " identical, " + std::to_string(r.CountStatus("different")) + " different, " +
+         std::to_string(r.CountStatus("only in A")) + " only in A, " + std::to_string(r.CountStatus("only in B")) +
+         " only in B";
+}
+
+std::string SideShort(const std::optional<FileSide>& side) {
+  if (!side) return "-";
+  if (side->kind == "file") return std::to_string(side->size) + " bytes, sha256 " + side->sha256;
+  if (side->kind == "symlink") return "symlink -> " + side->link_target;
+  return side->kind;
+}
+
+// The text diff lines shown, at most kMaxDiffLinesShown; `hidden` gets the number left out.
+std::vector<std::string> DiffText(const LineDiff& diff, std::size_t& hidden) {
+  std::vector<std::string> out;
+  hidden = 0;
+  for (const DiffHunk& h : diff.hunks) {
+    for (std::size_t i = 0; i <= h.lines.size(); ++i) {
+      const std::string line = i == 0 ? h.Header() : std::string(1, h.lines[i - 1].op) + h.lines[i - 1].text;
+      if (out.size() < kMaxDiffLinesShown) {
+        out.push_back(line);
+      } else {
+        ++hidden;
+      }
+    }
+  }
+  return out;
+}
+
+std::string Opt(const std::optional<std::string>& v) { return v ? *v : "(absent)"; }
+
+std::string LikelihoodText(const std::optional<double>& v) { return v ? FormatNumber(*v, 10) : "-"; }
+
+// ---------------------------------------------------------------- JSON
+
+json::value Number(double v) {
+  if (std::isfinite(v)) return v;
+  return json::value(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+}
+
+json::value SideJson(const std::optional<FileSide>& side) {
+  if (!side) return nullptr;
+  json::object o;
+  o["kind"] = side->kind;
+  if (side->kind == "file") {
+    o["size"] = side->size;
+    o["sha256"] = side->sha256;
+  }
+  if (side->kind == "symlink") o["link_target"] = side->link_target;
+  return o;
+}
+
+json::value ElementJson(const CompareReport& r, const ParamDiff& p, const std::optional<ElementDiff>& e) {
+  if (!e) return nullptr;
+  json::object o;
+  o["array"] = e->array;
+  json::object index;
+  for (const auto& [name, value] : e->index) index[name] = value;
+  o["index"] = std::move(index);
+  o["state_label"] = r.StateLabel(p, e->index.at(0).second);
+  o["where"] = r.Where(p, *e);
+  o["a"] = Number(e->a);
+  o["b"] = Number(e->b);
+  o["abs_diff"] = Number(e->abs_diff);
+  o["rel_diff"] = Number(e->rel_diff);
+  return o;
+}
+
+json::array AxesJson(const std::vector<Axis>& axes) {
+  json::array out;
+  for (const Axis& axis : axes) {
+    json::object o;
+    o["name"] = axis.name;
+    o["size"] = axis.size;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+json::object StateJson(const CompareReport& r, const ParamDiff& p, const StateDiff& s) {
+  json::object o;
+  o["state"] = s.state;
+  o["label"] = r.StateLabel(p, s.state);
+  o["differing"] = s.differing;
+  o["outside_tolerance"] = s.outside;
+  o["max_abs_diff"] = Number(s.max_abs);
+  o["max_rel_diff"] = Number(s.max_rel);
+  return o;
+}
+
+json::array FindingsJson(const std::vector<Finding>& findings) {
+  json::array out;
+  for (const Finding& f : findings) {
+    json::object o;
+    o["code"] = f.code;
+    o["text"] = f.text;
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+json::value OptJson(const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); }
+json::value OptJson(const std::optional<double>& v) { return v ? Number(*v) : json::value(nullptr); }
+
+// ---------------------------------------------------------------- HTML
+
+// Escapes for HTML and XML; control characters and invalid UTF-8 bytes become "\xNN" so that the
+// page stays well-formed XML whatever a text file holds.
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+      bool valid = len > 0 && i + len <= s.size();
+      for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+      if (valid) {
+        out.append(s, i, len);
+        i += len - 1;
+        continue;
+      }
+    }
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F || c >= 0x80) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      continue;
+    }
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// Heat-map colour for a state: white-ish for tiny differences to dark red for the file's largest,
+// on a log scale over six decades; grey for no difference.
+std::string HeatColour(double value, double max_value) {
+  if (value <= 0.0) return "#eeeeee";
+  double t = 1.0;
+  if (std::isfinite(value) && std::isfinite(max_value) && max_value > 0.0) {
+    t = (std::log10(value) - std::log10(max_value) + 6.0) / 6.0;
+  }
+  t = std::clamp(t, 0.08, 1.0);
+  const int r = static_cast<int>(std::lround(255 - t * (255 - 165)));
+  const int g = static_cast<int>(std::lround(235 - t * 235));
+  const int b = static_cast<int>(std::lround(220 - t * 220));
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "#%02x%02x%02x", r, g, b);
+  return buffer;
+}
+
+std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
+  constexpr int kCell = 14, kColumns = 40, kLeft = 48, kTop = 8;
+  const int n = static_cast<int>(p.states.size());
+  const int rows = (n + kColumns - 1) / kColumns;
+  const int width = kLeft + kColumns * kCell + 8;
+  const int height = kTop + rows * kCell + 8;
+  double max_value = 0.0;
+  for (const StateDiff& s : p.states) max_value = std::max(max_value, s.max_abs);
+  std::ostringstream out;
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\"per-"
+      << Escape(p.state_axis) << " heat map of " << Escape(p.path) << "\">\n";
+  for (int row = 0; row < rows; ++row) {
+    out << "<text x=\"" << kLeft - 4 << "\" y=\"" << kTop + row * kCell + kCell - 3
+        << "\" font-size=\"10\" text-anchor=\"end\" font-family=\"sans-serif\">" << row * kColumns << "</text>\n";
+  }
+  for (const StateDiff& s : p.states) {
+    const int col = static_cast<int>(s.state) % kColumns, row = static_cast<int>(s.state) / kColumns;
+    const std::string label = r.StateLabel(p, s.state);
+    out << "<rect x=\"" << kLeft + col * kCell << "\" y=\"" << kTop + row * kCell << "\" width=\"" << kCell - 1
+        << "\" height=\"" << kCell - 1 << "\" fill=\"" << HeatColour(s.max_abs, max_value) << "\"><title>"
+        << Escape(p.state_axis) << " " << s.state << (label.empty() ? "" : " (" + Escape(label) + ")")
+        << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", " << s.differing << " differing, " << s.outside
+        << " outside tolerance</title></rect>\n";
+  }
+  out << "</svg>\n";
+  return out.str();
+}
+
+std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
+  constexpr double kWidth = 640, kHeight = 320, kLeft = 90, kRight = 20, kTop = 20, kBottom = 50;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const PassLikelihood& p : passes) {
+    for (const std::optional<double>& v : {p.a, p.b}) {
+      if (v && std::isfinite(*v)) lo = std::min(lo, *v), hi = std::max(hi, *v);
+    }
+  }
+  if (!(lo <= hi)) return "<p>No per-pass likelihoods are recorded.</p>\n";
+  if (hi - lo < 1e-9 * std::max(1.0, std::fabs(hi))) lo -= 0.5, hi += 0.5;
+  // Round the axis out to a 1-2-5 step so that the tick labels are short.
+  const double raw = (hi - lo) / 4.0;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / magnitude;
+  const double step = (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * magnitude;
+  lo = std::floor(lo / step) * step;
+  hi = std::ceil(hi / step) * step;
+  const int ticks = static_cast<int>(std::lround((hi - lo) / step));
+  const double n = static_cast<double>(passes.size());
+  auto x = [&](double pass) { return kLeft + (pass - 0.5) / n * (kWidth - kLeft - kRight); };
+  auto y = [&](double v) { return kTop + (hi - v) / (hi - lo) * (kHeight - kTop - kBottom); };
+  std::ostringstream out;
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+      << "\" viewBox=\"0 0 " << kWidth << " " << kHeight
+      << "\" role=\"img\" aria-label=\"log-likelihood per frame by pass\" font-family=\"sans-serif\" "
+         "font-size=\"11\">\n";
+  out << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight << "\" height=\""
+      << kHeight - kTop - kBottom << "\" fill=\"#fafafa\" stroke=\"#888\"/>\n";
+  for (int i = 0; i <= ticks; ++i) {
+    const double v = lo + step * i;
+    out << "<line x1=\"" << kLeft - 4 << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
+        << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y(v) + 4 << "\" text-anchor=\"end\">"
+        << FormatNumber(v, 6) << "</text>\n";
+  }
+  const std::size_t stride = std::max<std::size_t>(1, passes.size() / 12);
+  for (const PassLikelihood& p : passes) {
+    if ((p.pass - 1) % stride != 0) continue;
+    out << "<text x=\"" << x(p.pass) << "\" y=\"" << kHeight - kBottom + 16 << "\" text-anchor=\"middle\">" << p.pass
+        << "</text>\n";
+  }
+  out << "<text x=\"" << (kLeft + kWidth - kRight) / 2 << "\" y=\"" << kHeight - 12
+      << "\" text-anchor=\"middle\">pass</text>\n";
+  out << "<text x=\"14\" y=\"" << (kTop + kHeight - kBottom) / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
+      << (kTop + kHeight - kBottom) / 2 << ")\">log-likelihood per frame</text>\n";
+  struct Series {
+    const char* name;
+    const char* colour;
+    const char* dash;
+    bool is_a;
+  };
+  for (const Series& s : {Series{"A", "#1f5fbf", "none", true}, Series{"B", "#d9730d", "6 4", false}}) {
+    std::string points;
+    for (const PassLikelihood& p : passes) {
+      const std::optional<double>& v = s.is_a ? p.a : p.b;
+      if (!v || !std::isfinite(*v)) continue;
+      if (!points.empty()) points += ' ';
+      points += FormatNumber(x(p.pass), 7);
+      points += ',';
+      points += FormatNumber(y(*v), 7);
+    }
+    if (points.empty()) continue;
+    out << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << s.colour
+        << "\" stroke-width=\"2\" stroke-dasharray=\"" << s.dash << "\"/>\n";
+    for (const PassLikelihood& p : passes) {
+      const std::optional<double>& v = s.is_a ? p.a : p.b;
+      if (!v || !std::isfinite(*v)) continue;
+      out << "<circle cx=\"" << x(p.pass) << "\" cy=\"" << y(*v) << "\" r=\"" << (s.is_a ? 4 : 2.5) << "\" fill=\""
+          << s.colour << "\"><title>" << s.name << ", pass " << p.pass << ": " << FormatNumber(*v, 10)
+          << "</title></circle>\n";
+    }
+  }
+  out << "<line x1=\"" << kLeft + 10 << "\" x2=\"" << kLeft + 40 << "\" y1=\"" << kTop + 14 << "\" y2=\"" << kTop + 14
+      << "\" stroke=\"#1f5fbf\" stroke-width=\"2\"/><text x=\"" << kLeft + 46 << "\" y=\"" << kTop + 18
+      << "\">A</text>\n";
+  out << "<line x1=\"" << kLeft + 70 << "\" x2=\"" << kLeft + 100 << "\" y1=\"" << kTop + 14 << "\" y2=\""
+      << kTop + 14 << "\" stroke=\"#d9730d\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/><text x=\"" << kLeft + 106
+      << "\" y=\"" << kTop + 18 << "\">B</text>\n";
+  out << "</svg>\n";
+  return out.str();
+}
+
+void FindingsHtml(std::ostringstream& out, const char* title, const std::vector<Finding>& findings) {
+  if (findings.empty()) return;
+  out << "<h2>" << title << "</h2>\n<ul>\n";
+  for (const Finding& f : findings) {
+    out << "<li class=\"" << Escape(f.code) << "\"><code>" << Escape(f.code) << "</code> " << Escape(f.text)
+        << "</li>\n";
+  }
+  out << "</ul>\n";
+}
+
+}  // namespace
+
+std::string RenderCompareText(const CompareReport& r) {
+  std::ostringstream out;
+  out << "audit compare\n  A: " << r.a << "\n  B: " << r.b << "\n  tolerance: rtol " << FormatNumber(r.tolerance.rtol, 6)
+      << ", atol " << FormatNumber(r.tolerance.atol, 6) << "\n";
+  if (!r.model_dir.empty()) out << "  model directory: " << r.model_dir << " (explanations and labels)\n";
+  out << "\nresult: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n" << Summary(r) << "\n";
+  if (!r.explanations.empty()) {
+    out << "\nexplanation:\n";
+    for (const Finding& f : r.explanations) out << "  - [" << f.code << "] " << f.text << "\n";
+  }
+  out << "\ndifferences:\n";
+  for (const Finding& f : r.differences) out << "  - [" << f.code << "] " << f.text << "\n";
+
+  out << "\nfiles:\n";
+  for (const FileEntry& f : r.files) {
+    out << "  " << f.status << (f.status.size() < 10 ? std::string(10 - f.status.size(), ' ') : "") << "  " << f.path
+        << " (" << FileClassName(f.file_class) << ")\n";
+    if (f.status == "identical") {
+      out << "      " << SideShort(f.a) << "\n";
+    } else {
+      out << "      A: " << SideShort(f.a) << "\n      B: " << SideShort(f.b) << "\n";
+    }
+  }
+
+  if (!r.parameters.empty()) out << "\nparameters:\n";
+  for (const ParamDiff& p : r.parameters) {
+    out << "  " << p.path << ": ";
+    if (!p.same_shape) {
+      out << "SHAPES DIFFER\n      A: " << p.shape_text_a << "\n      B: " << p.shape_text_b << "\n";
+      continue;
+    }
+    out << p.shape_text_a << "; " << p.differing << " of " << p.elements << " elements differ, " << p.outside
+        << " outside tolerance\n";
+    if (p.max_abs) {
+      out << "      largest |A-B|: " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << r.Where(p, *p.max_abs)
+          << " (A " << FormatNumber(p.max_abs->a) << ", B " << FormatNumber(p.max_abs->b) << ")\n";
+    }
+    if (p.max_rel) {
+      out << "      largest relative: " << FormatNumber(p.max_rel->rel_diff, 6) << " at " << r.Where(p, *p.max_rel)
+          << " (A " << FormatNumber(p.max_rel->a) << ", B " << FormatNumber(p.max_rel->b) << ")\n";
+    }
+    const std::vector<StateDiff> top = p.TopStates(kTopStates);
+    if (!top.empty()) {
+      out << "      " << p.state_axis << "s that differ most (of " << std::count_if(p.states.begin(), p.states.end(), [](const StateDiff& s) { return s.differing > 0; })
+          << " with a difference):\n";
+      for (const StateDiff& s : top) {
+        const std::string label = r.StateLabel(p, s.state);
+        out << "        " << p.state_axis << " " << s.state << (label.empty() ? "" : " (" + label + ")")
+            << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", max relative " << FormatNumber(s.max_rel, 6)
+            << ", " << s.differing << " differing, " << s.outside << " outside tolerance\n";
+      }
+    }
+  }
+
+  for (const TextDiffEntry& t : r.text_diffs) {
+    out << "\n--- A/" << t.path << "\n+++ B/" << t.path << "\n";
+    std::size_t hidden = 0;
+    for (const std::string& line : DiffText(t.diff, hidden)) out << line << "\n";
+    if (hidden > 0) out << "... " << hidden << " more diff lines\n";
+  }
+
+  out << "\n" << r.model_dir << "provenance.json: ";
+  if (!r.provenance) {
+    out << (r.provenance_in_a ? "only in A" : r.provenance_in_b ? "only in B" : "in neither directory") << "\n";
+  } else {
+    out << (r.provenance->Identical() ? "identical" : "field by field (what explains numeric differences first)")
+        << "\n";
+    for (const FieldDiff& f : r.provenance->fields) {
+      out << "  " << (f.equal ? "==" : "!=") << " " << f.field << ": ";
+      if (f.equal) {
+        out << Opt(f.a) << "\n";
+      } else {
+        out << "A " << Opt(f.a) << " | B " << Opt(f.b) << "\n";
+      }
+      for (const std::string& d : f.details) out << "      " << d << "\n";
+    }
+    if (!r.provenance->likelihoods.empty()) {
+      out << "  log-likelihood per frame by pass (A, B, B-A):\n";
+      for (const PassLikelihood& p : r.provenance->likelihoods) {
+        out << "    pass " << p.pass << ": " << LikelihoodText(p.a) << ", " << LikelihoodText(p.b) << ", "
+            << (p.a && p.b ? FormatNumber(*p.b - *p.a, 6) : "-") << "\n";
+      }
+    }
+  }
+  out << "\nresult: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n";
+  return out.str();
+}
+
+std::string RenderCompareJson(const CompareReport& r) {
+  json::object o;
+  o["tool"] = "audit compare";
+  o["format_version"] = 1;
+  o["a"] = r.a;
+  o["b"] = r.b;
+  json::object tolerance;
+  tolerance["rtol"] = r.tolerance.rtol;
+  tolerance["atol"] = r.tolerance.atol;
+  o["tolerance"] = std::move(tolerance);
+  o["model_dir"] = r.model_dir;
+  o["result"] = r.Different() ? "different" : "identical";
+  json::object counts;
+  counts["entries"] = r.files.size();
+  counts["identical"] = r.CountStatus("identical");
+  counts["different"] = r.CountStatus("different");
+  counts["only_in_a"] = r.CountStatus("only in A");
+  counts["only_in_b"] = r.CountStatus("only in B");
+  o["counts"] = std::move(counts);
+  o["parameters_identical"] = r.ParametersIdentical();
+  o["provenance_identical"] = r.provenance ? json::value(r.provenance->Identical()) : json::value(nullptr);
+  o["explanations"] = FindingsJson(r.explanations);
+  o["differences"] = FindingsJson(r.differences);
+
+  json::array files;
+  for (const FileEntry& f : r.files) {
+    json::object x;
+    x["path"] = f.path;
+    x["status"] = f.status;
+    x["class"] = FileClassName(f.file_class);
+    x["reason"] = f.reason;
+    x["a"] = SideJson(f.a);
+    x["b"] = SideJson(f.b);
+    files.push_back(std::move(x));
+  }
+  o["files"] = std::move(files);
+
+  json::array parameters;
+  for (const ParamDiff& p : r.parameters) {
+    json::object x;
+    x["path"] = p.path;
+    x["same_shape"] = p.same_shape;
+    x["shape_a"] = AxesJson(p.shape_a);
+    x["shape_b"] = AxesJson(p.shape_b);
+    x["shape_text_a"] = p.shape_text_a;
+    x["shape_text_b"] = p.shape_text_b;
+    x["elements"] = p.elements;
+    x["differing"] = p.differing;
+    x["outside_tolerance"] = p.outside;
+    x["max_abs"] = ElementJson(r, p, p.max_abs);
+    x["max_rel"] = ElementJson(r, p, p.max_rel);
+    json::array top;
+    for (const StateDiff& s : p.TopStates(kTopStates)) top.push_back(StateJson(r, p, s));
+    x["state_axis"] = p.state_axis;
+    x["top_states"] = std::move(top);
+    json::array states;
+    for (const StateDiff& s : p.states) {
+      if (s.differing > 0) states.push_back(StateJson(r, p, s));
+    }
+    x["differing_states"] = std::move(states);
+    parameters.push_back(std::move(x));
+  }
+  o["parameters"] = std::move(parameters);
+
+  json::array texts;
+  for (const TextDiffEntry& t : r.text_diffs) {
+    json::object x;
+    x["path"] = t.path;
+    x["lines_a"] = t.diff.lines_a;
+    x["lines_b"] = t.diff.lines_b;
+    x["only_in_a"] = t.diff.removed;
+    x["only_in_b"] = t.diff.added;
+    std::size_t hidden = 0;
+    json::array lines;
+    for (const std::string& line : DiffText(t.diff, hidden)) lines.emplace_back(line);
+    x["diff"] = std::move(lines);
+    x["diff_lines_not_shown"] = hidden;
+    texts.push_back(std::move(x));
+  }
+  o["text_diffs"] = std::move(texts);
+
+  json::object prov;
+  prov["in_a"] = r.provenance_in_a;
+  prov["in_b"] = r.provenance_in_b;
+  json::array fields, likelihoods;
+  if (r.provenance) {
+    for (const FieldDiff& f : r.provenance->fields) {
+      json::object x;
+      x["field"] = f.field;
+      x["equal"] = f.equal;
+      x["in_training_fingerprint"] = f.affects_numbers;
+      x["a"] = OptJson(f.a);
+      x["b"] = OptJson(f.b);
+      json::array details;
+      for (const std::string& d : f.details) details.emplace_back(d);
+      x["details"] = std::move(details);
+      fields.push_back(std::move(x));
+    }
+    for (const PassLikelihood& p : r.provenance->likelihoods) {
+      json::object x;
+      x["pass"] = p.pass;
+      x["a"] = OptJson(p.a);
+      x["b"] = OptJson(p.b);
+      likelihoods.push_back(std::move(x));
+    }
+  }
+  prov["fields"] = std::move(fields);
+  prov["log_likelihood_per_frame"] = std::move(likelihoods);
+  json::array mismatches;
+  for (const DigestMismatch& m : r.digest_mismatches) {
+    json::object x;
+    x["side"] = std::string(1, m.side);
+    x["file"] = m.file;
+    x["recorded"] = m.recorded;
+    x["actual"] = m.actual.empty() ? json::value(nullptr) : json::value(m.actual);
+    mismatches.push_back(std::move(x));
+  }
+  prov["digest_mismatches"] = std::move(mismatches);
+  o["provenance"] = std::move(prov);
+  return json::serialize(o) + "\n";
+}
+
+std::string RenderCompareHtml(const CompareReport& r) {
+  std::ostringstream out;
+  const char* result = r.Different() ? "DIFFERENT" : "IDENTICAL";
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>audit compare: " << result
+      << "</title>\n<style>\n"
+         "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:80em}\n"
+         "table{border-collapse:collapse;margin:1em 0}\n"
+         "th,td{border:1px solid #bbb;padding:.3em .6em;text-align:left;vertical-align:top}\n"
+         "th{background:#eee}\n"
+         "code{font-size:.85em;word-break:break-all}\n"
+         "pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:.85em}\n"
+         "tr.different td,tr.ne td{background:#fde2e2}\n"
+         "tr.onlya td{background:#fff1d6}\n"
+         "tr.onlyb td{background:#dff0ff}\n"
+         "span.del{color:#a00}\n"
+         "span.add{color:#070}\n"
+         ".result{font-weight:bold;font-size:1.2em}\n"
+         "</style>\n</head>\n<body>\n<h1>audit compare</h1>\n";
+  out << "<p>A: <code>" << Escape(r.a) << "</code><br/>B: <code>" << Escape(r.b) << "</code><br/>tolerance: rtol "
+      << FormatNumber(r.tolerance.rtol, 6) << ", atol " << FormatNumber(r.tolerance.atol, 6) << "</p>\n";
+  out << "<p class=\"result\">Result: " << result << "</p>\n<p>" << Escape(Summary(r)) << "</p>\n";
+  FindingsHtml(out, "Explanation", r.explanations);
+  FindingsHtml(out, "Differences", r.differences);
+
+  bool any_heat = false;
+  for (const ParamDiff& p : r.parameters) any_heat = any_heat || (p.same_shape && p.differing > 0);
+  if (any_heat) {
+    out << "<h2>Per-state differences</h2>\n<p>One cell per state (senone, or transition matrix), 40 to a row, "
+           "numbered from the row's first state. The colour is the state's largest |A-B|: darker is larger, on a "
+           "log scale over six decades below the file's largest; grey is no difference. Hover a cell for its "
+           "figures.</p>\n";
+    for (const ParamDiff& p : r.parameters) {
+      if (!p.same_shape || p.differing == 0) continue;
+      out << "<h3><code>" << Escape(p.path) << "</code></h3>\n<p>" << p.differing << " of " << p.elements
+          << " elements differ, " << p.outside << " outside tolerance";
+      if (p.max_abs) {
+        out << "; largest |A-B| " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << Escape(r.Where(p, *p.max_abs))
+            << " (A " << FormatNumber(p.max_abs->a) << ", B " << FormatNumber(p.max_abs->b) << ")";
+      }
+      if (p.max_rel) {
+        out << "; largest relative " << FormatNumber(p.max_rel->rel_diff, 6) << " at "
+            << Escape(r.Where(p, *p.max_rel));
+      }
+      out << ".</p>\n" << HeatMapSvg(r, p);
+      const std::vector<StateDiff> top = p.TopStates(kTopStates);
+      out << "<table>\n<tr><th>" << Escape(p.state_axis) << "</th><th>max |A-B|</th><th>max relative</th>"
+          << "<th>differing</th><th>outside tolerance</th></tr>\n";
+      for (const StateDiff& s : top) {
+        const std::string label = r.StateLabel(p, s.state);
+        out << "<tr><td>" << s.state << (label.empty() ? "" : " (" + Escape(label) + ")") << "</td><td>"
+            << FormatNumber(s.max_abs, 6) << "</td><td>" << FormatNumber(s.max_rel, 6) << "</td><td>" << s.differing
+            << "</td><td>" << s.outside << "</td></tr>\n";
+      }
+      out << "</table>\n";
+    }
+  }
+
+  out << "<h2>Parameter files</h2>\n";
+  if (r.parameters.empty()) out << "<p>No parameter file is present on both sides.</p>\n";
+  if (!r.parameters.empty()) {
+    out << "<table>\n<tr><th>File</th><th>Shape</th><th>Elements</th><th>Differing</th><th>Outside tolerance</th>"
+           "<th>Largest |A-B|</th><th>Largest relative</th></tr>\n";
+    for (const ParamDiff& p : r.parameters) {
+      out << "<tr class=\"" << (p.same_shape && p.differing == 0 ? "eq" : "ne") << "\"><td><code>" << Escape(p.path)
+          << "</code></td><td>";
+      if (p.same_shape) {
+        out << Escape(p.shape_text_a);
+      } else {
+        out << "A: " << Escape(p.shape_text_a) << "<br/>B: " << Escape(p.shape_text_b);
+      }
+      out << "</td><td>" << p.elements << "</td><td>" << p.differing << "</td><td>" << p.outside << "</td><td>"
+          << (p.max_abs ? FormatNumber(p.max_abs->abs_diff, 6) : "&#8212;") << "</td><td>"
+          << (p.max_rel ? FormatNumber(p.max_rel->rel_diff, 6) : "&#8212;") << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+
+  out << "<h2>Log-likelihood per frame by pass</h2>\n";
+  if (r.provenance) {
+    out << "<p>From each side's <code>provenance.json</code> (<code>passes[].totals.log_likelihood_per_frame</code>; "
+           "pass N's value is that of the model the pass started from). A: solid blue, B: dashed orange.</p>\n"
+        << LikelihoodSvg(r.provenance->likelihoods);
+    if (!r.provenance->likelihoods.empty()) {
+      out << "<table>\n<tr><th>Pass</th><th>A</th><th>B</th><th>B &#8722; A</th></tr>\n";
+      for (const PassLikelihood& p : r.provenance->likelihoods) {
+        out << "<tr><td>" << p.pass << "</td><td>" << LikelihoodText(p.a) << "</td><td>" << LikelihoodText(p.b)
+            << "</td><td>" << (p.a && p.b ? FormatNumber(*p.b - *p.a, 6) : "&#8212;") << "</td></tr>\n";
+      }
+      out << "</table>\n";
+    }
+  } else {
+    out << "<p><code>provenance.json</code> is not present on both sides.</p>\n";
+  }
+
+  out << "<h2>provenance.json, field by field</h2>\n";
+  if (r.provenance) {
+    out << "<table>\n<tr><th>Field</th><th>Equal</th><th>A</th><th>B</th><th>Details</th></tr>\n";
+    for (const FieldDiff& f : r.provenance->fields) {
+      out << "<tr class=\"" << (f.equal ? "eq" : "ne") << "\"><td><code>" << Escape(f.field) << "</code></td><td>"
+          << (f.equal ? "yes" : "no") << "</td><td><code>" << Escape(Opt(f.a)) << "</code></td><td><code>"
+          << Escape(Opt(f.b)) << "</code></td><td>";
+      for (std::size_t i = 0; i < f.details.size(); ++i) out << (i ? "<br/>" : "") << "<code>" << Escape(f.details[i]) << "</code>";
+      out << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  } else {
+    out << "<p>" << (r.provenance_in_a ? "Only in A." : r.provenance_in_b ? "Only in B." : "In neither directory.")
+        << "</p>\n";
+  }
+
+  for (const TextDiffEntry& t : r.text_diffs) {
+    out << "<h2>Line diff: <code>" << Escape(t.path) << "</code></h2>\n<pre>";
+    std::size_t hidden = 0;
+    for (const std::string& line : DiffText(t.diff, hidden)) {
+      const char* cls = line.empty() ? nullptr : line[0] == '-' ? "del" : line[0] == '+' ? "add" : nullptr;
+      if (cls) {
+        out << "<span class=\"" << cls << "\">" << Escape(line) << "</span>\n";
+      } else {
+        out << Escape(line) << "\n";
+      }
+    }
+    if (hidden > 0) out << "... " << hidden << " more diff lines\n";
+    out << "</pre>\n";
+  }
+
+  out << "<h2>Files</h2>\n<table>\n<tr><th>Path</th><th>Status</th><th>Class</th><th>A</th><th>B</th></tr>\n";
+  for (const FileEntry& f : r.files) {
+    const std::string cls = f.status == "identical"   ? "eq"
+                            : f.status == "only in A" ? "onlya"
+                            : f.status == "only in B" ? "onlyb"
+                                                      : "different";
+    out << "<tr class=\"" << cls << "\"><td><code>" << Escape(f.path) << "</code></td><td>" << Escape(f.status)
+        << (f.reason.empty() ? "" : ": " + Escape(f.reason)) << "</td><td>" << FileClassName(f.file_class)
+        << "</td><td><code>" << Escape(SideShort(f.a)) << "</code></td><td><code>"
+        << Escape(f.status == "identical" ? std::string("same") : SideShort(f.b)) << "</code></td></tr>\n";
+  }
+  out << "</table>\n</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace pstrain::audit
