@@ -65,13 +65,13 @@ std::string Escape(const std::string& s) {
 }
 
 std::string SideHtml(const BytesSide& side) {
-  if (side.kind == EntryKind::kMissing) return "<span class=\"none\">&mdash;</span>";
+  if (side.kind == EntryKind::kMissing) return "<span class=\"none\">&#8212;</span>";
   std::string out = Escape(KindName(side.kind));
   if (side.kind == EntryKind::kFile) {
     out += ", " + std::to_string(side.size) + " bytes";
     if (!side.sha256.empty()) out += "<br/><code>" + Escape(side.sha256) + "</code>";
   }
-  if (side.kind == EntryKind::kSymlink) out += " &rarr; <code>" + Escape(side.link_target) + "</code>";
+  if (side.kind == EntryKind::kSymlink) out += " &#8594; <code>" + Escape(side.link_target) + "</code>";
   return out;
 }
 
@@ -181,7 +181,7 @@ std::string RenderBytesHtml(const BytesReport& r) {
     for (const BytesEntry& e : r.entries) {
       out << "<tr class=\"" << StatusClass(e.status) << "\"><td><code>" << Escape(e.path) << "</code></td><td>"
           << Escape(StatusName(e.status)) << (e.status == EntryStatus::kDifferent ? ": " + Escape(e.reason) : "")
-          << "</td><td>" << (e.first_difference ? std::to_string(*e.first_difference) : "&mdash;") << "</td><td>"
+          << "</td><td>" << (e.first_difference ? std::to_string(*e.first_difference) : "&#8212;") << "</td><td>"
           << SideHtml(e.a) << "</td><td>" << SideHtml(e.b) << "</td></tr>\n";
     }
     out << "</table>\n";
