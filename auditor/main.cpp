@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "bytes_command.h"
+#include "characterize_command.h"
 #include "gates_command.h"
+#include "mutate_command.h"
 #include "scope_command.h"
 
 namespace {
@@ -26,11 +28,13 @@ constexpr const char* kUsage =
     "  gates run    run the determinism gates (gate_tests) in a profile and summarize what each\n"
     "               gate checked and where the first difference is (exit 0 pass, 1 fail, 2 not run);\n"
     "               `audit gates --help` for its options\n"
+    "  mutate       mutation-test the artifact validation on a real finished pass (exit 0 all killed,\n"
+    "               1 a mutation survived, 2 trouble); `audit mutate --help` for its options\n"
+    "  characterize train one corpus with two shard counts (float32 and exact) and report per pass\n"
+    "               how far the parameters differ; `audit characterize --help` for its options\n"
     "\n"
     "Planned commands (not implemented in this version; each exits 2 with a message):\n"
     "  compare      diff two model directories, provenance.json included\n"
-    "  mutate       mutation-test the rejection of stale or swapped shard payloads\n"
-    "  characterize measure cross-shard-count parameter differences\n"
     "\n"
     "Options:\n"
     "  -h, --help   show this help\n";
@@ -53,6 +57,14 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "gates") == 0) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     return pstrain::audit::RunGatesCommand(args, std::cout, std::cerr);
+  }
+  if (std::strcmp(argv[1], "mutate") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunMutateCommand(args, std::cout, std::cerr);
+  }
+  if (std::strcmp(argv[1], "characterize") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunCharacterizeCommand(args, std::cout, std::cerr);
   }
   std::cerr << "audit: command '" << argv[1] << "' is not implemented in this version\n";
   return 2;
