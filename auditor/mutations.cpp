@@ -6,6 +6,7 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "formats/param_files.h"
 
 namespace pstrain::audit {
 
@@ -565,6 +566,17 @@ std::vector<Mutation> BuildTable() {
         return Rel(c, file) + ": bit 0 of byte " + std::to_string(at) + " flipped";
       });
 
+  add("accum-value-changed", "pass",
+      "one count of the pass's reduced accum/mixw_counts is increased by 1 and the file re-encoded (valid header and checksum)", {"reduction"},
+      Always, [](const MutationContext& c) {
+        const fs::path file = c.copy / "accum" / "mixw_counts";
+        Array3D counts = ReadArray3DFile(file.string());
+        if (counts.data.empty()) throw MutationNotApplicable("accum/mixw_counts holds no counts");
+        const std::size_t at = counts.data.size() / 2;
+        counts.data[at] += 1.0f;
+        WriteArray3DFile(file.string(), counts);
+        return Rel(c, file) + ": element " + std::to_string(at) + " + 1, re-encoded";
+      });
   // The multipron sidecar (PSTRAIN_FALLBACK_SENONES_V1\n, decimal tied-state count\n, one byte 0/1 per tied state).
   add("sidecar-header-wrong", "sidecar", "the fallback_senones header line names another version", {}, NeedsSidecar, [](const MutationContext& c) {
     return EditSidecar(
