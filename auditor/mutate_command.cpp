@@ -15,7 +15,8 @@ namespace pstrain::audit {
 namespace fs = std::filesystem;
 
 const char* const kMutateUsage =
-    "usage: audit mutate RUN_DIR [--pass N] [--format text|json] [--out FILE] [--work-dir DIR] [--keep]\n"
+    "usage: audit mutate RUN_DIR [--pass N] [--foreign-run DIR] [--format text|json] [--out FILE]\n"
+    "                   [--work-dir DIR] [--keep]\n"
     "\n"
     "Mutation-tests the validation of shard artifacts on a real finished pass of a pstrain run: for\n"
     "each mutation in the table (payload byte flipped, truncated or missing; artifact.json missing or\n"
@@ -28,13 +29,17 @@ const char* const kMutateUsage =
     "count). An unmodified copy is validated first and must be accepted.\n"
     "\n"
     "Options:\n"
-    "  --pass N        the pass to mutate (default: the last complete pass, RUN_DIR/passes/NNN)\n"
-    "  --format F      text (default, for people) or json (for machines)\n"
-    "  --out FILE      write the report to FILE (atomically) instead of standard output\n"
-    "  --work-dir DIR  scratch directory for the copies (default: a new directory under $TMPDIR,\n"
-    "                  removed afterwards); each mutation's copy is removed after it is judged\n"
-    "  --keep          keep every mutated copy (and the default scratch directory) for inspection\n"
-    "  -h, --help      show this help\n"
+    "  --pass N           the pass to mutate (default: the last complete pass, RUN_DIR/passes/NNN)\n"
+    "  --foreign-run DIR  another run directory (another model, configuration, manifest or shard\n"
+    "                     count): its shard of the same pass is transplanted into the pass by the\n"
+    "                     foreign-run-artifact mutation (not applicable without this option)\n"
+    "  --format F         text (default, for people) or json (for machines)\n"
+    "  --out FILE         write the report to FILE (atomically) instead of standard output\n"
+    "  --work-dir DIR     scratch directory for the copies (default: a new directory under\n"
+    "                     $TMPDIR, removed afterwards); each mutation's copy is removed after it\n"
+    "                     is judged\n"
+    "  --keep             keep every mutated copy (and the default scratch directory)\n"
+    "  -h, --help         show this help\n"
     "\n"
     "Exit status: 0 every applied mutation killed; 1 at least one survived; 2 trouble (bad option,\n"
     "unreadable run or pass, the unmodified copy rejected, a mutation that could not be applied,\n"
@@ -48,6 +53,7 @@ struct Options {
   std::string format = "text";
   std::optional<std::string> out;
   std::optional<std::string> work_dir;
+  std::optional<std::string> foreign_run;
   bool keep = false;
   bool help = false;
 };
@@ -60,6 +66,7 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
                                 .Value("format", options.format)
                                 .Value("out", options.out)
                                 .Value("work-dir", options.work_dir)
+                                .Value("foreign-run", options.foreign_run)
                                 .Positional(options.positional)
                                 .Parse(args);
   if (!error.empty()) return error;
@@ -101,7 +108,11 @@ int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, st
       work_dir = pattern;
       own_work_dir = true;
     }
-    report = RunMutations(run_dir, pass, Mutations(), RealPassValidator(), work_dir, options.keep);
+    if (options.foreign_run && !fs::is_directory(fs::path(*options.foreign_run) / "passes")) {
+      throw std::runtime_error(*options.foreign_run + ": --foreign-run is not a run directory (no passes/)");
+    }
+    report = RunMutations(run_dir, pass, Mutations(), RealPassValidator(), work_dir, options.keep,
+                          options.foreign_run ? fs::path(*options.foreign_run) : fs::path());
   } catch (const std::exception& e) {
     err << "audit mutate: " << e.what() << "\n";
     if (own_work_dir && !options.keep) fs::remove_all(work_dir);

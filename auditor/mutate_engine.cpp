@@ -104,7 +104,7 @@ std::uint32_t LastCompletePass(const fs::path& run_dir) {
 }
 
 MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std::vector<Mutation>& mutations,
-                          const PassValidator& validator, const fs::path& work_dir, bool keep) {
+                          const PassValidator& validator, const fs::path& work_dir, bool keep, const fs::path& foreign_run) {
   const fs::path original = run_dir / "passes" / PassName(pass);
   if (!fs::is_directory(original)) throw InputError(original.string() + ": no such pass directory");
   const FinishedPass finished = ReadFinishedPass(original);  // InputError names pass.json
@@ -115,6 +115,7 @@ MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std
 
   MutationContext ctx;
   ctx.run_dir = run_dir;
+  ctx.foreign_run = foreign_run;
   ctx.original_pass = original;
   ctx.pass = pass;
   ctx.shard_count = finished.expected.shard_count;
@@ -122,6 +123,7 @@ MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std
 
   MutateReport report;
   report.run_dir = run_dir.string();
+  report.foreign_run = foreign_run.string();
   report.pass = pass;
   report.shard_count = ctx.shard_count;
   report.reduction = ReductionModeName(ctx.reduction);

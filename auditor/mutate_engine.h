@@ -51,6 +51,7 @@ struct MutationResult {
 
 struct MutateReport {
   std::string run_dir;  // as given
+  std::string foreign_run;  // as given, or empty
   std::uint32_t pass = 0;
   std::uint32_t shard_count = 0;
   std::string reduction;
@@ -72,10 +73,12 @@ int MutateExitCode(const MutateReport& report);
 std::uint32_t LastCompletePass(const std::filesystem::path& run_dir);
 
 // Runs every mutation on pass `pass` of `run_dir`, in scratch directories under `work_dir` (created
-// if needed; each mutation's scratch directory is removed afterwards unless `keep`). Throws
+// if needed; each mutation's scratch directory is removed afterwards unless `keep`). `foreign_run`
+// (optional) is another run directory whose artifacts the foreign-run mutation transplants. Throws
 // InputError when the pass cannot be read, TrainingError when the unmodified copy is rejected or a
 // mutation fails to apply.
 MutateReport RunMutations(const std::filesystem::path& run_dir, std::uint32_t pass, const std::vector<Mutation>& mutations,
-                          const PassValidator& validator, const std::filesystem::path& work_dir, bool keep = false);
+                          const PassValidator& validator, const std::filesystem::path& work_dir, bool keep = false,
+                          const std::filesystem::path& foreign_run = {});
 
 }  // namespace pstrain::audit

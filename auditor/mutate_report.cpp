@@ -35,6 +35,7 @@ std::string RenderMutateText(const MutateReport& r) {
   std::string out = "audit mutate: " + r.run_dir + " pass " + std::to_string(r.pass) + " (" + std::to_string(r.shard_count) +
                     (r.shard_count == 1 ? " shard, " : " shards, ") + r.reduction + " reduction); target shard " +
                     std::to_string(r.target_shard) + "\n";
+  if (!r.foreign_run.empty()) out += "foreign run: " + r.foreign_run + "\n";
   out += "validator: the unmodified copy is accepted\n\n";
   for (const MutationResult& m : r.results) {
     switch (m.outcome) {
@@ -68,6 +69,7 @@ std::string RenderMutateJson(const MutateReport& r) {
   o["tool"] = "audit mutate";
   o["format_version"] = 1;
   o["run_dir"] = r.run_dir;
+  o["foreign_run"] = r.foreign_run.empty() ? json::value(nullptr) : json::value(r.foreign_run);
   o["pass"] = r.pass;
   o["shard_count"] = r.shard_count;
   o["reduction"] = r.reduction;

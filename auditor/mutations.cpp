@@ -106,6 +106,12 @@ std::string NeedsEarlierPass(const MutationContext& ctx) {
   return "";
 }
 
+fs::path ForeignShard(const MutationContext& ctx) {
+  char name[16];
+  std::snprintf(name, sizeof(name), "%03u", ctx.pass);
+  return ctx.foreign_run / "passes" / name / ShardDirName(ctx.TargetShard());
+}
+
 // The multipron sidecar: the lowest shard that has a `fallback_senones` file, or -1.
 constexpr const char* kSidecar = "fallback_senones";
 constexpr const char* kSidecarHeader = "PSTRAIN_FALLBACK_SENONES_V1\n";
@@ -392,6 +398,23 @@ std::vector<Mutation> BuildTable() {
           Resign(a);
         });
         return ShardFile(c.TargetShard(), "artifact.json") + ": fingerprints.manifest rewritten, re-signed";
+      });
+  add("foreign-run-artifact", "identity",
+      "the target shard's directory is replaced by the same shard of the same pass of another run (--foreign-run: another model, "
+      "configuration, manifest or shard count), real payload and all",
+      {"model-fingerprint", "config-fingerprint", "manifest-fingerprint", "shard-count"},
+      [](const MutationContext& c) -> std::string {
+        if (c.foreign_run.empty()) return "no --foreign-run given";
+        const fs::path shard = ForeignShard(c);
+        if (!fs::is_regular_file(shard / "artifact.json")) return "the foreign run has no " + (shard / "artifact.json").string();
+        if (ReadFileBytes(shard / "artifact.json") == ReadFileBytes(c.original_pass / ShardDirName(c.TargetShard()) / "artifact.json")) {
+          return "the foreign run's artifact is identical to this one (same inputs: not foreign)";
+        }
+        return "";
+      },
+      [](const MutationContext& c) {
+        ReplaceDir(c.ShardDir(c.TargetShard()), ForeignShard(c));
+        return ShardDirName(c.TargetShard()) + ": replaced by the foreign run's " + fs::relative(ForeignShard(c), c.foreign_run).generic_string();
       });
   add("pass-fingerprint-of-next-pass", "identity", "the target shard's pass fingerprint is the one of the next pass", {"pass-fingerprint"}, Always,
       [](const MutationContext& c) {

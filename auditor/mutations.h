@@ -26,6 +26,7 @@ namespace pstrain::audit {
 // What a mutation may look at and where it writes.
 struct MutationContext {
   std::filesystem::path run_dir;        // the run directory (read only)
+  std::filesystem::path foreign_run;    // another run directory (--foreign-run), or empty (read only)
   std::filesystem::path original_pass;  // RUN_DIR/passes/NNN (read only)
   std::filesystem::path copy;           // the scratch copy of the pass: the mutation changes this
   std::filesystem::path outside;        // an empty scratch directory outside the copy (symlink targets)

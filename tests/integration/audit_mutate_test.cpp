@@ -36,15 +36,15 @@ std::string TestName() { return ::testing::UnitTest::GetInstance()->current_test
 
 // A small real run, trained on first use by the current test: the 8 utterances of the small corpus,
 // `jobs` jobs, exactly `passes` passes.
-fs::path SmallRun(const std::string& jobs, const std::string& passes) {
+fs::path SmallRun(const std::string& jobs, const std::string& passes, const std::string& extra = "") {
   static std::map<std::string, fs::path> runs;
-  const std::string key = TestName() + "-" + jobs + "-" + passes;
+  const std::string key = TestName() + "-" + jobs + "-" + passes + (extra.empty() ? "" : "-other-config");
   if (auto it = runs.find(key); it != runs.end()) return it->second;
   const fs::path dir = FreshDir("audit-mutate-run-" + key);
   const CorpusFixture corpus = SmallCorpus(dir);
   const fs::path run = dir / "run";
   const CommandResult r =
-      RunCommand(TrainCommand(corpus, run, "--jobs " + jobs + " --min-passes " + passes + " --max-passes " + passes + " --quiet"));
+      RunCommand(TrainCommand(corpus, run, "--jobs " + jobs + " --min-passes " + passes + " --max-passes " + passes + " --quiet " + extra));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   runs[key] = run;
   return run;
@@ -73,8 +73,11 @@ std::set<std::string> SidecarMutations() {
 TEST(AuditMutate, RealTwoShardPassKillsEveryApplicableMutation) {
   ASSERT_TRUE(fs::exists(AuditBinary())) << AuditBinary();
   const fs::path run = SmallRun("2", "2");
+  // A real foreign run: the same corpus and shard count with another configuration.
+  const fs::path foreign = SmallRun("2", "2", "--abeam 1e-80");
   const fs::path work = FreshDir("audit-mutate-work-" + TestName());
-  const CommandResult r = Mutate(run, "--format json --work-dir " + ShellQuote(work.string()));
+  const CommandResult r =
+      Mutate(run, "--format json --work-dir " + ShellQuote(work.string()) + " --foreign-run " + ShellQuote(foreign.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json::object report = json::parse(r.output).as_object();
   EXPECT_EQ(report.at("tool").as_string(), "audit mutate");
@@ -86,6 +89,7 @@ TEST(AuditMutate, RealTwoShardPassKillsEveryApplicableMutation) {
   const json::array& mutations = report.at("mutations").as_array();
   ASSERT_EQ(mutations.size(), audit::Mutations().size());
   // Only the sidecar mutations do not apply (this pass has no fallback_senones file).
+  EXPECT_EQ(report.at("foreign_run").as_string(), foreign.string());
   EXPECT_EQ(Names(mutations, "not-applicable"), SidecarMutations());
   EXPECT_TRUE(Names(mutations, "survived").empty());
   EXPECT_GE(Names(mutations, "killed").size(), 40u);
@@ -108,14 +112,23 @@ TEST(AuditMutate, RealTwoShardPassKillsEveryApplicableMutation) {
   EXPECT_TRUE(fs::is_empty(work)) << work;
   EXPECT_EQ(RunCommand(Pstrain("validate " + ShellQuote((run / "passes" / "002").string()))).exit_code, 0);
 
-  // The text report: one line per mutation, the score and the result.
+  // Pass 2 of the foreign run started from its own pass-1 model, so the model fingerprint (checked
+  // before the configuration's) is the first to differ.
+  for (const json::value& m : mutations) {
+    if (m.at("name").as_string() == "foreign-run-artifact") {
+      EXPECT_EQ(m.at("check").as_string(), "model-fingerprint");
+    }
+  }
+
+  // The text report (without a foreign run): one line per mutation, the score and the result.
   const CommandResult text = Mutate(run, "");
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  const std::size_t applied = audit::Mutations().size() - SidecarMutations().size();
+  const std::size_t applied = audit::Mutations().size() - SidecarMutations().size() - 1;
   EXPECT_THAT(text.output, HasSubstr("mutation score: " + std::to_string(applied) + "/" + std::to_string(applied) + " = 1.000"));
   EXPECT_THAT(text.output, HasSubstr("KILLED    payload-byte-flipped: shard-001/gauden_counts"));
   EXPECT_THAT(text.output, HasSubstr("shard 1 rejected by check \"payload-sha256\" (shard-001/gauden_counts)"));
   EXPECT_THAT(text.output, HasSubstr("N/A       sidecar-missing: no shard of this pass has a fallback_senones file"));
+  EXPECT_THAT(text.output, HasSubstr("N/A       foreign-run-artifact: no --foreign-run given"));
   EXPECT_THAT(text.output, HasSubstr("survivors: none\nresult: ALL KILLED\n"));
 }
 
@@ -130,7 +143,7 @@ TEST(AuditMutate, MutationsThatCannotApplyAreNotApplicableNotKilled) {
   const json::array& mutations = report.at("mutations").as_array();
   std::set<std::string> expected = SidecarMutations();
   expected.insert({"payloads-swapped-between-shards", "other-shard-in-directory", "coverage-duplicate-across-shards",
-                   "earlier-pass-replayed", "earlier-pass-relabeled"});
+                   "earlier-pass-replayed", "earlier-pass-relabeled", "foreign-run-artifact"});
   EXPECT_EQ(Names(mutations, "not-applicable"), expected);
   for (const json::value& v : mutations) {
     const std::string name(v.at("name").as_string());
@@ -187,7 +200,7 @@ TEST(AuditMutate, SidecarMutationsApplyWhenAShardHasAFallbackSenonesFile) {
   std::set<std::string> survivors;
   for (const std::string& s : report.Survivors()) survivors.insert(s);
   EXPECT_EQ(survivors, SidecarMutations());
-  EXPECT_EQ(report.Count(audit::MutationOutcome::kNotApplicable), 0u);
+  EXPECT_EQ(report.Count(audit::MutationOutcome::kNotApplicable), 1u);  // foreign-run-artifact: no foreign run given
   EXPECT_EQ(audit::MutateExitCode(report), 1);
 }
 
