@@ -1,16 +1,19 @@
 // `audit`: the model auditor. `audit scope` reports what each determinism gate checks and what it
 // only describes (auditor/scope_command.h); `audit gates run` runs the gates and summarizes the run
-// (auditor/gates_command.h); `audit compare` diffs two model directories (auditor/compare_command.h).
-// The other commands (mutate, characterize) arrive with
-// the sharded trainer; until then they refuse honestly.
+// (auditor/gates_command.h); `audit bytes` byte-compares trees (auditor/bytes_command.h); `audit
+// compare` diffs two model directories (auditor/compare_command.h); `audit mutate` mutation-tests
+// the artifact validation (auditor/mutate_command.h); `audit characterize` measures cross-count
+// differences (auditor/characterize_command.h).
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "bytes_command.h"
+#include "characterize_command.h"
 #include "compare_command.h"
 #include "gates_command.h"
+#include "mutate_command.h"
 #include "scope_command.h"
 
 namespace {
@@ -30,10 +33,10 @@ constexpr const char* kUsage =
     "  gates run    run the determinism gates (gate_tests) in a profile and summarize what each\n"
     "               gate checked and where the first difference is (exit 0 pass, 1 fail, 2 not run);\n"
     "               `audit gates --help` for its options\n"
-    "\n"
-    "Planned commands (not implemented in this version; each exits 2 with a message):\n"
-    "  mutate       mutation-test the rejection of stale or swapped shard payloads\n"
-    "  characterize measure cross-shard-count parameter differences\n"
+    "  mutate       mutation-test the artifact validation on a real finished pass (exit 0 all killed,\n"
+    "               1 a mutation survived, 2 trouble); `audit mutate --help` for its options\n"
+    "  characterize train one corpus with two shard counts (float32 and exact) and report per pass\n"
+    "               how far the parameters differ; `audit characterize --help` for its options\n"
     "\n"
     "Options:\n"
     "  -h, --help   show this help\n";
@@ -61,6 +64,14 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     return pstrain::audit::RunGatesCommand(args, std::cout, std::cerr);
   }
-  std::cerr << "audit: command '" << argv[1] << "' is not implemented in this version\n";
+  if (std::strcmp(argv[1], "mutate") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunMutateCommand(args, std::cout, std::cerr);
+  }
+  if (std::strcmp(argv[1], "characterize") == 0) {
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    return pstrain::audit::RunCharacterizeCommand(args, std::cout, std::cerr);
+  }
+  std::cerr << "audit: command '" << argv[1] << "' is not an audit command (audit --help lists them)\n";
   return 2;
 }
