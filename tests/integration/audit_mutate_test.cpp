@@ -197,7 +197,8 @@ TEST(AuditMutate, MultipronPassKillsTheSidecarMutationsToo) {
   EXPECT_EQ(audit::MutateExitCode(report), 0);
   const CommandResult r = Mutate(run, "--format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const json::array& mutations = json::parse(r.output).at("mutations").as_array();
+  const json::value parsed = json::parse(r.output);
+  const json::array& mutations = parsed.at("mutations").as_array();
   std::set<std::string> killed = Names(mutations, "killed");
   for (const std::string& name : SidecarMutations()) {
     EXPECT_TRUE(killed.count(name)) << name << " was not killed";

@@ -126,7 +126,7 @@ TEST_P(AccumulateAgreesWithBw, SameUtterancesFramesLikelihoodAndCounts) {
 INSTANTIATE_TEST_SUITE_P(Pass1Flags, AccumulateAgreesWithBw,
                          ::testing::Values(PeerCase{"ci_onepassvar", false, false}, PeerCase{"ci_twopassvar", true, false},
                                            PeerCase{"cd_untied_onepassvar", false, true}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
 
 // norm writes raw mixture-weight and transition counts; compare rows after normalization.
 void CompareNormalizedRows(const Array3D& ours, const Array3D& theirs, const char* what) {

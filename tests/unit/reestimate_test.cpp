@@ -472,7 +472,7 @@ TEST_P(SurvivalPriorTest, OneUnitAtThePreviousParametersOnceAfterReduction) {
 }
 
 INSTANTIATE_TEST_SUITE_P(VarianceModes, SurvivalPriorTest, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "TwoPassVariance" : "OnePassVariance"; });
+                         [](const auto& test_info) { return test_info.param ? "TwoPassVariance" : "OnePassVariance"; });
 
 TEST(SurvivalPriorTest, FlagsMustCoverTheModel) {
   const ModelFiles previous = PreviousModel();
