@@ -164,7 +164,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
   if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
   if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
-  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs);
+  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
   launcher->set_progress(options.progress);
   const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
 
