@@ -167,16 +167,23 @@ start() {
   exit 1
 }
 
-stop_daemon() {
-  local name=$1 pid
-  pid=$(live_pid "$DIR/$name.pid") || return 0
-  kill -TERM "$pid" 2>/dev/null || true
+# SIGTERM to the named daemons (by their PID files), then wait up to 10 s, then SIGKILL.
+stop_daemons() {
+  local name pid pids=()
+  for name in "$@"; do
+    if pid=$(live_pid "$DIR/$name.pid"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
   for _ in $(seq 100); do
-    kill -0 "$pid" 2>/dev/null || { rm -f "$DIR/$name.pid"; return 0; }
+    local alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
     sleep 0.1
   done
-  kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$DIR/$name.pid"
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null; done
+  for name in "$@"; do rm -f "$DIR/$name.pid"; done
 }
 
 stop() {
@@ -188,9 +195,8 @@ stop() {
       sleep 0.2
     done
   fi
-  stop_daemon slurmd
-  stop_daemon slurmctld
-  stop_daemon munged
+  stop_daemons slurmd slurmctld
+  stop_daemons munged
   echo "local-slurm: stopped (state and logs kept in $DIR)"
 }
 

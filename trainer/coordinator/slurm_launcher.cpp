@@ -193,13 +193,18 @@ std::string SlurmBatchScript(const std::string& executable, const std::vector<Sh
          << "case \"$task\" in\n";
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].shard != i) throw TrainingError("Slurm launcher: task " + std::to_string(i) + " is shard " + std::to_string(tasks[i].shard));
-    script << "  " << i << ") shard_dir=" << Quote(tasks[i].shard_dir) << " ;;\n";
+    script << "  " << i << ") shard_dir=" << Quote(fs::absolute(tasks[i].shard_dir).lexically_normal().string()) << " ;;\n";
   }
   script << "  *) echo \"pstrain: array task $task is not a shard of this pass\" >&2; exit 3 ;;\n"
          << "esac\n";
   // One worker command for all tasks: the shard and its directory come from the task id; no
   // coordinator PID (the coordinator is on another machine).
+  // Paths are made absolute: the task runs in the slurm directory, on another machine.
   std::vector<std::string> args = WorkerArguments(tasks.front());
+  static const std::set<std::string> kPathOptions = {"--model", "--manifest", "--corpus-root", "--dict", "--filler"};
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (kPathOptions.count(args[i - 1]) && !args[i].empty()) args[i] = fs::absolute(args[i]).lexically_normal().string();
+  }
   std::string command = Quote(executable);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -212,7 +217,7 @@ std::string SlurmBatchScript(const std::string& executable, const std::vector<Sh
   script << command << "\n"
          << "status=$?\n"
          << "node=\"${SLURMD_NODENAME:-$(hostname)}\"\n"
-         << "printf '%s %s\\n' \"$status\" \"$node\" > " << marker << ".tmp && mv -f " << marker << ".tmp " << marker
+         << "printf '%s %s %s\\n' \"$status\" \"$node\" \"${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-none}}\" > " << marker << ".tmp && mv -f " << marker << ".tmp " << marker
          << " || { echo \"pstrain: cannot write the exit marker\" >&2; exit 70; }\n"
          << "exit \"$status\"\n";
   return script.str();
@@ -225,7 +230,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
   if (tasks.empty()) return;
   InterruptGuard interrupt_guard;
   const std::uint32_t pass = tasks.front().pass;
-  const fs::path slurm_dir = fs::path(tasks.front().shard_dir).parent_path() / "slurm";
+  const fs::path slurm_dir = fs::absolute(fs::path(tasks.front().shard_dir).parent_path() / "slurm").lexically_normal();
   fs::create_directories(slurm_dir);
   const fs::path script_path = slurm_dir / "array.sh";
   WriteFileAtomic(script_path, SlurmBatchScript(executable_, tasks, slurm_dir.string()));
@@ -359,12 +364,12 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
         const fs::path marker = slurm_dir / ("task-" + std::to_string(id) + ".exit");
         std::ifstream in(marker);
         int status = 0;
-        std::string node;
-        if (!(in >> status)) {
+        std::string node, marker_job;
+        // A marker of another array (an earlier, abandoned submission of this pass) is not ours.
+        if (!(in >> status >> node >> marker_job) || marker_job != job_id) {
           ++it;
           continue;
         }
-        in >> node;
         TaskRecord& r = records[id];
         r.exit_status = status;
         if (!node.empty()) r.node = node;

@@ -8,7 +8,8 @@
 //   array.sh          the batch script (one for every task; the task picks its shard from
 //                     SLURM_ARRAY_TASK_ID)
 //   task-I.out        the task's stdout and stderr (task-I.retry.out for a resubmitted task)
-//   task-I.exit       written by the batch script after the worker ends: "STATUS NODE"
+//   task-I.exit       written by the batch script after the worker ends: "STATUS NODE JOBID"
+//                     (JOBID: the array's job id; markers of other jobs are ignored)
 //   job.json          job ids, per-task state, exit status, node and output file, retries
 //
 // Waiting: the coordinator looks for the tasks' exit markers (a stat on the shared filesystem, every
