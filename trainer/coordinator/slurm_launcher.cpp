@@ -1,10 +1,12 @@
 #include "coordinator/slurm_launcher.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -54,6 +56,16 @@ std::string Tail(const fs::path& path, std::size_t max_bytes) {
   return text.empty() ? "(empty)" : text;
 }
 
+// Starts a Slurm client in its own process group: a Ctrl-C on the terminal reaches the coordinator
+// only, which then cancels the array itself, instead of killing an sbatch half-way (a job submitted
+// but never known to the coordinator).
+struct OwnProcessGroup : bp::extend::handler {
+  template <class Executor>
+  void on_exec_setup(Executor&) const {
+    ::setpgid(0, 0);
+  }
+};
+
 struct ToolResult {
   int status = -1;     // exit status; -1 when it could not be started
   std::string output;  // stdout and stderr
@@ -70,7 +82,7 @@ ToolResult RunTool(const std::vector<std::string>& argv) {
   bp::ipstream out;
   std::error_code ec;
   bp::child child(program, bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()), (bp::std_out & bp::std_err) > out,
-                  bp::std_in < bp::null, ec);
+                  bp::std_in < bp::null, OwnProcessGroup(), ec);
   if (ec) {
     result.output = "cannot start " + program.string() + ": " + ec.message();
     return result;
