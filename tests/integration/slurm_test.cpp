@@ -10,6 +10,7 @@
 //     nothing is promoted, and the rerun resumes after the last complete pass;
 //   - with --retry-failed-shards a task that fails once is resubmitted, the pass succeeds, and
 //     job.json records the retry;
+//   - a task cancelled from outside fails the pass with the state the controller reports;
 //   - SIGINT to the coordinator while the array runs cancels the array (squeue shows none of its
 //     tasks) and promotes nothing.
 #include <gmock/gmock.h>
@@ -245,6 +246,37 @@ TEST_F(SlurmTest, RetryFailedShardsResubmitsAFailedTaskOnceAndRecordsIt) {
   const Finished local = Run(Train(dir / "local", {"--jobs", "2", "--max-passes", "1"}), {}, dir / "local.out");
   ASSERT_EQ(ExitCode(local.status), 0) << local.output;
   EXPECT_EQ(ComparableDigests(run), ComparableDigests(dir / "local"));
+}
+
+// A task cancelled from outside (scancel of one array task) never writes an exit marker: the
+// coordinator learns it from the controller and fails the pass with the task's state.
+TEST_F(SlurmTest, TaskCancelledOutsideFailsThePassWithItsStateFromTheController) {
+  const fs::path dir = Scratch("cancelled");
+  const fs::path run = dir / "run";
+  spawned_.push_back(std::make_unique<SpawnedProcess>(Train(run, {"--jobs", "2", "--max-passes", "1", "--launcher", "slurm"}),
+                                                      std::vector<std::string>{"PSTRAIN_FAULT_INJECTION=delay:1:60000"},
+                                                      dir / "train.out"));
+  SpawnedProcess& coordinator = *spawned_.back();
+  ASSERT_TRUE(coordinator.started());
+  std::string job;
+  for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
+    if (job.empty()) {
+      const std::vector<std::string> ids = JobIds(run / "passes" / ".001.staging");
+      if (!ids.empty()) job = ids.front();
+    }
+    if (!job.empty() && SqueueTasks(job, "running").find("1 RUNNING") != std::string::npos) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_FALSE(job.empty()) << "no job was submitted:\n" << coordinator.Output();
+  const CommandResult cancelled = RunCommand("scancel " + job + "_1 2>&1");
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.output;
+  ASSERT_TRUE(coordinator.WaitForExit(60s)) << "the coordinator did not notice the cancelled task";
+  const std::string output = coordinator.Output();
+  EXPECT_EQ(ExitCode(coordinator.wait_status()), 1) << output;
+  EXPECT_THAT(output, HasSubstr("training failed: pass 1, shard 1 (Slurm job " + job + ", array task 1"));
+  EXPECT_THAT(output, HasSubstr("task ended in state CANCELLED"));
+  EXPECT_FALSE(fs::exists(run / "model"));
+  EXPECT_FALSE(fs::exists(run / "passes" / "001"));
 }
 
 // --- The coordinator is interrupted ----------------------------------------------------------------
