@@ -59,9 +59,12 @@ std::map<std::string, std::string> ComparableDigests(const fs::path& run) {
   return digests;
 }
 
+// provenance.json without the fields that say how the shards were run: "launcher" and (Slurm only)
+// "shard_nodes".
 json::object ProvenanceWithoutLauncher(const fs::path& run) {
   json::object provenance = ReadJson(run / "model" / "provenance.json").as_object();
   provenance.erase("launcher");
+  provenance.erase("shard_nodes");
   return provenance;
 }
 
@@ -164,6 +167,13 @@ TEST_F(SlurmTest, TwoAndThreeShardsTwoPassesAreByteIdenticalToTheLocalLauncher) 
     EXPECT_EQ(ProvenanceWithoutLauncher(dir / "slurm"), ProvenanceWithoutLauncher(dir / "local"));
     EXPECT_EQ(ReadJson(dir / "slurm" / "model" / "provenance.json").at("launcher"), json::value("slurm"));
     EXPECT_EQ(ReadJson(dir / "local" / "model" / "provenance.json").at("launcher"), json::value("local"));
+    EXPECT_FALSE(ReadJson(dir / "local" / "model" / "provenance.json").as_object().contains("shard_nodes"));
+    // The nodes that ran each shard of each pass (diagnostic).
+    const json::value nodes = ReadJson(dir / "slurm" / "model" / "provenance.json").at("shard_nodes");
+    ASSERT_EQ(nodes.as_array().size(), 2u) << json::serialize(nodes);
+    EXPECT_EQ(nodes.at(1).at("pass"), json::value(2));
+    EXPECT_EQ(nodes.at(1).at("nodes").as_array().size(), static_cast<std::size_t>(jobs));
+    EXPECT_EQ(nodes.at(1).at("nodes").at(0), json::value("pstrain-node"));
 
     // Telemetry: one job per pass, every task COMPLETED with status 0 on the cluster's node, and
     // each shard's telemetry.json names the job and node.

@@ -334,9 +334,14 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
     for (const std::string& extra : options_.sbatch_args) argv.push_back(extra);
     argv.push_back(script_path.string());
     const ToolResult submitted = RunTool(argv);
-    const std::string first_line = Trimmed(submitted.output.substr(0, submitted.output.find('\n')));
-    const std::string job_id = first_line.substr(0, first_line.find(';'));
-    if (submitted.status != 0 || job_id.empty() || job_id.find_first_not_of("0123456789") != std::string::npos) {
+    // --parsable prints "JOBID" or "JOBID;CLUSTER"; sbatch may also print warnings (same stream here).
+    std::string job_id;
+    std::istringstream lines(submitted.output);
+    for (std::string line; std::getline(lines, line);) {
+      const std::string candidate = Trimmed(line).substr(0, Trimmed(line).find(';'));
+      if (!candidate.empty() && candidate.find_first_not_of("0123456789") == std::string::npos) job_id = candidate;
+    }
+    if (submitted.status != 0 || job_id.empty()) {
       throw TrainingError(pass_label + ": submitting the job array failed: " + CommandLine(argv) + "\n" +
                           (submitted.status < 0 ? "" : "sbatch exit " + std::to_string(submitted.status) + ": ") + Trimmed(submitted.output));
     }
