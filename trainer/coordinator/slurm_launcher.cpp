@@ -251,6 +251,14 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
 
   std::vector<TaskRecord> records(tasks.size());
   std::vector<Submission> submissions;
+  // The array being waited for: cancelled (without waiting) if anything unexpected ends Run early
+  // (a write error, an exception), so that no array outlives its coordinator's interest in it.
+  struct ActiveJob {
+    std::string id;
+    ~ActiveJob() {
+      if (!id.empty()) RunTool({"scancel", id});
+    }
+  } active;
   const std::string pass_label = "pass " + std::to_string(pass);
 
   auto write_job_json = [&]() {
@@ -345,6 +353,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
       throw TrainingError(pass_label + ": submitting the job array failed: " + CommandLine(argv) + "\n" +
                           (submitted.status < 0 ? "" : "sbatch exit " + std::to_string(submitted.status) + ": ") + Trimmed(submitted.output));
     }
+    active.id = job_id;
     submissions.push_back({job_id, ArraySpec(ids), argv});
     for (std::uint32_t id : ids) {
       TaskRecord& r = records[id];
@@ -370,6 +379,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
     while (!pending.empty()) {
       if (const int signal_number = InterruptSignal()) {
         const std::string problem = cancel(job_id);
+        active.id.clear();
         for (std::uint32_t id : pending) records[id].state = "CANCELLED";
         write_job_json();
         throw TrainingError("interrupted by signal " + std::to_string(signal_number) + "; cancelled Slurm job " + job_id +
@@ -473,6 +483,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
         if (!problem.empty()) records[id].failure = problem;
       }
     }
+    active.id.clear();
     write_job_json();
     std::sort(failed.begin(), failed.end());
     return failed;
