@@ -11,7 +11,7 @@
 //   - with --retry-failed-shards a task that fails once is resubmitted, the pass succeeds, and
 //     job.json records the retry;
 //   - a task cancelled from outside fails the pass with the state the controller reports;
-//   - SIGINT to the coordinator while the array runs cancels the array (squeue shows none of its
+//   - SIGINT or SIGTERM to the coordinator while the array runs cancels the array (squeue shows none of its
 //     tasks) and promotes nothing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -136,6 +136,9 @@ class SlurmTest : public ::testing::Test {
     }
     return ids;
   }
+
+  // SIGINT or SIGTERM to the coordinator while both tasks of its array run (held by delays).
+  void InterruptMidArray(int signal_number);
 
   CorpusFixture corpus_;
   std::vector<std::unique_ptr<SpawnedProcess>> spawned_;
@@ -291,7 +294,7 @@ TEST_F(SlurmTest, TaskCancelledOutsideFailsThePassWithItsStateFromTheController)
 
 // --- The coordinator is interrupted ----------------------------------------------------------------
 
-TEST_F(SlurmTest, SigintToTheCoordinatorCancelsTheArrayAndPromotesNothing) {
+void SlurmTest::InterruptMidArray(int signal_number) {
   const fs::path dir = Scratch("interrupt");
   const fs::path run = dir / "run";
   // Both tasks hold their artifact back for a minute: the array is surely running when signalled.
@@ -318,19 +321,23 @@ TEST_F(SlurmTest, SigintToTheCoordinatorCancelsTheArrayAndPromotesNothing) {
   ASSERT_THAT(running, HasSubstr("0 RUNNING")) << "the array's tasks did not start";
   ASSERT_THAT(running, HasSubstr("1 RUNNING"));
 
-  coordinator.Signal(SIGINT);
-  ASSERT_TRUE(coordinator.WaitForExit(60s)) << "the coordinator did not end after SIGINT";
+  coordinator.Signal(signal_number);
+  ASSERT_TRUE(coordinator.WaitForExit(60s)) << "the coordinator did not end after signal " << signal_number;
   const std::string output = coordinator.Output();
   EXPECT_EQ(ExitCode(coordinator.wait_status()), 1) << DescribeWaitStatus(coordinator.wait_status()) << "\n" << output;
-  EXPECT_THAT(output, HasSubstr("pstrain train: training failed: interrupted by signal 2; cancelled Slurm job " + job));
+  EXPECT_THAT(output, HasSubstr("pstrain train: training failed: interrupted by signal " + std::to_string(signal_number) +
+                                "; cancelled Slurm job " + job));
   // Verified with squeue: no task of the array is pending, running or completing.
   EXPECT_EQ(SqueueTasks(job, "pending,running,completing,configuring,suspended"), "");
   EXPECT_THAT(SqueueTasks(job, "all"), HasSubstr("CANCELLED"));
   EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty()) << "a worker of the cancelled array is still running";
-  EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted after SIGINT";
+  EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted after the signal";
   EXPECT_FALSE(fs::exists(run / "passes" / "001")) << "the interrupted pass was promoted";
   EXPECT_FALSE(fs::exists(pass_dir / "shard-000" / "artifact.json"));
 }
+
+TEST_F(SlurmTest, SigintToTheCoordinatorCancelsTheArrayAndPromotesNothing) { InterruptMidArray(SIGINT); }
+TEST_F(SlurmTest, SigtermToTheCoordinatorCancelsTheArrayAndPromotesNothing) { InterruptMidArray(SIGTERM); }
 
 }  // namespace
 }  // namespace pstrain::testing
