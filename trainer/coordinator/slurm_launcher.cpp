@@ -37,7 +37,11 @@ namespace {
 constexpr auto kMarkerGrace = 60s;
 constexpr auto kFirstQuery = 1s;
 constexpr auto kMaxQueryInterval = 15s;
+// Marker sweeps: every 200 ms, every 2 ms per pending task for large arrays (one open per pending
+// task and sweep on a shared filesystem), at most every 5 s.
 constexpr auto kMarkerPoll = 200ms;
+constexpr auto kMarkerPollPerTask = 2ms;
+constexpr auto kMaxMarkerPoll = 5s;
 constexpr auto kCancelTimeout = 60s;
 // Consecutive failed squeue calls (controller unreachable) before the pass fails.
 constexpr int kMaxQueryFailures = 20;
@@ -473,7 +477,10 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
         ++it;
       }
       if (fail_fast && !failed.empty()) break;
-      if (!pending.empty()) std::this_thread::sleep_for(kMarkerPoll);
+      if (!pending.empty()) {
+        const std::chrono::milliseconds sweep = kMarkerPollPerTask * static_cast<long>(pending.size());
+        std::this_thread::sleep_for(std::clamp<std::chrono::milliseconds>(sweep, kMarkerPoll, kMaxMarkerPoll));
+      }
     }
     if (!pending.empty()) {
       // Failing fast: the others are cancelled and must be gone before the pass is abandoned.

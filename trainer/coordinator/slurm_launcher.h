@@ -12,8 +12,8 @@
 //                     (JOBID: the array's job id; markers of other jobs are ignored)
 //   job.json          job ids, per-task state, exit status, node and output file, retries
 //
-// Waiting: the coordinator looks for the tasks' exit markers (a stat on the shared filesystem, every
-// 200 ms) and asks the controller (`squeue`, with a back-off from 1 s to 15 s) only to notice tasks
+// Waiting: the coordinator looks for the tasks' exit markers (an open on the shared filesystem,
+// every 200 ms, less often for large arrays) and asks the controller (`squeue`, with a back-off from 1 s to 15 s) only to notice tasks
 // that ended without a marker (cancelled, timed out, preempted, node failure). No accounting
 // (slurmdbd/sacct) is needed. Any failed task fails the pass naming the task (= shard), its state and
 // the tail of its output and worker.log, after cancelling the rest of the array; SIGINT/SIGTERM
