@@ -29,7 +29,9 @@ int RunAccumulate(int argc, char** argv) {
       ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)")
       ("jobs", po::value(&jobs)->default_value(jobs), "shard worker processes (1 runs inline)")
       ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32")
-      ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local");
+      ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local or slurm (docs/slurm.md)");
+  SlurmOptions slurm;
+  AddSlurmOptions(desc, slurm);
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc,
@@ -43,7 +45,7 @@ int RunAccumulate(int argc, char** argv) {
   const Manifest manifest = Manifest::Load(inputs.manifest);
   CheckManifest(manifest, pass_inputs.corpus_root);
   CheckWords(manifest, LoadMergedDictionary(inputs));
-  std::unique_ptr<Launcher> launcher = MakeLauncher(launcher_name, jobs);
+  std::unique_ptr<Launcher> launcher = MakeLauncher(launcher_name, jobs, slurm);
 
   // Everything is built in a staging directory and moved into place whole.
   const fs::path dest(out);

@@ -27,8 +27,9 @@ int RunTrain(int argc, char** argv) {
        "shard worker processes (effective shard count = min(jobs, utterances); 1 runs inline, no process pool)")
       ("reduction", po::value(&reduction)->default_value(reduction),
        "exact: results identical for every shard count; float32: SphinxTrain-style float32 partial sums")
-      ("launcher", po::value(&options.launcher)->default_value(options.launcher), "how shard workers are started: local")
+      ("launcher", po::value(&options.launcher)->default_value(options.launcher), "how shard workers are started: local (processes on this machine) or slurm (one job array per pass, docs/slurm.md)")
       ("quiet", po::bool_switch(&quiet), "no progress output");
+  AddSlurmOptions(desc, options.slurm);
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc,

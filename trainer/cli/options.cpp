@@ -76,6 +76,15 @@ PassInputs ResolvePassInputs(const CorpusInputs& inputs, const AccumulateFlags& 
   return pass_inputs;
 }
 
+void AddSlurmOptions(po::options_description& desc, SlurmOptions& slurm) {
+  desc.add_options()
+      ("slurm-partition", po::value(&slurm.partition), "--launcher slurm: the partition to submit to (default: the cluster's)")
+      ("slurm-opt", po::value(&slurm.sbatch_args)->composing(),
+       "--launcher slurm: one more sbatch argument, e.g. --slurm-opt=--account=A --slurm-opt=--time=30 (repeatable)")
+      ("retry-failed-shards", po::bool_switch(&slurm.retry_failed),
+       "--launcher slurm: resubmit the failed tasks of a pass once before failing it (recorded in passes/NNN/slurm/job.json)");
+}
+
 bool ParseCommandLine(int argc, char** argv, const po::options_description& desc, const std::string& usage,
                       po::variables_map& vm) {
   for (int i = 1; i < argc; ++i) {

@@ -9,6 +9,7 @@
 
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
+#include "coordinator/slurm_launcher.h"
 #include "shards/shard_worker.h"
 #include "training/corpus_pass.h"
 
@@ -36,6 +37,8 @@ struct AccumulateFlags {
 };
 
 void AddCorpusInputOptions(po::options_description& desc, CorpusInputs& inputs);
+// --slurm-partition, --slurm-opt (repeatable), --retry-failed-shards: for --launcher slurm.
+void AddSlurmOptions(po::options_description& desc, SlurmOptions& slurm);
 void AddAccumulateOptions(po::options_description& desc, AccumulateFlags& flags);
 AccumulateOptions ResolveAccumulateOptions(const AccumulateFlags& flags);
 // The inputs of a pass from the command line (corpus root resolved, options checked).

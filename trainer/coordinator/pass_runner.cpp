@@ -48,8 +48,12 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   return result;
 }
 
-std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs) {
-  if (name != "local") throw InputError("--launcher: unknown launcher \"" + name + "\" (available: local)");
+std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs, const SlurmOptions& slurm) {
+  if (name == "slurm") return std::make_unique<SlurmLauncher>(SelfExecutable(), slurm);
+  if (name != "local") throw InputError("--launcher: unknown launcher \"" + name + "\" (available: local, slurm)");
+  if (!slurm.partition.empty() || !slurm.sbatch_args.empty() || slurm.retry_failed) {
+    throw InputError("--slurm-partition, --slurm-opt and --retry-failed-shards need --launcher slurm");
+  }
   if (jobs <= 1) return std::make_unique<InlineLauncher>();
   return std::make_unique<LocalProcessLauncher>(SelfExecutable(), jobs);
 }

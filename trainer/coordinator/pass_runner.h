@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coordinator/launcher.h"
+#include "coordinator/slurm_launcher.h"
 #include "manifest/manifest.h"
 #include "shards/artifact_validator.h"
 #include "shards/reducer.h"
@@ -29,8 +30,9 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher);
 
-// The launcher for a requested job count: inline for 1 (no process pool), local processes otherwise.
-std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs);
+// The launcher for a requested job count. "local": inline for 1 (no process pool), local processes
+// otherwise. "slurm": one job array per pass, whatever the count (`slurm` options apply).
+std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs, const SlurmOptions& slurm = {});
 
 
 }  // namespace pstrain

@@ -67,6 +67,15 @@ void InjectFaults(const ShardTask& task) {
     if (kind == "delay") std::this_thread::sleep_for(std::chrono::milliseconds(std::stoul(b)));
     if (kind == "crash" && std::stoul(b) == task.pass) std::abort();
     if (kind == "hang" && std::stoul(b) == task.pass) std::this_thread::sleep_for(std::chrono::hours(1));
+    if (kind == "crash-once" && std::stoul(b) == task.pass) {
+      // crash-once:SHARD:PASS:FLAGFILE: abort unless FLAGFILE exists, creating it first.
+      std::string flag;
+      std::getline(fields, flag);
+      if (!flag.empty() && !fs::exists(flag)) {
+        std::ofstream(flag) << "crashed\n";
+        std::abort();
+      }
+    }
   }
 }
 
@@ -143,6 +152,18 @@ void RunShardTask(const ShardTask& task) {
   } else {
     telemetry["user_cpu_seconds"] = "unavailable";
     telemetry["system_cpu_seconds"] = "unavailable";
+  }
+  char host[256] = {};
+  telemetry["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";
+  // Under Slurm (the slurm launcher): which job, array task and node ran this shard (diagnostic).
+  if (const char* job = std::getenv("SLURM_JOB_ID")) {
+    boost::json::object slurm;
+    auto env = [](const char* name) { const char* value = std::getenv(name); return std::string(value ? value : ""); };
+    slurm["job_id"] = job;
+    slurm["array_job_id"] = env("SLURM_ARRAY_JOB_ID");
+    slurm["array_task_id"] = env("SLURM_ARRAY_TASK_ID");
+    slurm["node"] = env("SLURMD_NODENAME");
+    telemetry["slurm"] = std::move(slurm);
   }
   WriteFileAtomic(dir / "telemetry.json", boost::json::serialize(telemetry) + "\n");
 }

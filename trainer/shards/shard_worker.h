@@ -38,6 +38,8 @@ struct ShardTask {
 //   delay:SHARD:MILLISECONDS   sleep before writing the artifact (completion-order tests)
 //   crash:SHARD:PASS           abort() before writing the artifact
 //   hang:SHARD:PASS            sleep for an hour before writing (kill tests)
+//   crash-once:SHARD:PASS:FILE abort() before writing unless FILE exists, creating it first (the
+//                              retry test of the Slurm launcher: fails the first attempt only)
 void RunShardTask(const ShardTask& task);
 
 }  // namespace pstrain

@@ -104,8 +104,34 @@ json::array ModelFileDigests(const fs::path& dir) {
   return files;
 }
 
+// Per pass run through Slurm, the node that ran each shard, from passes/NNN/slurm/job.json
+// (diagnostic, like the host; the job ids stay in job.json: telemetry). Empty for local runs.
+json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
+  json::array list;
+  for (std::uint32_t pass = 1; pass <= passes; ++pass) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "%03u", pass);
+    const fs::path job = run_dir / "passes" / name / "slurm" / "job.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(job, ec)) continue;
+    try {
+      const json::value parsed = json::parse(ReadFileText(job));
+      json::array nodes;
+      for (const json::value& task : parsed.at("tasks").as_array()) nodes.push_back(task.at("node"));
+      json::object entry;
+      entry["pass"] = pass;
+      entry["nodes"] = std::move(nodes);
+      list.push_back(std::move(entry));
+    } catch (const std::exception&) {
+      continue;  // telemetry only: an unreadable job.json is left out
+    }
+  }
+  return list;
+}
+
 std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& training_fingerprint, const std::string& launcher,
-                           const std::vector<json::object>& passes, StopDecision decision, json::array model_files) {
+                           const std::vector<json::object>& passes, StopDecision decision, json::array model_files,
+                           json::array shard_nodes) {
   json::object root;
   root["format"] = "pstrain-provenance-1";
   root["pstrain_version"] = identity.build.version;
@@ -126,6 +152,7 @@ std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& 
   }
   root["libraries"] = std::move(libraries);
   root["host"] = HostName();
+  if (!shard_nodes.empty()) root["shard_nodes"] = std::move(shard_nodes);
   json::object inputs;
   inputs["manifest_fingerprint"] = identity.manifest_fingerprint;
   inputs["input_model_fingerprint"] = identity.input_model_fingerprint;
@@ -166,7 +193,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
   if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
   if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
-  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs);
+  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
   launcher->set_progress(options.progress);
   const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
 
@@ -304,7 +331,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   fs::remove_all(staging);
   SaveModelDir(model, staging);
   WriteFileAtomic(staging / "provenance.json", ProvenanceJson(identity, result.training_fingerprint, launcher->name(), pass_records,
-                                                             decision, ModelFileDigests(staging)));
+                                                             decision, ModelFileDigests(staging), ShardNodes(run_dir, result.passes)));
   ReplaceDirectory(staging, result.model_dir);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.

@@ -43,6 +43,7 @@ struct TrainOptions {
   StopRule stop;
   std::uint32_t requested_jobs = 1;
   std::string launcher = "local";
+  SlurmOptions slurm;              // --launcher slurm only
   bool progress = false;           // per-shard progress on stderr (terminals only)
 };
 
