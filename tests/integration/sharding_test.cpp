@@ -124,7 +124,10 @@ double InjectedDelaySeconds(const std::string& faults, std::uint32_t shard) {
 
 std::string OrderText(const std::vector<std::uint32_t>& order) {
   std::string text;
-  for (std::uint32_t shard : order) text += (text.empty() ? "" : ",") + std::to_string(shard);
+  for (std::uint32_t shard : order) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(shard);
+  }
   return text;
 }
 

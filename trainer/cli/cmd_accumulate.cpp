@@ -49,7 +49,7 @@ int RunAccumulate(int argc, char** argv) {
 
   // Everything is built in a staging directory and moved into place whole.
   const fs::path dest(out);
-  const fs::path staging = (dest.has_parent_path() ? dest.parent_path() : fs::path(".")) / ("." + dest.filename().string() + ".staging");
+  const fs::path staging = HiddenSibling(dest, ".staging");
   fs::remove_all(staging);
   fs::create_directories(staging);
   const std::uint32_t shard_count = EffectiveShardCount(jobs, manifest.size());

@@ -53,10 +53,7 @@ int RunNormalize(int argc, char** argv) {
   ReestimationReport report;
   const ModelFiles next = Reestimate(total, previous, &report, &activated);
   const std::filesystem::path dest(out);
-  std::string staging_name = ".";
-  staging_name += dest.filename().string();
-  staging_name += ".staging";
-  const std::filesystem::path staging = (dest.has_parent_path() ? dest.parent_path() : std::filesystem::path(".")) / staging_name;
+  const std::filesystem::path staging = HiddenSibling(dest, ".staging");
   std::filesystem::remove_all(staging);
   std::filesystem::create_directories(staging);
   next.Save(staging.string());

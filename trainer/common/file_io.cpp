@@ -47,9 +47,16 @@ void SyncDirectory(const fs::path& dir) {
   if (rc != 0) throw TrainingError(dir.string() + ": fsync of directory failed: " + ErrnoText());
 }
 
+fs::path HiddenSibling(const fs::path& path, const std::string& suffix) {
+  // Built by appending: GCC 12 warns (-Wrestrict, a known false positive) on "." + string&&.
+  std::string name = ".";
+  name += path.filename().string();
+  name += suffix;
+  return (path.has_parent_path() ? path.parent_path() : fs::path(".")) / name;
+}
+
 void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
-  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::string tmpl = (parent / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  std::string tmpl = HiddenSibling(path, ".tmp.XXXXXX").string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw TrainingError(path.string() + ": cannot create temporary file: " + ErrnoText());
   auto fail = [&](const std::string& what) {
@@ -80,12 +87,11 @@ void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
     ::unlink(tmpl.c_str());
     throw TrainingError(path.string() + ": rename into place failed: " + detail);
   }
-  SyncDirectory(parent);
+  SyncDirectory(path.has_parent_path() ? path.parent_path() : fs::path("."));
 }
 
 void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
-  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  const fs::path aside = parent / ("." + dest.filename().string() + ".old");
+  const fs::path aside = HiddenSibling(dest, ".old");
   std::error_code ec;
   fs::remove_all(aside, ec);
   if (fs::exists(dest)) {
@@ -98,7 +104,7 @@ void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
     if (fs::exists(aside)) fs::rename(aside, dest, restore_ec);
     throw TrainingError(dest.string() + ": cannot move new directory into place: " + ec.message());
   }
-  SyncDirectory(parent);
+  SyncDirectory(dest.has_parent_path() ? dest.parent_path() : fs::path("."));
   fs::remove_all(aside, ec);
 }
 

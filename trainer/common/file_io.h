@@ -18,6 +18,10 @@ std::string ReadFileText(const std::filesystem::path& path);
 
 // Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename, fsync dir).
 // Throws TrainingError naming the file when any step fails; the temporary is removed on failure.
+// PARENT/.NAME+suffix for PATH = PARENT/NAME: where a file or directory is staged before it is
+// renamed into place (".tmp.XXXXXX", ".staging") or set aside (".old").
+std::filesystem::path HiddenSibling(const std::filesystem::path& path, const std::string& suffix);
+
 void WriteFileAtomic(const std::filesystem::path& path, const void* data, std::size_t size);
 inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   WriteFileAtomic(path, bytes.data(), bytes.size());
