@@ -139,7 +139,7 @@ const char* ShardUseName(ShardUse use) {
     case ShardUse::kEach: return "each count, on its own";
     case ShardUse::kFirstTwoDistinct: return "the first two distinct counts";
     case ShardUse::kLargest: return "the largest count";
-    case ShardUse::kFixed: return "ignored: the shard count is fixed by the gate's definition";
+    case ShardUse::kFixed: return "the shard count is fixed by the gate's definition";
   }
   return "?";
 }

@@ -66,7 +66,8 @@ BwInputs WriteBwInputs(const GateCorpus& corpus, const fs::path& dir) {
     return inputs;
   }
   std::string fileids, transcription;
-  for (const ManifestEntry& entry : Manifest::Load(corpus.manifest).entries()) {
+  const Manifest manifest = Manifest::Load(corpus.manifest);
+  for (const ManifestEntry& entry : manifest.entries()) {
     const std::string& path = entry.feature_path;
     if (path.size() <= 4 || path.compare(path.size() - 4, 4, ".mfc") != 0) {
       throw std::runtime_error("PSTRAIN_GATE_CORPUS: " + corpus.manifest.string() + ": utterance " + entry.utt_id + "'s feature path " + path +
