@@ -1,7 +1,7 @@
 // `audit gates run` end to end: the built audit runs the built gate binary (gates/gate_tests) on the
 // default corpus, quick profile, only the fixed-count-reproducibility gate (about a second), and
 // summarizes it; with overrides (--shards, --passes, --corpus: an 8-utterance manifest written
-// here) on two gates; with a deliberately broken trainer (--pstrain: a wrapper that makes the
+// here) on two gates and on every gate; with a deliberately broken trainer (--pstrain: a wrapper that makes the
 // final means depend on its PID), which must fail with the file and the first differing offset;
 // and with bad override values (exit 2). (Fake gate binaries: tests/unit/audit_gates_test.cpp.)
 //
@@ -112,6 +112,41 @@ TEST(AuditGatesRunTest, OverridesRunTwoGatesOnAChosenCorpusAndTheSummaryNamesWha
   EXPECT_NE(junit.find("name=\"run_shard_counts\" value=\"1,3\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("name=\"run_passes\" value=\"2\""), std::string::npos) << junit;
   EXPECT_NE(junit.find(manifest.string() + " (8 utterances"), std::string::npos) << junit;
+}
+
+// Every gate with the same overrides: the cross-count, fixed-count, provenance, completion-order and
+// multipron gates use the list as their comments say; one-shard-reference, peer-agreement and
+// artifact-validation ignore --shards and --passes and say so (about 10 s on 2 cores).
+TEST(AuditGatesRunTest, EveryGateRunsOnTheSmallCorpusAndTheFixedOnesSayWhatTheyIgnored) {
+  ASSERT_TRUE(fs::exists(Audit())) << Audit() << " is not built";
+  const fs::path dir = FreshDir("audit_gates_run_every_gate");
+  const fs::path manifest = SmallManifest(dir);
+  const CommandResult r = RunCommand(ShellQuote(Audit().string()) + " gates run --shards 1,3 --passes 2 --corpus " +
+                                     ShellQuote(manifest.string()) + " --corpus-root " + ShellQuote(CorpusDir().string()) +
+                                     " --work-dir " + ShellQuote((dir / "work").string()) + " --json " +
+                                     ShellQuote((dir / "summary.json").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("audit gates: one-shard-reference ignores --shards (one shard by definition)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("audit gates: artifact-validation ignores --passes"), std::string::npos) << r.output;
+  const json::value summary = json::parse(ReadFileText(dir / "summary.json"));
+  EXPECT_EQ(summary.at("totals").at("passed").as_int64(), 9) << summary;
+  for (const json::value& gate : summary.at("gates").as_array()) {
+    SCOPED_TRACE(json::serialize(gate));
+    const std::string kind(gate.at("kind").as_string());
+    const json::value& run = gate.at("run");
+    ASSERT_TRUE(run.is_object());
+    EXPECT_EQ(run.at("corpus").at("utterances").as_int64(), 8);
+    const bool fixed = kind == "one-shard-reference" || kind == "peer-agreement" || kind == "artifact-validation";
+    EXPECT_EQ(run.at("overrides_ignored").as_array().size(), fixed ? 2u : 0u);
+    if (fixed) {
+      EXPECT_EQ(run.at("shard_counts"), gate.at("declared_shard_counts"));
+    } else if (kind == "completion-order") {
+      EXPECT_EQ(run.at("shard_counts"), json::array({3}));
+    } else {
+      EXPECT_EQ(run.at("shard_counts"), json::array({1, 3}));
+      EXPECT_EQ(run.at("passes").as_int64(), 2);
+    }
+  }
 }
 
 TEST(AuditGatesRunTest, ABrokenTrainerFailsTheFixedCountGateNamingTheFileAndOffset) {
