@@ -81,11 +81,12 @@ const char* const kGatesUsage =
     "root, dictionary, filler or pstrain exit 2. Each gate records what it really ran (shard counts,\n"
     "passes, corpus manifest with its utterance count and fingerprint, pstrain, overrides applied\n"
     "and ignored) in the ledger; the summary prints it per gate (text, JSON \"run\", JUnit\n"
-    "properties). The declarations still only describe the gates' own settings.\n"
+    "properties). The declarations still only describe the gates' own settings. With --corpus the\n"
+    "profile still sets the passes (unless --passes) and completion-order's delays.\n"
     "\n"
     "Exit status: 0 every selected gate passed; 1 a gate failed; 2 the gates could not run (bad\n"
-    "option or override, gate binary missing, no gate selected, a selected gate did not run or was skipped, the\n"
-    "binary ended without an XML report, e.g. a crash).\n";
+    "option or override, gate binary missing, no gate selected, a selected gate did not run or was\n"
+    "skipped, the binary ended without an XML report, e.g. a crash).\n";
 
 namespace {
 

@@ -73,8 +73,6 @@ GateCorpus ProfileCorpus();
 // PSTRAIN_GATE_PASSES when set (throws naming it when not a positive integer), else
 // ProfileValue(quick, full).
 std::uint32_t GatePasses(std::uint32_t quick, std::uint32_t full);
-// Whether PSTRAIN_GATE_PASSES is set (for gates whose passes are fixed by definition, to say so).
-bool PassesOverridden();
 
 // How a gate uses the PSTRAIN_GATE_SHARDS list.
 enum class ShardUse {
@@ -86,8 +84,9 @@ enum class ShardUse {
 };
 const char* ShardUseName(ShardUse use);
 // The shard counts a gate runs: `own` (its declared counts) unless PSTRAIN_GATE_SHARDS is set, then
-// that list as `use` says (duplicates dropped, order kept). Throws std::runtime_error naming
-// PSTRAIN_GATE_SHARDS when the value is not a list of positive integers or `use` cannot use it.
+// that list as `use` says (duplicates dropped, order kept; kFixed: `own`). Throws
+// std::runtime_error naming PSTRAIN_GATE_SHARDS when the value is not a list of positive integers
+// (also for kFixed) or `use` cannot use it.
 std::vector<std::uint32_t> GateShardCounts(const std::vector<std::uint32_t>& own, ShardUse use);
 // Parses a PSTRAIN_GATE_SHARDS value ("1,2,4"); throws std::runtime_error naming the variable.
 std::vector<std::uint32_t> ParseShardList(const std::string& value);

@@ -131,8 +131,6 @@ std::uint32_t GatePasses(std::uint32_t quick, std::uint32_t full) {
   return value.empty() ? ProfileValue(quick, full) : PositiveInteger(value, "PSTRAIN_GATE_PASSES");
 }
 
-bool PassesOverridden() { return !Env("PSTRAIN_GATE_PASSES").empty(); }
-
 const char* ShardUseName(ShardUse use) {
   switch (use) {
     case ShardUse::kWholeList: return "every count, compared with the first";
@@ -159,8 +157,9 @@ std::vector<std::uint32_t> ParseShardList(const std::string& value) {
 
 std::vector<std::uint32_t> GateShardCounts(const std::vector<std::uint32_t>& own, ShardUse use) {
   const std::string value = Env("PSTRAIN_GATE_SHARDS");
-  if (value.empty() || use == ShardUse::kFixed) return own;
-  std::vector<std::uint32_t> counts = ParseShardList(value);
+  if (value.empty()) return own;
+  std::vector<std::uint32_t> counts = ParseShardList(value);  // a bad value fails even where it is ignored
+  if (use == ShardUse::kFixed) return own;
   const auto refuse = [&](const std::string& why) {
     return std::runtime_error("PSTRAIN_GATE_SHARDS=" + value + " cannot be used by this gate (" + ShardUseName(use) + "): " + why);
   };
