@@ -19,6 +19,7 @@
 #include "command_options.h"
 #include "common/file_io.h"
 #include "gates_summary.h"
+#include "manifest/manifest.h"
 #include "scope_extractor.h"
 
 #ifndef PSTRAIN_AUDIT_SOURCE_DIR
@@ -30,9 +31,10 @@ namespace pstrain::audit {
 namespace fs = std::filesystem;
 
 const char* const kGatesUsage =
-    "usage: audit gates run [--profile quick|full] [--only KIND...] [--json FILE] [--junit FILE]\n"
-    "                       [--ledger FILE] [--gate-binary PATH] [--gates DIR] [--work-dir DIR]\n"
-    "                       [--verbose]\n"
+    "usage: audit gates run [--profile quick|full] [--only KIND...] [--shards 1,2,4] [--passes N]\n"
+    "                       [--corpus MANIFEST [--corpus-root DIR] [--dict FILE] [--filler FILE]]\n"
+    "                       [--pstrain PATH] [--json FILE] [--junit FILE] [--ledger FILE]\n"
+    "                       [--gate-binary PATH] [--gates DIR] [--work-dir DIR] [--verbose]\n"
     "\n"
     "Runs the built determinism gates (GoogleTest binary gate_tests) with PSTRAIN_GATE_PROFILE and a\n"
     "fresh run ledger (PSTRAIN_GATE_LEDGER), reads GoogleTest's XML report and the ledger, and prints\n"
@@ -47,6 +49,21 @@ const char* const kGatesUsage =
     "                     cross-count-exact; repeatable, comma-separated also accepted). Kinds are\n"
     "                     mapped to test names by reading the gates' declarations in the sources\n"
     "                     (--gates) with the `audit scope` extractor\n"
+    "  --shards LIST      shard counts instead of each gate's own (comma-separated positive\n"
+    "                     integers). Cross-count gates (cross-count-exact, cross-count-discrete-state,\n"
+    "                     multipron-sharding) run every count and compare each with the first (at\n"
+    "                     least 2 distinct counts); fixed-count-reproducibility runs each count twice;\n"
+    "                     provenance-comparison the first two distinct counts; completion-order the\n"
+    "                     largest (at least 2). one-shard-reference, peer-agreement (1 shard) and\n"
+    "                     artifact-validation (3 shards) ignore it, and the run says so\n"
+    "  --passes N         passes per run instead of each gate's own (one-shard-reference,\n"
+    "                     peer-agreement and artifact-validation ignore it)\n"
+    "  --corpus MANIFEST  run the gates on this training manifest instead of the profile's corpus\n"
+    "  --corpus-root DIR  its corpus root (default: the manifest's directory)\n"
+    "  --dict FILE        its dictionary (default: CORPUS_ROOT/corpus.dic)\n"
+    "  --filler FILE      its filler dictionary (default: CORPUS_ROOT/corpus.filler)\n"
+    "  --pstrain PATH     the pstrain binary the gates train, accumulate and validate with (default:\n"
+    "                     the built one), e.g. another build or a wrapper\n"
     "  --json FILE        write the JSON summary to FILE\n"
     "  --junit FILE       write a JUnit XML report to FILE (GoogleTest's own XML report, which is\n"
     "                     JUnit-compatible; a report made from the summary when GoogleTest wrote none)\n"
@@ -58,13 +75,18 @@ const char* const kGatesUsage =
     "  --verbose          also copy the gate binary's output to standard error while it runs\n"
     "  -h, --help         show this help\n"
     "\n"
-    "Not supported yet (exit 2 when given): --shards, --passes, --corpus. The gate fixture\n"
-    "(gates/gate_fixture.h) reads no such setting: each gate runs the shard counts and passes of its\n"
-    "declaration (more passes in the full profile) on the corpus of the profile.\n"
+    "The overrides reach the gates as PSTRAIN_GATE_SHARDS, _PASSES, _CORPUS, _CORPUS_ROOT, _DICT,\n"
+    "_FILLER and _PSTRAIN (gates/gate_fixture.h). Values are checked before any gate runs: a bad\n"
+    "number, a shard list a selected gate cannot use, a manifest that does not load, a missing\n"
+    "root, dictionary, filler or pstrain exit 2. Each gate records what it really ran (shard counts,\n"
+    "passes, corpus manifest with its utterance count and fingerprint, pstrain, overrides applied\n"
+    "and ignored) in the ledger; the summary prints it per gate (text, JSON \"run\", JUnit\n"
+    "properties). The declarations still only describe the gates' own settings. With --corpus the\n"
+    "profile still sets the passes (unless --passes) and completion-order's delays.\n"
     "\n"
     "Exit status: 0 every selected gate passed; 1 a gate failed; 2 the gates could not run (bad\n"
-    "option, gate binary missing, no gate selected, a selected gate did not run or was skipped, the\n"
-    "binary ended without an XML report, e.g. a crash).\n";
+    "option or override, gate binary missing, no gate selected, a selected gate did not run or was\n"
+    "skipped, the binary ended without an XML report, e.g. a crash).\n";
 
 namespace {
 
@@ -72,11 +94,64 @@ struct Options {
   std::string profile = "quick";
   std::vector<std::string> only;
   std::optional<std::string> json, junit, ledger, gate_binary, work_dir;
+  std::optional<std::string> shards, passes, corpus, corpus_root, dict, filler, pstrain;
+  std::vector<std::uint32_t> shard_list;
   std::string gates = std::string(PSTRAIN_AUDIT_SOURCE_DIR) + "/gates";
   bool only_given = false;
   bool verbose = false;
   bool help = false;
 };
+
+}  // namespace
+
+std::uint32_t ParsePositive(const std::string& text, const std::string& option, std::string& problem) {
+  const bool digits = !text.empty() && text.size() <= 6 && text.find_first_not_of("0123456789") == std::string::npos;
+  const unsigned long value = digits ? std::stoul(text) : 0;
+  if (value == 0) problem = option + ": '" + text + "' is not a positive integer (at most 6 digits)";
+  return static_cast<std::uint32_t>(value);
+}
+
+std::vector<std::uint32_t> ParseShardCounts(const std::string& text, std::string& problem) {
+  std::vector<std::uint32_t> counts;
+  if (text.empty() || text.back() == ',') {
+    problem = "--shards: '" + text + "' is not a comma-separated list of positive integers (e.g. 1,2,4)";
+    return {};
+  }
+  std::stringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) {
+    const std::uint32_t count = ParsePositive(part, "--shards", problem);
+    if (!problem.empty()) {
+      problem += " in '" + text + "'";
+      return {};
+    }
+    if (std::find(counts.begin(), counts.end(), count) == counts.end()) counts.push_back(count);
+  }
+  return counts;
+}
+
+std::string ShardOverrideProblem(const std::string& kind, const std::vector<std::uint32_t>& counts) {
+  const std::uint32_t largest = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+  if (kind == "cross-count-exact" || kind == "cross-count-discrete-state" || kind == "multipron-sharding") {
+    if (counts.size() < 2) return kind + " compares every count with the first and needs at least 2 distinct counts";
+  } else if (kind == "provenance-comparison") {
+    if (counts.size() < 2) return kind + " compares the first two distinct counts and needs at least 2";
+  } else if (kind == "completion-order") {
+    if (largest < 2) return kind + " orders the shards of the largest count and needs a count of at least 2";
+  }
+  return "";
+}
+
+std::string IgnoredOverride(const std::string& kind, const std::string& option) {
+  if (kind == "one-shard-reference" || kind == "peer-agreement") {
+    return kind + " ignores " + option + (option == "--shards" ? " (one shard by definition)" : " (one E-step by definition)");
+  }
+  if (kind == "artifact-validation") {
+    return kind + " ignores " + option + (option == "--shards" ? " (3 shards by definition)" : " (2 passes and a 1-pass run by definition)");
+  }
+  return "";
+}
+
+namespace {
 
 void AddKinds(const std::string& value, std::vector<std::string>& kinds) {
   std::stringstream parts(value);
@@ -89,12 +164,6 @@ void AddKinds(const std::string& value, std::vector<std::string>& kinds) {
 std::string Parse(const std::vector<std::string>& args, Options& options) {
   CommandOptions parser;
   parser.Flag("help,h", options.help).Flag("verbose", options.verbose);
-  for (const char* name : {"shards", "passes", "corpus"}) {
-    parser.Refused(name, std::string("--") + name +
-                             " is not supported yet: the gate fixture (gates/gate_fixture.h) has no setting for it; "
-                             "each gate runs the shard counts and passes of its declaration on the corpus of the "
-                             "profile (--profile quick|full)");
-  }
   parser.Values("only", [&options](const std::vector<std::string>& kinds) {
     options.only_given = true;
     for (const std::string& kind : kinds) AddKinds(kind, options.only);
@@ -107,10 +176,70 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
                                 .Value("ledger", options.ledger)
                                 .Value("gate-binary", options.gate_binary)
                                 .Value("work-dir", options.work_dir)
+                                .Value("shards", options.shards)
+                                .Value("passes", options.passes)
+                                .Value("corpus", options.corpus)
+                                .Value("corpus-root", options.corpus_root)
+                                .Value("dict", options.dict)
+                                .Value("filler", options.filler)
+                                .Value("pstrain", options.pstrain)
                                 .Parse(args);
   if (!error.empty()) return error;
   if (options.profile != "quick" && options.profile != "full") {
     return "--profile must be quick or full, not '" + options.profile + "'";
+  }
+  if (options.shards) {
+    std::string problem;
+    options.shard_list = ParseShardCounts(*options.shards, problem);
+    if (!problem.empty()) return problem;
+  }
+  if (options.passes) {
+    std::string problem;
+    ParsePositive(*options.passes, "--passes", problem);
+    if (!problem.empty()) return problem;
+  }
+  if (!options.corpus) {
+    for (const auto& [name, value] : {std::pair{"--corpus-root", &options.corpus_root}, {"--dict", &options.dict}, {"--filler", &options.filler}}) {
+      if (*value) return std::string(name) + " needs --corpus MANIFEST (it describes the corpus of that manifest)";
+    }
+  }
+  return "";
+}
+
+// A validated corpus override: the absolute paths passed to the gates.
+struct CorpusOverride {
+  fs::path manifest, root, dict, filler;
+  std::size_t utterances = 0;
+  std::string fingerprint;
+};
+
+// Checks --corpus (and --corpus-root, --dict, --filler); returns an error message naming the
+// option and the file, or "".
+std::string CheckCorpus(const Options& options, CorpusOverride& corpus) {
+  corpus.manifest = fs::absolute(*options.corpus);
+  corpus.root = options.corpus_root ? fs::absolute(*options.corpus_root) : corpus.manifest.parent_path();
+  corpus.dict = options.dict ? fs::absolute(*options.dict) : corpus.root / "corpus.dic";
+  corpus.filler = options.filler ? fs::absolute(*options.filler) : corpus.root / "corpus.filler";
+  std::error_code ec;
+  if (!fs::is_regular_file(corpus.manifest, ec)) return "--corpus: the manifest " + corpus.manifest.string() + " does not exist";
+  try {
+    const Manifest manifest = Manifest::Load(corpus.manifest);
+    corpus.utterances = manifest.size();
+    corpus.fingerprint = manifest.Fingerprint();
+  } catch (const std::exception& e) {
+    return std::string("--corpus: the manifest does not load: ") + e.what();
+  }
+  if (!fs::is_directory(corpus.root, ec)) {
+    return std::string(options.corpus_root ? "--corpus-root" : "--corpus") + ": the corpus root " + corpus.root.string() +
+           " is not a directory";
+  }
+  if (!fs::is_regular_file(corpus.dict, ec)) {
+    return std::string(options.dict ? "--dict" : "--corpus-root") + ": the dictionary " + corpus.dict.string() + " does not exist" +
+           (options.dict ? "" : " (give --dict FILE)");
+  }
+  if (!fs::is_regular_file(corpus.filler, ec)) {
+    return std::string(options.filler ? "--filler" : "--corpus-root") + ": the filler dictionary " + corpus.filler.string() +
+           " does not exist" + (options.filler ? "" : " (give --filler FILE)");
   }
   return "";
 }
@@ -155,6 +284,10 @@ std::vector<SourceGate> SourceGates(const ScopeReport& report) {
   return gates;
 }
 
+constexpr const char* kOverrideVariables[] = {"PSTRAIN_GATE_SHARDS", "PSTRAIN_GATE_PASSES",      "PSTRAIN_GATE_CORPUS",
+                                              "PSTRAIN_GATE_CORPUS_ROOT", "PSTRAIN_GATE_DICT", "PSTRAIN_GATE_FILLER",
+                                              "PSTRAIN_GATE_PSTRAIN"};
+
 struct ChildResult {
   int status = 0;
   std::string error;  // fork/pipe failure
@@ -162,7 +295,8 @@ struct ChildResult {
 
 // Runs `argv` with the gate environment; its output goes to `log` (and to `echo` when set).
 ChildResult RunGateBinary(const std::vector<std::string>& argv, const std::string& profile, const fs::path& ledger,
-                          const fs::path& log, std::ostream* echo) {
+                          const std::vector<std::pair<std::string, std::string>>& overrides, const fs::path& log,
+                          std::ostream* echo) {
   ChildResult result;
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) {
@@ -182,6 +316,9 @@ ChildResult RunGateBinary(const std::vector<std::string>& argv, const std::strin
     ::dup2(pipe_fds[1], 2);
     ::close(pipe_fds[1]);
     ::setenv("PSTRAIN_GATE_PROFILE", profile.c_str(), 1);
+    // Only the overrides of this command line reach the gates, not ones exported in the shell.
+    for (const char* name : kOverrideVariables) ::unsetenv(name);
+    for (const auto& [name, value] : overrides) ::setenv(name.c_str(), value.c_str(), 1);
     ::setenv("PSTRAIN_GATE_LEDGER", ledger.c_str(), 1);
     // The gates' scratch directories go below the ledger's directory (the work directory by
     // default), not below the build tree, which ctest's own gate runs use.
@@ -278,6 +415,54 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
     }
   }
 
+  // The overrides, checked before anything runs.
+  std::vector<std::pair<std::string, std::string>> overrides;
+  std::vector<std::string> notes;
+  {
+    std::vector<std::string> kinds;  // of the gates that will run (as far as the sources say)
+    for (const SourceGate& s : sources) {
+      if (selected.empty() || std::find(selected.begin(), selected.end(), s.name) != selected.end()) kinds.push_back(s.kind);
+    }
+    if (options.shards) {
+      for (const std::string& kind : kinds) {
+        if (const std::string problem = ShardOverrideProblem(kind, options.shard_list); !problem.empty()) {
+          err << "audit gates: --shards " << *options.shards << " cannot be used: " << problem
+              << " (leave it out with --only, or give more counts)\n";
+          return 2;
+        }
+        if (const std::string note = IgnoredOverride(kind, "--shards"); !note.empty()) notes.push_back(note);
+      }
+      overrides.emplace_back("PSTRAIN_GATE_SHARDS", *options.shards);
+    }
+    if (options.passes) {
+      for (const std::string& kind : kinds) {
+        if (const std::string note = IgnoredOverride(kind, "--passes"); !note.empty()) notes.push_back(note);
+      }
+      overrides.emplace_back("PSTRAIN_GATE_PASSES", *options.passes);
+    }
+    if (options.corpus) {
+      CorpusOverride corpus;
+      if (const std::string problem = CheckCorpus(options, corpus); !problem.empty()) {
+        err << "audit gates: " << problem << "\n";
+        return 2;
+      }
+      overrides.emplace_back("PSTRAIN_GATE_CORPUS", corpus.manifest.string());
+      overrides.emplace_back("PSTRAIN_GATE_CORPUS_ROOT", corpus.root.string());
+      overrides.emplace_back("PSTRAIN_GATE_DICT", corpus.dict.string());
+      overrides.emplace_back("PSTRAIN_GATE_FILLER", corpus.filler.string());
+      notes.push_back("corpus " + corpus.manifest.string() + ": " + std::to_string(corpus.utterances) + " utterances, fingerprint " +
+                      corpus.fingerprint.substr(0, 12) + ", root " + corpus.root.string());
+    }
+    if (options.pstrain) {
+      const fs::path pstrain = fs::absolute(*options.pstrain);
+      if (!fs::is_regular_file(pstrain) || ::access(pstrain.c_str(), X_OK) != 0) {
+        err << "audit gates: --pstrain: " << pstrain.string() << " is not an executable file\n";
+        return 2;
+      }
+      overrides.emplace_back("PSTRAIN_GATE_PSTRAIN", pstrain.string());
+    }
+  }
+
   fs::path work;
   std::error_code ec;
   if (options.work_dir) {
@@ -315,10 +500,12 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   out << "audit gates: running " << binary.string() << " (profile " << options.profile << "; "
       << (selected.empty() ? std::string("every gate") : std::to_string(selected.size()) + " selected: " + filter)
       << ")\n";
+  for (const auto& [name, value] : overrides) out << "audit gates: override " << name << "=" << value << "\n";
+  for (const std::string& note : notes) out << "audit gates: " << note << "\n";
   out << "audit gates: work directory " << work.string() << " (gate output in " << log.filename().string()
       << "), ledger " << ledger.string() << "\n";
   out.flush();
-  const ChildResult child = RunGateBinary(argv, options.profile, ledger, log, options.verbose ? &err : nullptr);
+  const ChildResult child = RunGateBinary(argv, options.profile, ledger, overrides, log, options.verbose ? &err : nullptr);
 
   SummarizeInput input;
   input.profile = options.profile;
@@ -326,6 +513,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   input.xml = xml;
   input.ledger = ledger;
   input.only = options.only;
+  for (const auto& [name, value] : overrides) input.overrides.push_back(name + "=" + value);
   input.selected = selected;
   input.sources = sources;
   if (!child.error.empty()) {

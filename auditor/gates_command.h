@@ -3,6 +3,7 @@
 // each gate checked and where the first difference is (auditor/gates_summary.h).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -15,5 +16,17 @@ extern const char* const kGatesUsage;
 // `err`. Returns the exit code: 0 every selected gate passed, 1 a gate failed, 2 the gates could not
 // run (bad option, gate binary missing, no gate selected, the binary crashed without a report).
 int RunGatesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// The option checks of `audit gates run` (exposed for tests). A positive integer of at most 6
+// digits, else `problem` names `option` and the text.
+std::uint32_t ParsePositive(const std::string& text, const std::string& option, std::string& problem);
+// A --shards list ("1,2,4"; duplicates dropped, order kept), else `problem` says what is wrong.
+std::vector<std::uint32_t> ParseShardCounts(const std::string& text, std::string& problem);
+// Why a gate of `kind` cannot use the shard list `counts` ("" when it can, or ignores it); the
+// rules of the gates' comments and docs/gates.md ("Overrides").
+std::string ShardOverrideProblem(const std::string& kind, const std::vector<std::uint32_t>& counts);
+// "KIND ignores OPTION (why)" for a gate whose shard count (--shards) or passes (--passes) are fixed
+// by definition, else "".
+std::string IgnoredOverride(const std::string& kind, const std::string& option);
 
 }  // namespace pstrain::audit

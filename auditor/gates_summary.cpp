@@ -73,6 +73,7 @@ struct LedgerGate {
   std::vector<std::uint32_t> shard_counts;
   std::optional<std::uint32_t> passes;
   std::vector<GateCheckRecord> checks;
+  std::optional<GateRunRecord> run;
 };
 
 struct ParsedLedger {
@@ -83,6 +84,51 @@ struct ParsedLedger {
 std::string StringField(const json::object& o, const char* key) {
   const json::value* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+std::optional<std::uint64_t> UnsignedField(const json::object& o, const char* key) {
+  const json::value* v = o.if_contains(key);
+  if (v != nullptr && v->is_uint64()) return v->as_uint64();
+  if (v != nullptr && v->is_int64() && v->as_int64() >= 0) return static_cast<std::uint64_t>(v->as_int64());
+  return std::nullopt;
+}
+
+std::vector<std::uint32_t> CountsField(const json::object& o, const char* key) {
+  std::vector<std::uint32_t> counts;
+  if (const json::value* v = o.if_contains(key); v && v->is_array()) {
+    for (const json::value& c : v->as_array()) {
+      if (c.is_int64()) counts.push_back(static_cast<std::uint32_t>(c.as_int64()));
+      else if (c.is_uint64()) counts.push_back(static_cast<std::uint32_t>(c.as_uint64()));
+    }
+  }
+  return counts;
+}
+
+std::vector<std::string> StringsField(const json::object& o, const char* key) {
+  std::vector<std::string> items;
+  if (const json::value* v = o.if_contains(key); v && v->is_array()) {
+    for (const json::value& s : v->as_array()) items.push_back(s.is_string() ? std::string(s.as_string()) : json::serialize(s));
+  }
+  return items;
+}
+
+GateRunRecord ParseRunRecord(const json::object& o) {
+  GateRunRecord run;
+  run.profile = StringField(o, "profile");
+  run.shard_counts = CountsField(o, "shard_counts");
+  if (const auto p = UnsignedField(o, "passes")) run.passes = static_cast<std::uint32_t>(*p);
+  if (const json::value* c = o.if_contains("corpus"); c && c->is_object()) {
+    const json::object& corpus = c->as_object();
+    run.corpus = StringField(corpus, "name");
+    run.corpus_manifest = StringField(corpus, "manifest");
+    run.corpus_root = StringField(corpus, "root");
+    run.utterances = UnsignedField(corpus, "utterances");
+    run.manifest_fingerprint = StringField(corpus, "fingerprint");
+  }
+  run.pstrain = StringField(o, "pstrain");
+  run.overrides_applied = StringsField(o, "overrides_applied");
+  run.overrides_ignored = StringsField(o, "overrides_ignored");
+  return run;
 }
 
 // Reads the ledger; a missing file is an empty ledger (no gate recorded anything). Throws
@@ -122,6 +168,8 @@ ParsedLedger ReadLedgerFile(const fs::path& path) {
       if (const json::value* p = o.if_contains("passes"); p && (p->is_int64() || p->is_uint64())) {
         gate.passes = static_cast<std::uint32_t>(p->is_int64() ? p->as_int64() : p->as_uint64());
       }
+    } else if (record == "run") {
+      gate.run = ParseRunRecord(o);
     } else if (record == "check") {
       GateCheckRecord check;
       check.line = number;
@@ -161,6 +209,7 @@ void AddDeclarationAndChecks(GateSummary& g, const ParsedLedger& ledger, const s
     }
   }
   if (it == ledger.gates.end()) return;
+  g.run = it->second.run;
   g.checks = it->second.checks.size();
   for (const GateCheckRecord& c : it->second.checks) {
     if (c.result == "pass") continue;
@@ -215,6 +264,36 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
+json::value RunJson(const GateRunRecord& run) {
+  json::object o;
+  o["profile"] = run.profile;
+  json::array counts;
+  for (std::uint32_t c : run.shard_counts) counts.emplace_back(c);
+  o["shard_counts"] = std::move(counts);
+  o["passes"] = run.passes ? json::value(*run.passes) : json::value(nullptr);
+  json::object corpus;
+  corpus["name"] = run.corpus;
+  corpus["manifest"] = run.corpus_manifest;
+  corpus["root"] = run.corpus_root;
+  corpus["utterances"] = run.utterances ? json::value(*run.utterances) : json::value(nullptr);
+  corpus["fingerprint"] = run.manifest_fingerprint;
+  o["corpus"] = std::move(corpus);
+  o["pstrain"] = run.pstrain;
+  o["overrides_applied"] = Strings(run.overrides_applied);
+  o["overrides_ignored"] = Strings(run.overrides_ignored);
+  return o;
+}
+
+// "shard counts {1, 3}, 2 passes, corpus override MANIFEST (8 utterances, sha256 0123456789ab)".
+std::string DescribeRunRecord(const GateRunRecord& run) {
+  std::ostringstream out;
+  out << "shard counts {" << Counts(run.shard_counts) << "}, " << (run.passes ? std::to_string(*run.passes) : "?")
+      << (run.passes && *run.passes == 1 ? " pass" : " passes") << ", corpus " << (run.corpus.empty() ? "?" : run.corpus) << " "
+      << run.corpus_manifest << " (" << (run.utterances ? std::to_string(*run.utterances) : "?") << " utterances, sha256 "
+      << run.manifest_fingerprint.substr(0, 12) << ")";
+  return out.str();
+}
+
 }  // namespace
 
 GatesRunSummary Summarize(const SummarizeInput& input) {
@@ -224,6 +303,7 @@ GatesRunSummary Summarize(const SummarizeInput& input) {
   summary.ledger = input.ledger.string();
   summary.xml = input.xml.string();
   summary.only = input.only;
+  summary.overrides = input.overrides;
   if (!input.run_problem.empty()) summary.problems.push_back(input.run_problem);
 
   ParsedLedger ledger;
@@ -314,6 +394,7 @@ std::string RenderGatesJson(const GatesRunSummary& summary) {
   root["ledger"] = summary.ledger;
   root["gtest_xml"] = summary.xml;
   root["only"] = Strings(summary.only);
+  root["overrides"] = Strings(summary.overrides);
   root["exit_code"] = summary.exit_code;
   root["result"] = summary.exit_code == 0 ? "pass" : summary.exit_code == 1 ? "fail" : "not-run";
   root["problems"] = Strings(summary.problems);
@@ -343,6 +424,7 @@ std::string RenderGatesJson(const GatesRunSummary& summary) {
     } else {
       o["first_failed_check"] = nullptr;
     }
+    o["run"] = g.run ? RunJson(*g.run) : json::value(nullptr);
     gates.push_back(std::move(o));
   }
   root["gates"] = std::move(gates);
@@ -357,6 +439,7 @@ std::string RenderGatesJson(const GatesRunSummary& summary) {
 
 std::string RenderGatesText(const GatesRunSummary& summary) {
   std::ostringstream out;
+  if (!summary.overrides.empty()) out << "  overrides: " << Join(summary.overrides, " ") << "\n";
   for (const GateSummary& g : summary.gates) {
     const std::string verdict = g.result == "pass" ? "PASS" : g.result == "fail" ? "FAIL" : "NOT RUN";
     out << "  " << std::left << std::setw(8) << verdict << g.name;
@@ -368,6 +451,14 @@ std::string RenderGatesText(const GatesRunSummary& summary) {
       out << "          describes: " << (g.kind.empty() ? "(kind not a literal)" : g.kind) << ", shard counts {"
           << Counts(g.shard_counts) << "}, " << (g.passes ? std::to_string(*g.passes) : "?")
           << (g.passes && *g.passes == 1 ? " pass" : " passes") << " (declared; certifies nothing)\n";
+    }
+    if (g.run) {
+      out << "          ran:       " << DescribeRunRecord(*g.run) << "\n";
+      out << "          pstrain:   " << g.run->pstrain << "\n";
+      for (const std::string& o : g.run->overrides_applied) out << "          override applied: " << o << "\n";
+      for (const std::string& o : g.run->overrides_ignored) out << "          override ignored: " << o << "\n";
+    } else if (g.result != "not-run") {
+      out << "          ran:       (no run record in the ledger)\n";
     }
     out << "          checked:   " << g.checks << (g.checks == 1 ? " check" : " checks") << " recorded, "
         << g.failed_checks << " failed\n";
@@ -399,11 +490,26 @@ std::string RenderGatesJunit(const GatesRunSummary& summary) {
       const std::string test = dot == std::string::npos ? g->name : g->name.substr(dot + 1);
       out << "    <testcase name=\"" << XmlEscape(test) << "\" classname=\"" << XmlEscape(suite) << "\" time=\""
           << g->seconds << "\"";
-      if (g->result == "pass") {
+      if (g->result == "pass" && !g->run) {
         out << "/>\n";
         continue;
       }
       out << ">\n";
+      if (g->run) {
+        out << "      <properties>\n";
+        const auto property = [&out](const std::string& name, const std::string& value) {
+          out << "        <property name=\"" << name << "\" value=\"" << XmlEscape(value) << "\"/>\n";
+        };
+        property("run", DescribeRunRecord(*g->run));
+        property("run_pstrain", g->run->pstrain);
+        property("run_overrides_applied", Join(g->run->overrides_applied, "; "));
+        property("run_overrides_ignored", Join(g->run->overrides_ignored, "; "));
+        out << "      </properties>\n";
+      }
+      if (g->result == "pass") {
+        out << "    </testcase>\n";
+        continue;
+      }
       std::string message = g->reason;
       if (g->first_failed_check) {
         message += (message.empty() ? "" : "; ") + std::string("first failed check: ") + g->first_failed_check->helper +

@@ -44,6 +44,21 @@ struct GateCheckRecord {
   std::string detail;
 };
 
+// What a gate really ran: its "run" ledger record (Gate::RecordRun, gates/gate_kit.h).
+struct GateRunRecord {
+  std::string profile;
+  std::vector<std::uint32_t> shard_counts;
+  std::optional<std::uint32_t> passes;
+  std::string corpus;  // "default", "bench" or "override"
+  std::string corpus_manifest;
+  std::string corpus_root;
+  std::optional<std::uint64_t> utterances;
+  std::string manifest_fingerprint;
+  std::string pstrain;
+  std::vector<std::string> overrides_applied;
+  std::vector<std::string> overrides_ignored;
+};
+
 struct GateSummary {
   std::string name;
   std::string kind;
@@ -57,6 +72,7 @@ struct GateSummary {
   std::size_t checks = 0;
   std::size_t failed_checks = 0;
   std::optional<GateCheckRecord> first_failed_check;
+  std::optional<GateRunRecord> run;  // none when the gate recorded no run (older gates, not run)
 };
 
 struct GatesRunSummary {
@@ -65,6 +81,7 @@ struct GatesRunSummary {
   std::string ledger;
   std::string xml;
   std::vector<std::string> only;  // the --only kinds (empty: every gate)
+  std::vector<std::string> overrides;  // "PSTRAIN_GATE_SHARDS=1,3", ... as passed to the gate binary
   std::vector<GateSummary> gates;
   std::vector<std::string> problems;  // why the run counts as not run (exit 2), in order
   int exit_code = 0;                  // 0 every gate passed, 1 a gate failed, 2 could not run
@@ -78,6 +95,7 @@ struct SummarizeInput {
   std::filesystem::path xml;     // may be missing: the gate binary crashed or never ran
   std::filesystem::path ledger;  // may be missing or empty: no check recorded
   std::vector<std::string> only;
+  std::vector<std::string> overrides;  // "NAME=VALUE" set for the gate binary (PSTRAIN_GATE_*)
   std::vector<std::string> selected;  // the gates expected to run ("Suite.Test"); empty: whatever ran
   std::vector<SourceGate> sources;
   std::string run_problem;  // how the gate binary ended when that alone means "could not run"

@@ -81,7 +81,7 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
         if (!s.is_string()) throw RecordError(name, line_number, "a subject is not a string");
         r.subjects.emplace_back(s.as_string());
       }
-    } else if (r.record != "declaration") {
+    } else if (r.record != "declaration" && r.record != "run") {
       throw RecordError(name, line_number, "unknown record type \"" + r.record + "\"");
     }
     ledger.records.push_back(std::move(r));
@@ -168,6 +168,8 @@ LedgerCrossCheck CrossCheck(const ScopeReport& scope, const Ledger& ledger) {
           declaration_seen = true;
           accounted[i] = gate.declared();
         }
+        // What the gate really ran (Gate::RecordRun): describes, checks nothing.
+        if (ledger.records[i].record == "run") accounted[i] = true;
       }
       if (gate.declared() && !declaration_seen) {
         out.findings.push_back({FindingKind::kNoDeclarationRecord, gate.FullName(), where,
@@ -199,7 +201,8 @@ LedgerCrossCheck CrossCheck(const ScopeReport& scope, const Ledger& ledger) {
   for (std::size_t i = 0; i < ledger.records.size(); ++i) {
     const LedgerRecord& r = ledger.records[i];
     if (accounted[i] || reported_failed[i]) continue;
-    const auto key = std::make_pair(r.gate, r.record == "declaration" ? "declaration" : RenderRecord(r));
+    const bool bare = r.record == "declaration" || r.record == "run";
+    const auto key = std::make_pair(r.gate, bare ? r.record : RenderRecord(r));
     if (const auto it = noted.find(key); it != noted.end()) {
       ++out.findings[it->second].count;
       continue;
@@ -209,7 +212,7 @@ LedgerCrossCheck CrossCheck(const ScopeReport& scope, const Ledger& ledger) {
     f.kind = FindingKind::kNotInSource;
     f.gate = r.gate;
     f.where = where_ledger(r);
-    f.what = r.record == "declaration" ? "declaration" : RenderRecord(r);
+    f.what = bare ? r.record : RenderRecord(r);
     f.detail = gate_known[i] ? "no helper call in the gate's source has this helper and these subjects"
                              : "no gate of this name in the scanned sources";
     out.findings.push_back(std::move(f));

@@ -14,7 +14,7 @@ namespace pstrain::audit {
 
 struct LedgerRecord {
   std::size_t line = 0;    // line in the ledger file
-  std::string record;      // "declaration" or "check"
+  std::string record;      // "declaration", "run" (what the gate really ran) or "check"
   std::string gate;        // "Suite.Test" (as GoogleTest names the running test)
   std::string helper;      // checks
   std::vector<std::string> subjects;  // checks

@@ -8,6 +8,9 @@
 // mutated; its shard 1 is replayed into pass 2 as the stale artifact), and a 1-pass run with
 // --abeam 1e-80 (the artifact from another configuration).
 // Full profile: the same on the benchmark corpus (400 utterances).
+// Overrides (`audit gates run`): --corpus applies (it needs at least 3 utterances); --shards and
+// --passes are ignored (3 shards, 2 passes and a 1-pass run by definition: the cases break shards
+// 1 and 2 and replay pass 1 into pass 2) and the run record says so.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -26,7 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using pstrain::testing::CommandResult;
-using pstrain::testing::Pstrain;
 using pstrain::testing::RunCommand;
 using pstrain::testing::ShellQuote;
 
@@ -72,11 +74,15 @@ fs::path CopyPass(const fs::path& pass_dir, const fs::path& cases_dir, const std
   return copy;
 }
 
-CommandResult Validate(const fs::path& pass_dir) { return RunCommand(Pstrain("validate " + ShellQuote(pass_dir.string()))); }
+CommandResult Validate(const fs::path& pass_dir) { return RunCommand(GatePstrain("validate " + ShellQuote(pass_dir.string()))); }
 
 TEST(Gate, ArtifactValidation) {
   Gate gate({"artifact-validation", {3}, 2, "each case breaks one thing in a copy of a finished pass and asserts the check that rejects it, not the shard or file named; artifacts are checked, not authenticated: a payload swapped together with consistently rewritten digests is not detected (docs/contract.md)"});
   const GateCorpus corpus = ProfileCorpus();
+  gate.RecordRun(DescribeRun(corpus, GateShardCounts({3}, ShardUse::kFixed), 2, ShardUse::kFixed,
+                             "2 passes (and a 1-pass run) by definition"));
+  // Precondition: three shards need three utterances.
+  ASSERT_GE(corpus.utterances, 3u) << "the corpus " << corpus.manifest << " has fewer than 3 utterances";
   const fs::path dir = GateScratch("artifact-validation");
   const fs::path base = dir / "base", other_config = dir / "other-config", cases = dir / "cases";
   // Preconditions: the runs whose artifacts are broken or transplanted finish.

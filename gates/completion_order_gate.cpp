@@ -6,6 +6,9 @@
 // without delays (the reference) and three runs whose delays force the orders 2,1,0 / 0,1,2 / 1,0,2.
 // Delays are 400 and 200 ms (a shard's own work takes well under 100 ms on this corpus).
 // Full profile: benchmark corpus (400 utterances), --jobs 3, 5 passes, delays 2000 and 1000 ms.
+// Overrides (`audit gates run`): --shards runs the largest count of the list (at least 2; the
+// orders forced are those of shards 0, 1 and 2, or with 2 shards the orders 1,0 and 0,1);
+// --passes and --corpus apply.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -50,17 +53,27 @@ std::vector<std::uint32_t> FinishingOrder(const fs::path& pass_dir, std::uint32_
 TEST(Gate, CompletionOrder) {
   Gate gate({"completion-order", {3}, 3, "three forced finishing orders of three shards on the local launcher, plus an unforced run; the order is forced by injected delays and observed from artifact mtimes (a loaded machine may reorder a pass; each forced order must be seen in at least one pass); telemetry.json and worker.stderr are not compared"});
   const GateCorpus corpus = ProfileCorpus();
-  const std::uint32_t passes = ProfileValue(3, 5);
+  const std::uint32_t passes = GatePasses(3, 5);
+  const std::vector<std::uint32_t> counts = GateShardCounts({3}, ShardUse::kLargest);
+  gate.RecordRun(DescribeRun(corpus, counts, passes, ShardUse::kLargest));
+  const std::uint32_t jobs = counts.front();
+  const std::uint32_t shards = static_cast<std::uint32_t>(std::min<std::size_t>(jobs, corpus.utterances));
+  // Precondition: at least two shards to order.
+  ASSERT_GE(shards, 2u) << "--jobs " << jobs << " runs " << shards << " shard(s) on a corpus of " << corpus.utterances << " utterances";
   const std::string slow = FullProfile() ? "2000" : "400", slower_half = FullProfile() ? "1000" : "200";
-  const std::vector<OrderCase> cases = {
-      {"delay:0:" + slow + ",delay:1:" + slower_half, {2, 1, 0}},
-      {"delay:2:" + slow + ",delay:1:" + slower_half, {0, 1, 2}},
-      {"delay:0:" + slower_half + ",delay:2:" + slow, {1, 0, 2}},
-  };
+  const std::vector<OrderCase> cases =
+      shards >= 3 ? std::vector<OrderCase>{
+                        {"delay:0:" + slow + ",delay:1:" + slower_half, {2, 1, 0}},
+                        {"delay:2:" + slow + ",delay:1:" + slower_half, {0, 1, 2}},
+                        {"delay:0:" + slower_half + ",delay:2:" + slow, {1, 0, 2}},
+                    }
+                  : std::vector<OrderCase>{{"delay:0:" + slow, {1, 0}}, {"delay:1:" + slow, {0, 1}}};
+  const std::uint32_t ordered = shards >= 3 ? 3 : 2;  // the shards whose order is forced
+  const std::string job_options = "--jobs " + std::to_string(jobs) + " ";
   const fs::path dir = GateScratch("completion-order");
   const fs::path reference = dir / "no-delay";
   // Precondition: the reference run finishes.
-  ASSERT_EQ(RunOk(TrainCommand(corpus, reference, "--jobs 3 " + ExactlyPasses(passes))).exit_code, 0);
+  ASSERT_EQ(RunOk(TrainCommand(corpus, reference, job_options + ExactlyPasses(passes))).exit_code, 0);
 
   double forced_orders_seen = 0;  // cases whose forced order was observed in at least one pass
   for (std::size_t index = 0; index < cases.size(); ++index) {
@@ -68,18 +81,18 @@ TEST(Gate, CompletionOrder) {
     SCOPED_TRACE("PSTRAIN_FAULT_INJECTION=" + c.faults);
     const fs::path run = dir / ("order-" + std::to_string(index));
     // Precondition: the delayed run finishes.
-    ASSERT_EQ(RunOk(WithFaults(c.faults, TrainCommand(corpus, run, "--jobs 3 " + ExactlyPasses(passes)))).exit_code, 0);
+    ASSERT_EQ(RunOk(WithFaults(c.faults, TrainCommand(corpus, run, job_options + ExactlyPasses(passes)))).exit_code, 0);
     bool seen = false;
     for (std::uint32_t pass = 1; pass <= passes; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
       const fs::path pass_dir = run / "passes" / PassName(pass), reference_pass = reference / "passes" / PassName(pass);
-      if (FinishingOrder(pass_dir, 3) == c.expected_order) seen = true;
-      gate.ExpectWithin("pass.json shard_count", ShardCountOf(pass_dir), 3, 0.0, 0.0);
+      if (FinishingOrder(pass_dir, ordered) == c.expected_order) seen = true;
+      gate.ExpectWithin("pass.json shard_count", ShardCountOf(pass_dir), shards, 0.0, 0.0);
       gate.ExpectProducedFilesIdentical(pass_dir / "model", reference_pass / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
       gate.ExpectCopiedInputsIdentical(pass_dir / "model", reference_pass / "model", {"mdef", "feat.params", "noisedict"});
       gate.ExpectProducedFilesIdentical(pass_dir / "accum", reference_pass / "accum", {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"});
       gate.ExpectProducedFilesIdentical(pass_dir, reference_pass, {"pass.json"});
-      for (std::uint32_t shard = 0; shard < 3; ++shard) {
+      for (std::uint32_t shard = 0; shard < shards; ++shard) {
         gate.ExpectProducedFilesIdentical(pass_dir / ShardName(shard), reference_pass / ShardName(shard),
                                           {"artifact.json", "gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", "worker.log"});
       }
@@ -89,7 +102,7 @@ TEST(Gate, CompletionOrder) {
     gate.ExpectCopiedInputsIdentical(run / "model", reference / "model", {"mdef", "feat.params", "noisedict"});
   }
   // The orders really were permuted: each forced order happened in at least one pass.
-  gate.ExpectWithin("forced finishing orders observed (of 3)", forced_orders_seen, 3, 0.0, 0.0);
+  gate.ExpectWithin("forced finishing orders observed (every case)", forced_orders_seen, static_cast<double>(cases.size()), 0.0, 0.0);
 }
 
 }  // namespace

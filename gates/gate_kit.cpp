@@ -90,6 +90,49 @@ Gate::Gate(GateDeclaration declaration) : declaration_(std::move(declaration)), 
   AppendLedgerLine(json::serialize(record));
 }
 
+void Gate::RecordRun(const GateRun& run) {
+  json::object record;
+  record["record"] = "run";
+  record["gate"] = name_;
+  record["profile"] = run.profile;
+  json::array counts;
+  for (std::uint32_t c : run.shard_counts) counts.emplace_back(c);
+  record["shard_counts"] = std::move(counts);
+  record["passes"] = run.passes;
+  json::object corpus;
+  corpus["name"] = run.corpus;
+  corpus["manifest"] = run.corpus_manifest;
+  corpus["root"] = run.corpus_root;
+  corpus["utterances"] = run.utterances;
+  corpus["fingerprint"] = run.manifest_fingerprint;
+  record["corpus"] = std::move(corpus);
+  record["pstrain"] = run.pstrain;
+  json::array applied, ignored;
+  for (const std::string& s : run.overrides_applied) applied.emplace_back(s);
+  for (const std::string& s : run.overrides_ignored) ignored.emplace_back(s);
+  record["overrides_applied"] = std::move(applied);
+  record["overrides_ignored"] = std::move(ignored);
+  AppendLedgerLine(json::serialize(record));
+
+  // The same in GoogleTest's XML report (and so in the JUnit file `audit gates run` copies).
+  std::string list;
+  for (std::uint32_t c : run.shard_counts) list += (list.empty() ? "" : ",") + std::to_string(c);
+  const auto joined = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& s : items) out += (out.empty() ? "" : "; ") + s;
+    return out;
+  };
+  if (::testing::UnitTest::GetInstance()->current_test_info() != nullptr) {
+    ::testing::Test::RecordProperty("run_shard_counts", list);
+    ::testing::Test::RecordProperty("run_passes", std::to_string(run.passes));
+    ::testing::Test::RecordProperty("run_corpus", run.corpus_manifest + " (" + std::to_string(run.utterances) + " utterances, sha256 " +
+                                                      run.manifest_fingerprint.substr(0, 16) + ")");
+    ::testing::Test::RecordProperty("run_pstrain", run.pstrain);
+    ::testing::Test::RecordProperty("run_overrides_applied", joined(run.overrides_applied));
+    ::testing::Test::RecordProperty("run_overrides_ignored", joined(run.overrides_ignored));
+  }
+}
+
 bool Gate::Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail) {
   json::object record;
   record["record"] = "check";
@@ -106,16 +149,38 @@ bool Gate::Record(const char* helper, const std::vector<std::string>& subjects, 
 
 namespace {
 
+// Where two different files first differ: "first difference at byte N (sizes X and Y)".
+std::string FirstDifference(const fs::path& a, const fs::path& b) {
+  std::vector<std::uint8_t> ba, bb;
+  try {
+    ba = ReadFileBytes(a);
+    bb = ReadFileBytes(b);
+  } catch (const std::exception& e) {
+    return std::string("unreadable: ") + e.what();
+  }
+  std::size_t offset = 0;
+  while (offset < ba.size() && offset < bb.size() && ba[offset] == bb[offset]) ++offset;
+  return "first difference at byte " + std::to_string(offset) + " (sizes " + std::to_string(ba.size()) + " and " +
+         std::to_string(bb.size()) + ")";
+}
+
 bool CompareFiles(const fs::path& a, const fs::path& b, const std::vector<std::string>& names, std::string& detail) {
   bool all_same = true;
   for (const std::string& name : names) {
     const std::string da = DigestOrMissing(a / name), db = DigestOrMissing(b / name);
     const bool same = da == db && da != "missing";
-    EXPECT_TRUE(same) << name << ": " << (a / name).string() << " (" << da << ") vs " << (b / name).string() << " (" << db << ")";
-    if (!same) {
-      all_same = false;
-      detail += (detail.empty() ? "" : "; ") + name + " differs (" + da.substr(0, 12) + " vs " + db.substr(0, 12) + ")";
+    if (same) continue;
+    all_same = false;
+    std::string what;
+    if (da == "missing" || db == "missing") {
+      what = name + " missing in " + (da == "missing" ? (a / name).string() : (b / name).string());
+      if (da == "missing" && db == "missing") what += " and in " + (b / name).string();
+    } else {
+      what = name + " differs: " + FirstDifference(a / name, b / name) + "; sha256 " + da.substr(0, 12) + " vs " + db.substr(0, 12) +
+             "; " + (a / name).string() + " vs " + (b / name).string();
     }
+    ADD_FAILURE() << what;
+    detail += (detail.empty() ? "" : "; ") + what;
   }
   if (names.empty()) {
     ADD_FAILURE() << "a file comparison with no file names checks nothing";

@@ -30,6 +30,24 @@ struct GateDeclaration {
   std::string limitation;                    // what the gate does not establish
 };
 
+// What a gate really ran (the declaration only describes): the effective shard counts and passes,
+// the corpus, the pstrain binary, and which overrides from `audit gates run` (PSTRAIN_GATE_*
+// variables, gates/gate_fixture.h) applied or were ignored. Recorded with Gate::RecordRun as a
+// "run" ledger record; it certifies nothing either (the checks do).
+struct GateRun {
+  std::string profile;                       // "quick" or "full"
+  std::vector<std::uint32_t> shard_counts;   // the counts the gate runs (requested --jobs values)
+  std::uint32_t passes = 0;                  // passes per run
+  std::string corpus;                        // "default", "bench" or "override"
+  std::string corpus_manifest;               // the manifest file
+  std::string corpus_root;
+  std::size_t utterances = 0;
+  std::string manifest_fingerprint;          // SHA-256 of the canonical manifest bytes
+  std::string pstrain;                       // the pstrain binary the gate ran
+  std::vector<std::string> overrides_applied;  // e.g. "PSTRAIN_GATE_SHARDS=1,3 (each count, two runs)"
+  std::vector<std::string> overrides_ignored;  // e.g. "PSTRAIN_GATE_SHARDS=1,3: one shard by definition"
+};
+
 enum class FieldRelation { kPresent, kEqual, kDifferent };
 
 class Gate {
@@ -42,7 +60,12 @@ class Gate {
   const GateDeclaration& declaration() const { return declaration_; }
   const std::string& name() const { return name_; }
 
+  // Appends a "run" record (what the gate really runs) to the ledger and adds it to GoogleTest's
+  // XML report as test properties (run_shard_counts, run_passes, run_corpus, ...).
+  void RecordRun(const GateRun& run);
+
   // Files produced by two runs are byte-identical: a/NAME and b/NAME for every NAME (relative paths).
+  // A difference is reported with both paths, the first differing byte offset and the sizes.
   bool ExpectProducedFilesIdentical(const std::filesystem::path& a, const std::filesystem::path& b,
                                     const std::vector<std::string>& names);
   // Input files copied into two runs (e.g. mdef) are byte-identical.

@@ -5,6 +5,8 @@
 //
 // Quick profile (the declaration): default corpus (93 utterances, 17 retried), one E-step.
 // Full profile: benchmark corpus (400 utterances, 64 retried, 2 skipped), one E-step.
+// Overrides (`audit gates run`): --corpus applies; --shards and --passes are ignored (one shard
+// and one E-step by definition) and the run record says so.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -56,6 +58,8 @@ void WriteSerialSummary(const CorpusPassResult& serial, const fs::path& file) {
 TEST(Gate, OneShardReference) {
   Gate gate({"one-shard-reference", {1}, 1, "one E-step from the shipped initial model with the CLI's default options; the in-process reference shares the E-step code with the shards, so a defect in that code is not caught here (the peer-agreement gate compares with SphinxTrain's bw)"});
   const GateCorpus corpus = ProfileCorpus();
+  gate.RecordRun(DescribeRun(corpus, GateShardCounts({1}, ShardUse::kFixed), 1, ShardUse::kFixed,
+                             "one E-step by definition"));
   const fs::path dir = GateScratch("one-shard-reference");
 
   // The in-process serial pass over the whole manifest.

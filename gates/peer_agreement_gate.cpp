@@ -10,6 +10,9 @@
 // Quick profile (the declaration): default corpus (93 utterances), context-independent an4 model,
 // -topn 1, one-pass variance, --jobs 1, one E-step, no retries (bw has none).
 // Full profile: the same on the benchmark corpus (400 utterances).
+// Overrides (`audit gates run`): --corpus applies (bw's control file and transcripts are then
+// written from the manifest: each feature path must end in .mfc); --shards and --passes are ignored
+// (one shard, one E-step by definition) and the run record says so.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -17,6 +20,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,6 +33,7 @@
 #include "gate_kit.h"
 #include "integration/peer_compare_util.h"
 #include "integration/test_util.h"
+#include "manifest/manifest.h"
 
 namespace pstrain::gates {
 namespace {
@@ -43,21 +49,68 @@ using pstrain::testing::ShellQuote;
 // the `overall> stats` totals.
 using BwRun = pstrain::testing::BwLog;
 
+// bw's inputs: the corpus's own train.fileids/train.transcription with -cepdir DIR/feat, or for a
+// corpus override (a manifest only) a control file and transcripts written from the manifest with
+// -cepdir CORPUS_ROOT; `ids` maps bw's utterance names (control-file paths) to manifest ids.
+struct BwInputs {
+  fs::path fileids, transcription, cepdir;
+  std::map<std::string, std::string> ids;
+};
+
+BwInputs WriteBwInputs(const GateCorpus& corpus, const fs::path& dir) {
+  BwInputs inputs;
+  if (corpus.name != "override") {
+    inputs.fileids = corpus.dir / "train.fileids";
+    inputs.transcription = corpus.dir / "train.transcription";
+    inputs.cepdir = corpus.dir / "feat";
+    return inputs;
+  }
+  std::string fileids, transcription;
+  const Manifest manifest = Manifest::Load(corpus.manifest);
+  for (const ManifestEntry& entry : manifest.entries()) {
+    const std::string& path = entry.feature_path;
+    if (path.size() <= 4 || path.compare(path.size() - 4, 4, ".mfc") != 0) {
+      throw std::runtime_error("PSTRAIN_GATE_CORPUS: " + corpus.manifest.string() + ": utterance " + entry.utt_id + "'s feature path " + path +
+                               " does not end in .mfc (bw's -cepext)");
+    }
+    const std::string control = path.substr(0, path.size() - 4);
+    inputs.ids[control] = entry.utt_id;
+    fileids += control + "\n";
+    std::string words;
+    for (const std::string& w : entry.words) words += (words.empty() ? "" : " ") + w;
+    transcription += words + " (" + fs::path(control).filename().string() + ")\n";
+  }
+  fs::create_directories(dir);
+  inputs.fileids = dir / "train.fileids";
+  inputs.transcription = dir / "train.transcription";
+  inputs.cepdir = corpus.dir;
+  WriteFileAtomic(inputs.fileids, fileids);
+  WriteFileAtomic(inputs.transcription, transcription);
+  return inputs;
+}
+
 BwRun RunBw(const GateCorpus& corpus, const fs::path& model, const fs::path& accum_dir) {
   fs::create_directories(accum_dir);
   const fs::path log = accum_dir.parent_path() / "bw.log";
+  const BwInputs inputs = WriteBwInputs(corpus, accum_dir.parent_path() / "inputs");
   const auto q = [](const fs::path& p) { return ShellQuote(p.string()); };
   const std::string command =
       "timeout 900 " + std::string(pstrain::testing::kBw) + " -moddeffn " + q(model / "mdef") + " -ts2cbfn .cont. -meanfn " +
       q(model / "means") + " -varfn " + q(model / "variances") + " -mixwfn " + q(model / "mixture_weights") + " -tmatfn " +
       q(model / "transition_matrices") + " -dictfn " + q(corpus.dict()) + " -fdictfn " + q(corpus.filler()) + " -ctlfn " +
-      q(corpus.dir / "train.fileids") + " -lsnfn " + q(corpus.dir / "train.transcription") + " -cepdir " + q(corpus.dir / "feat") +
+      q(inputs.fileids) + " -lsnfn " + q(inputs.transcription) + " -cepdir " + q(inputs.cepdir) +
       " -cepext mfc -feat 1s_c_d_dd -ceplen 13 -agc none -cmn batch -varnorm no -mwfloor 1e-8 -varfloor 1e-4 -tpfloor 1e-4"
       " -abeam 1e-90 -bbeam 1e-10 -timing no -topn 1 -2passvar no -accumdir " +
       q(accum_dir) + " > " + q(log) + " 2>/dev/null";
   const CommandResult r = RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << "precondition: " << command << "\n" << r.output;
-  return pstrain::testing::ParseBwLog(log);
+  BwRun bw = pstrain::testing::ParseBwLog(log);
+  if (!inputs.ids.empty()) {
+    for (std::string& id : bw.succeeded) {
+      if (const auto it = inputs.ids.find(id); it != inputs.ids.end()) id = it->second;
+    }
+  }
+  return bw;
 }
 
 // bw's outcome in the layout of accumulate's summary.json (the fields compared).
@@ -78,6 +131,7 @@ TEST(Gate, PeerAgreement) {
   // Precondition: the peer is installed (scripts/bootstrap.sh installs Debian's sphinxtrain).
   ASSERT_TRUE(fs::exists(pstrain::testing::kBw)) << pstrain::testing::kBw << " is missing";
   const GateCorpus corpus = ProfileCorpus();
+  gate.RecordRun(DescribeRun(corpus, GateShardCounts({1}, ShardUse::kFixed), 1, ShardUse::kFixed, "one E-step by definition"));
   const fs::path dir = GateScratch("peer-agreement");
   const fs::path model = pstrain::testing::An4Model();
 
@@ -88,7 +142,7 @@ TEST(Gate, PeerAgreement) {
 
   const fs::path ours = dir / "ours";
   // Precondition: one shard, with bw's options (what bw has no equivalent for: no retries).
-  ASSERT_EQ(RunOk(pstrain::testing::Pstrain(
+  ASSERT_EQ(RunOk(GatePstrain(
                       "accumulate --model " + ShellQuote(model.string()) + " --manifest " + ShellQuote(corpus.manifest.string()) +
                       " --corpus-root " + ShellQuote(corpus.dir.string()) + " --dict " + ShellQuote(corpus.dict().string()) +
                       " --filler " + ShellQuote(corpus.filler().string()) + " --out " + ShellQuote(ours.string()) +

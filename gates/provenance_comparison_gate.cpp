@@ -6,13 +6,17 @@
 //
 // Quick profile (the declaration): default corpus (93 utterances), --jobs 1 and --jobs 2, 3 passes.
 // Full profile: benchmark corpus (400 utterances), --jobs 1 and --jobs 2, 8 passes.
+// Overrides (`audit gates run`): --shards compares the first two distinct counts of the list (the
+// launcher differs only when one of them is 1: inline vs local); --passes and --corpus apply.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/file_io.h"
 #include "gate_fixture.h"
@@ -33,12 +37,19 @@ std::set<std::string> TopLevelKeys(const fs::path& file) {
 TEST(Gate, ProvenanceComparison) {
   Gate gate({"provenance-comparison", {1, 2}, 3, "one machine: host, binary and libraries are equal by construction here, not across machines; the embedded passes are compared as a whole (different) and through each passes/NNN/pass.json (equal but for the count fields)"});
   const GateCorpus corpus = ProfileCorpus();
-  const std::uint32_t passes = ProfileValue(3, 8);
+  const std::uint32_t passes = GatePasses(3, 8);
+  const std::vector<std::uint32_t> counts = GateShardCounts({1, 2}, ShardUse::kFirstTwoDistinct);
+  gate.RecordRun(DescribeRun(corpus, counts, passes, ShardUse::kFirstTwoDistinct));
+  const std::uint32_t jobs_one = counts.at(0), jobs_two = counts.at(1);
+  const auto effective = [&](std::uint32_t jobs) { return static_cast<double>(std::min<std::size_t>(jobs, corpus.utterances)); };
   const fs::path dir = GateScratch("provenance-comparison");
-  const fs::path one = dir / "jobs-1", two = dir / "jobs-2";
+  const fs::path one = dir / ("jobs-" + std::to_string(jobs_one)), two = dir / ("jobs-" + std::to_string(jobs_two));
   // Preconditions: both runs finish.
-  ASSERT_EQ(RunOk(TrainCommand(corpus, one, "--jobs 1 " + ExactlyPasses(passes))).exit_code, 0);
-  ASSERT_EQ(RunOk(TrainCommand(corpus, two, "--jobs 2 " + ExactlyPasses(passes))).exit_code, 0);
+  ASSERT_EQ(RunOk(TrainCommand(corpus, one, "--jobs " + std::to_string(jobs_one) + " " + ExactlyPasses(passes))).exit_code, 0);
+  ASSERT_EQ(RunOk(TrainCommand(corpus, two, "--jobs " + std::to_string(jobs_two) + " " + ExactlyPasses(passes))).exit_code, 0);
+  // Precondition: the effective counts differ (a count above the corpus's utterances is cut to it).
+  ASSERT_NE(effective(jobs_one), effective(jobs_two)) << "--jobs " << jobs_one << " and " << jobs_two << " both run "
+                                                      << corpus.utterances << " shards on this corpus";
   const fs::path a = one / "model" / "provenance.json", b = two / "model" / "provenance.json";
   // Precondition: the fields compared below are all of provenance.json's fields, so "differs
   // exactly there" covers the whole file (a field added later must be added here).
@@ -47,13 +58,17 @@ TEST(Gate, ProvenanceComparison) {
                                                "inputs", "stop_rule", "stop_decision", "model_files", "passes"};
   ASSERT_EQ(TopLevelKeys(a), expected_keys);
   ASSERT_EQ(TopLevelKeys(b), expected_keys);
-  gate.ExpectWithin("provenance.json effective_shard_count, --jobs 1", JsonNumber(a, "effective_shard_count"), 1, 0.0, 0.0);
-  gate.ExpectWithin("provenance.json effective_shard_count, --jobs 2", JsonNumber(b, "effective_shard_count"), 2, 0.0, 0.0);
+  gate.ExpectWithin("provenance.json effective_shard_count, first count", JsonNumber(a, "effective_shard_count"), effective(jobs_one), 0.0, 0.0);
+  gate.ExpectWithin("provenance.json effective_shard_count, second count", JsonNumber(b, "effective_shard_count"), effective(jobs_two), 0.0, 0.0);
 
   // Where the two differ: the count, and what depends on it.
   gate.ExpectProvenanceField(a, b, "effective_shard_count", FieldRelation::kDifferent);
   gate.ExpectProvenanceField(a, b, "requested_jobs", FieldRelation::kDifferent);
-  gate.ExpectProvenanceField(a, b, "launcher", FieldRelation::kDifferent);
+  if (effective(jobs_one) == 1 || effective(jobs_two) == 1) {
+    gate.ExpectProvenanceField(a, b, "launcher", FieldRelation::kDifferent);  // inline vs local
+  } else {
+    gate.ExpectProvenanceField(a, b, "launcher", FieldRelation::kEqual);  // local and local
+  }
   gate.ExpectProvenanceField(a, b, "training_fingerprint", FieldRelation::kDifferent);
   gate.ExpectProvenanceField(a, b, "passes", FieldRelation::kDifferent);
   // Where they agree: the inputs ...

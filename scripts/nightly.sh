@@ -4,7 +4,10 @@
 # corpus and more passes; docs/gates.md) through `audit gates run`, which writes a fresh ledger,
 # a JSON summary and a JUnit report and prints per gate what it describes and what it checked.
 #
-#   scripts/nightly.sh            (BUILD_DIR, default build; JOBS, default nproc)
+#   scripts/nightly.sh [AUDIT-GATES-OPTIONS...]   (BUILD_DIR, default build; JOBS, default nproc)
+#
+# Options are passed on to `audit gates run`, e.g. `--only cross-count-exact --shards 1,2,4,8`,
+# `--passes 12`, `--corpus MANIFEST --corpus-root DIR` or `--pstrain PATH` (docs/gates.md).
 #
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run), or
 # the failing build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl,
@@ -26,4 +29,4 @@ echo "nightly: running the gates, full profile; reports in $REPORTS"
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
 exec "$BUILD_DIR/auditor/audit" gates run --profile full --work-dir "$REPORTS" \
-  --json "$REPORTS/gates.json" --junit "$REPORTS/gates-junit.xml"
+  --json "$REPORTS/gates.json" --junit "$REPORTS/gates-junit.xml" "$@"

@@ -252,6 +252,7 @@ fs::path FakeGateBinary(const fs::path& dir, const std::string& xml, const std::
   s << "#!/bin/sh\n"
     << "echo \"$@\" > '" << (dir / "args").string() << "'\n"
     << "echo \"$PSTRAIN_GATE_PROFILE $PSTRAIN_GATE_LEDGER\" > '" << (dir / "env").string() << "'\n"
+    << "env | grep '^PSTRAIN_GATE_' | grep -v '_PROFILE=\\|_LEDGER=\\|_SCRATCH=' | sort > '" << (dir / "overrides").string() << "'\n"
     << "echo 'gate output line'\n"
     << "cat '" << (dir / "fake.jsonl").string() << "' >> \"$PSTRAIN_GATE_LEDGER\"\n";
   if (crash) {
@@ -274,18 +275,126 @@ int RunGates(const std::vector<std::string>& args, std::string& out, std::string
   return code;
 }
 
-TEST(AuditGatesCommandTest, UnsupportedOptionsAndBadUsageExitTwo) {
+TEST(AuditGatesCommandTest, BadUsageExitsTwo) {
   std::string out, err;
-  for (const char* option : {"--shards", "--passes", "--corpus"}) {
-    EXPECT_EQ(RunGates({"run", option, "1"}, out, err), 2) << option;
-    EXPECT_NE(err.find(std::string(option) + " is not supported yet"), std::string::npos) << err;
-  }
   EXPECT_EQ(RunGates({"run", "--profile", "fast"}, out, err), 2);
   EXPECT_NE(err.find("quick or full"), std::string::npos) << err;
   EXPECT_EQ(RunGates({"frobnicate"}, out, err), 2);
   EXPECT_EQ(RunGates({}, out, err), 2);
   EXPECT_EQ(RunGates({"run", "--help"}, out, err), 0);
   EXPECT_NE(out.find("usage: audit gates run"), std::string::npos);
+  EXPECT_NE(out.find("--shards LIST"), std::string::npos);
+}
+
+TEST(AuditGatesCommandTest, ParsesShardListsAndPasses) {
+  std::string problem;
+  EXPECT_EQ(ParseShardCounts("1,2,4", problem), (std::vector<std::uint32_t>{1, 2, 4}));
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(ParseShardCounts("3,1,3", problem), (std::vector<std::uint32_t>{3, 1}));  // duplicates dropped, order kept
+  for (const char* bad : {"", "0", "1,0", "a", "1,,2", "1,", "-1", "1.5", "1 2", "9999999"}) {
+    problem.clear();
+    ParseShardCounts(bad, problem);
+    EXPECT_NE(problem.find("--shards"), std::string::npos) << "'" << bad << "' was accepted";
+  }
+  problem.clear();
+  EXPECT_EQ(ParsePositive("12", "--passes", problem), 12u);
+  EXPECT_EQ(problem, "");
+  ParsePositive("0", "--passes", problem);
+  EXPECT_EQ(problem, "--passes: '0' is not a positive integer (at most 6 digits)");
+
+  EXPECT_EQ(ShardOverrideProblem("fixed-count-reproducibility", {3}), "");
+  EXPECT_EQ(ShardOverrideProblem("cross-count-exact", {1, 3}), "");
+  EXPECT_NE(ShardOverrideProblem("cross-count-exact", {3}).find("at least 2 distinct counts"), std::string::npos);
+  EXPECT_NE(ShardOverrideProblem("cross-count-discrete-state", {2}), "");
+  EXPECT_NE(ShardOverrideProblem("multipron-sharding", {4}), "");
+  EXPECT_NE(ShardOverrideProblem("provenance-comparison", {2}), "");
+  EXPECT_EQ(ShardOverrideProblem("completion-order", {1, 2}), "");
+  EXPECT_NE(ShardOverrideProblem("completion-order", {1}), "");
+  EXPECT_EQ(ShardOverrideProblem("one-shard-reference", {5}), "");  // ignored, not refused
+  EXPECT_EQ(IgnoredOverride("one-shard-reference", "--shards"), "one-shard-reference ignores --shards (one shard by definition)");
+  EXPECT_NE(IgnoredOverride("artifact-validation", "--passes"), "");
+  EXPECT_EQ(IgnoredOverride("cross-count-exact", "--shards"), "");
+}
+
+TEST(AuditGatesCommandTest, BadOverridesExitTwoBeforeAnyGateRuns) {
+  const fs::path dir = Scratch("cmd_bad_overrides");
+  const fs::path binary = FakeGateBinary(dir, kPassingXml, kLedger, 0);
+  const std::string gates = GateSources(dir).string();
+  WriteFileAtomic(dir / "not-a-manifest", "hello\n");
+  std::string out, err;
+  const auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", "--gate-binary", binary.string(), "--gates", gates, "--work-dir", (dir / "work").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunGates(args, out, err);
+  };
+  EXPECT_EQ(run({"--shards", "1,x"}), 2);
+  EXPECT_NE(err.find("--shards: 'x' is not a positive integer"), std::string::npos) << err;
+  EXPECT_EQ(run({"--passes", "0"}), 2);
+  EXPECT_NE(err.find("--passes: '0' is not a positive integer"), std::string::npos) << err;
+  // One count: cross-count-exact (selected by default: every gate of the sources) cannot use it.
+  EXPECT_EQ(run({"--shards", "3"}), 2);
+  EXPECT_NE(err.find("--shards 3 cannot be used: cross-count-exact compares every count"), std::string::npos) << err;
+  EXPECT_EQ(run({"--corpus", (dir / "missing.manifest").string()}), 2);
+  EXPECT_NE(err.find("--corpus: the manifest " + (dir / "missing.manifest").string() + " does not exist"), std::string::npos) << err;
+  EXPECT_EQ(run({"--corpus", (dir / "not-a-manifest").string()}), 2);
+  EXPECT_NE(err.find("--corpus: the manifest does not load: "), std::string::npos) << err;
+  EXPECT_NE(err.find("not-a-manifest"), std::string::npos) << err;
+  EXPECT_EQ(run({"--dict", (dir / "x.dic").string()}), 2);
+  EXPECT_NE(err.find("--dict needs --corpus MANIFEST"), std::string::npos) << err;
+  EXPECT_EQ(run({"--pstrain", (dir / "no-pstrain").string()}), 2);
+  EXPECT_NE(err.find("--pstrain: " + (dir / "no-pstrain").string() + " is not an executable file"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "args")) << "the binary must not run";
+}
+
+TEST(AuditGatesCommandTest, OverridesReachTheGatesAsEnvironmentAndTheRunRecordIsPrinted) {
+  const fs::path dir = Scratch("cmd_overrides");
+  const std::string ledger = std::string(kLedger) +
+      R"J({"record":"run","gate":"Gate.FixedCountReproducibility","profile":"quick","shard_counts":[1,3],"passes":2,"corpus":{"name":"override","manifest":"/c/small.manifest","root":"/c","utterances":8,"fingerprint":"0123456789abcdef"},"pstrain":"/bin/pstrain","overrides_applied":["PSTRAIN_GATE_SHARDS=1,3 (each count, on its own)","PSTRAIN_GATE_PASSES=2"],"overrides_ignored":[]})J"
+      "\n";
+  const fs::path binary = FakeGateBinary(dir, kPassingXml, ledger, 0);
+  const fs::path pstrain = dir / "my-pstrain";
+  WriteFileAtomic(pstrain, "#!/bin/sh\n");
+  fs::permissions(pstrain, fs::perms::owner_all);
+  std::string out, err;
+  ::setenv("PSTRAIN_GATE_CORPUS", "/stale/from/the/shell", 1);  // not passed on: not on this command line
+  const int code = RunGates({"run", "--gate-binary", binary.string(), "--gates", GateSources(dir).string(), "--shards", "1,3", "--passes", "2", "--pstrain", pstrain.string(),
+                             "--work-dir", (dir / "work").string(), "--json", (dir / "s.json").string(), "--junit",
+                             (dir / "junit.xml").string()},
+                            out, err);
+  ::unsetenv("PSTRAIN_GATE_CORPUS");
+  EXPECT_EQ(code, 0) << out << err;
+  EXPECT_EQ(ReadFileText(dir / "overrides"),
+            "PSTRAIN_GATE_PASSES=2\nPSTRAIN_GATE_PSTRAIN=" + pstrain.string() + "\nPSTRAIN_GATE_SHARDS=1,3\n");
+  EXPECT_NE(out.find("audit gates: override PSTRAIN_GATE_SHARDS=1,3"), std::string::npos) << out;
+  EXPECT_NE(out.find("ran:       shard counts {1, 3}, 2 passes, corpus override /c/small.manifest (8 utterances, sha256 0123456789ab)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("override applied: PSTRAIN_GATE_PASSES=2"), std::string::npos) << out;
+  EXPECT_NE(out.find("ran:       (no run record in the ledger)"), std::string::npos) << out;  // Gate.NoLedger
+  const json::value j = json::parse(ReadFileText(dir / "s.json"));
+  EXPECT_EQ(j.at("overrides").as_array().size(), 3u);
+  const json::value& run = j.at("gates").at(0).at("run");
+  EXPECT_EQ(run.at("shard_counts"), json::array({1, 3}));
+  EXPECT_EQ(run.at("passes").as_int64(), 2);
+  EXPECT_EQ(run.at("corpus").at("utterances").as_int64(), 8);
+  EXPECT_EQ(run.at("corpus").at("manifest").as_string(), "/c/small.manifest");
+  EXPECT_TRUE(j.at("gates").at(1).at("run").is_null());
+}
+
+TEST(AuditGatesSummaryTest, TheJunitReportCarriesTheRunAsProperties) {
+  const fs::path dir = Scratch("junit_run");
+  const std::string ledger = std::string(kLedger) +
+      R"J({"record":"run","gate":"Gate.FixedCountReproducibility","profile":"quick","shard_counts":[2],"passes":3,"corpus":{"name":"default","manifest":"/c/train.manifest","root":"/c","utterances":93,"fingerprint":"abc"},"pstrain":"/bin/pstrain","overrides_applied":[],"overrides_ignored":["PSTRAIN_GATE_SHARDS=5: ignored"]})J"
+      "\n";
+  const GatesRunSummary s = Summarize(Input(dir, kPassingXml, ledger));
+  const std::string junit = RenderGatesJunit(s);
+  EXPECT_NE(junit.find("<property name=\"run\" value=\"shard counts {2}, 3 passes, corpus default /c/train.manifest (93 utterances"),
+            std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("<property name=\"run_overrides_ignored\" value=\"PSTRAIN_GATE_SHARDS=5: ignored\"/>"), std::string::npos) << junit;
+  EXPECT_EQ(ParseGtestXml(dir / "report.xml").size(), 2u);
+  WriteFileAtomic(dir / "junit.xml", junit);
+  EXPECT_EQ(ParseGtestXml(dir / "junit.xml").size(), 2u);  // still well-formed
 }
 
 TEST(AuditGatesCommandTest, AMissingBinaryOrAnUnknownKindExitsTwo) {

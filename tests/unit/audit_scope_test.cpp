@@ -622,6 +622,20 @@ TEST_F(AuditScopeFilesTest, LedgerFlagsNeverExecutedFailedAndMissingDeclarations
   EXPECT_EQ(ledger.at("problems").to_number<int>(), 4);
 }
 
+TEST_F(AuditScopeFilesTest, RunRecordsAreAccountedToTheirGateOrNotedWhenNoSourceHasIt) {
+  Write("gates/b_gate.cpp", kTwoGates);
+  const std::string run = R"J({"record":"run","gate":"GATE","profile":"quick","shard_counts":[1,3],"passes":2,"corpus":{"name":"override","manifest":"/m","root":"/r","utterances":8,"fingerprint":"f"},"pstrain":"/p","overrides_applied":["PSTRAIN_GATE_SHARDS=1,3 (each count, on its own)"],"overrides_ignored":[]})J";
+  const auto for_gate = [&](const std::string& gate) { return run.substr(0, run.find("GATE")) + gate + run.substr(run.find("GATE") + 4) + "\n"; };
+  Write("ledger.jsonl", Declaration_("Gate.FixedCount") + for_gate("Gate.FixedCount") +
+                            CheckRecord("Gate.FixedCount", "ExpectProducedFilesIdentical", R"(["means","variances"])", "pass") +
+                            CheckRecord("Gate.FixedCount", "ExpectRejected", R"(["flipped byte","payload-sha256"])", "pass") +
+                            Declaration_("Gate.BareOnly") + for_gate("Gate.Elsewhere"));
+  ASSERT_EQ(Run({"--gates", gates(), "--ledger", (dir_ / "ledger.jsonl").string()}), 0) << err_ << out_;
+  EXPECT_NE(out_.find("6 records; 0 problems."), std::string::npos) << out_;
+  EXPECT_NE(out_.find("- not in the source (note): `Gate.Elsewhere` run"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("`Gate.FixedCount` run"), std::string::npos) << out_;
+}
+
 TEST(AuditScopeLedgerTest, ExpressionSubjectsMatchAnyValueAndParameterizedNamesMatch) {
   const FileScope file = Extract(R"cpp(
 TEST_P(CountTest, Loop) {

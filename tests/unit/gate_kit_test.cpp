@@ -78,6 +78,47 @@ TEST_F(GateKitTest, DifferentOrMissingFilesFailTheTestAndAreRecordedAsFailed) {
   for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(records[i].at("result").as_string(), "fail") << i;
 }
 
+TEST_F(GateKitTest, AFileDifferenceNamesBothPathsAndTheFirstDifferingOffset) {
+  Write("a/means", "abcdefgh");
+  Write("b/means", "abcdXfghij");
+  Gate gate({"k", {1}, 1, ""});
+  EXPECT_NONFATAL_FAILURE(gate.ExpectProducedFilesIdentical(dir_ / "a", dir_ / "b", {"means"}),
+                          "means differs: first difference at byte 4 (sizes 8 and 10)");
+  EXPECT_NONFATAL_FAILURE(gate.ExpectProducedFilesIdentical(dir_ / "a", dir_ / "b", {"variances"}), "variances missing in");
+  std::string detail(Ledger()[1].at("detail").as_string());
+  EXPECT_NE(detail.find("means differs: first difference at byte 4 (sizes 8 and 10); sha256 "), std::string::npos) << detail;
+  EXPECT_NE(detail.find((dir_ / "a" / "means").string() + " vs " + (dir_ / "b" / "means").string()), std::string::npos) << detail;
+  detail = std::string(Ledger()[2].at("detail").as_string());
+  EXPECT_NE(detail.find("variances missing in " + (dir_ / "a" / "variances").string() + " and in " + (dir_ / "b" / "variances").string()),
+            std::string::npos)
+      << detail;
+}
+
+TEST_F(GateKitTest, RunRecordSaysWhatRan) {
+  Gate gate({"k", {2}, 3, ""});
+  GateRun run;
+  run.profile = "quick";
+  run.shard_counts = {1, 3};
+  run.passes = 2;
+  run.corpus = "override";
+  run.corpus_manifest = "/c/small.manifest";
+  run.utterances = 8;
+  run.manifest_fingerprint = "ab";
+  run.pstrain = "/bin/pstrain";
+  run.overrides_applied = {"PSTRAIN_GATE_PASSES=2"};
+  run.overrides_ignored = {"PSTRAIN_GATE_SHARDS=1,3: fixed"};
+  gate.RecordRun(run);
+  const auto records = Ledger();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].at("record").as_string(), "run");
+  EXPECT_EQ(records[1].at("gate").as_string(), "GateKitTest.RunRecordSaysWhatRan");
+  EXPECT_EQ(json::serialize(records[1].at("shard_counts")), "[1,3]");
+  EXPECT_EQ(records[1].at("passes").to_number<int>(), 2);
+  EXPECT_EQ(records[1].at("corpus").at("manifest").as_string(), "/c/small.manifest");
+  EXPECT_EQ(records[1].at("corpus").at("utterances").to_number<int>(), 8);
+  EXPECT_EQ(json::serialize(records[1].at("overrides_ignored")), "[\"PSTRAIN_GATE_SHARDS=1,3: fixed\"]");
+}
+
 TEST_F(GateKitTest, JsonFieldsByDottedPath) {
   Write("a/pass.json", R"({"totals":{"total_frames":10},"stop_decision":"continue"})");
   Write("b/pass.json", R"({"totals":{"total_frames":11},"stop_decision":"continue"})");
