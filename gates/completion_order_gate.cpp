@@ -61,13 +61,15 @@ TEST(Gate, CompletionOrder) {
   // Precondition: at least two shards to order.
   ASSERT_GE(shards, 2u) << "--jobs " << jobs << " runs " << shards << " shard(s) on a corpus of " << corpus.utterances << " utterances";
   const std::string slow = FullProfile() ? "2000" : "400", slower_half = FullProfile() ? "1000" : "200";
-  const std::vector<OrderCase> cases =
-      shards >= 3 ? std::vector<OrderCase>{
-                        {"delay:0:" + slow + ",delay:1:" + slower_half, {2, 1, 0}},
-                        {"delay:2:" + slow + ",delay:1:" + slower_half, {0, 1, 2}},
-                        {"delay:0:" + slower_half + ",delay:2:" + slow, {1, 0, 2}},
-                    }
-                  : std::vector<OrderCase>{{"delay:0:" + slow, {1, 0}}, {"delay:1:" + slow, {0, 1}}};
+  std::vector<OrderCase> cases;
+  if (shards >= 3) {
+    cases.push_back({"delay:0:" + slow + ",delay:1:" + slower_half, {2, 1, 0}});
+    cases.push_back({"delay:2:" + slow + ",delay:1:" + slower_half, {0, 1, 2}});
+    cases.push_back({"delay:0:" + slower_half + ",delay:2:" + slow, {1, 0, 2}});
+  } else {
+    cases.push_back({"delay:0:" + slow, {1, 0}});
+    cases.push_back({"delay:1:" + slow, {0, 1}});
+  }
   const std::uint32_t ordered = shards >= 3 ? 3 : 2;  // the shards whose order is forced
   const std::string job_options = "--jobs " + std::to_string(jobs) + " ";
   const fs::path dir = GateScratch("completion-order");

@@ -116,10 +116,16 @@ void Gate::RecordRun(const GateRun& run) {
 
   // The same in GoogleTest's XML report (and so in the JUnit file `audit gates run` copies).
   std::string list;
-  for (std::uint32_t c : run.shard_counts) list += (list.empty() ? "" : ",") + std::to_string(c);
+  for (std::uint32_t c : run.shard_counts) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(c);
+  }
   const auto joined = [](const std::vector<std::string>& items) {
     std::string out;
-    for (const std::string& s : items) out += (out.empty() ? "" : "; ") + s;
+    for (const std::string& s : items) {
+      if (!out.empty()) out += "; ";
+      out += s;
+    }
     return out;
   };
   if (::testing::UnitTest::GetInstance()->current_test_info() != nullptr) {
