@@ -222,6 +222,46 @@ TEST(Multipron, SurvivalPriorOnObservedAndUnobservedActivatedStates) {
   EXPECT_GT(unobserved, 10u) << "the case needs activated states without counts";
 }
 
+// Activation comes only from utterances that succeeded: the same utterances activate states when
+// they align, and none (and add no counts) when every attempt fails (a beam of 1 keeps only the
+// best state, and --retry-beams none allows no second try).
+TEST(Multipron, FailedUtterancesActivateNothing) {
+  const MultipronSetup setup("failed");
+  const fs::path dir = CorpusDir();
+  auto accumulate = [&](const std::string& name, const std::string& extra, int expected_exit) {
+    const fs::path out = setup.dir / name;
+    const CommandResult r = RunCommand(Pstrain(
+        "accumulate --model " + ShellQuote(setup.model.string()) + " --manifest " + ShellQuote(setup.corpus.manifest.string()) +
+        " --corpus-root " + ShellQuote(setup.corpus.corpus_root.string()) + " --dict " + ShellQuote((dir / "corpus.dic").string()) +
+        " --filler " + ShellQuote((dir / "corpus.filler").string()) + " --out " + ShellQuote(out.string()) +
+        " --multipron --jobs 2 --retry-beams none " + extra));
+    EXPECT_EQ(r.exit_code, expected_exit) << r.output;
+    return out;
+  };
+  auto activated = [](const fs::path& accum) {
+    std::vector<std::uint8_t> flags;
+    const ModelFiles model = ModelFiles::Load((accum.parent_path() / "cd-untied").string());
+    EXPECT_FALSE(DecodeFallbackSidecar(ReadFileText(accum / kFallbackSidecarFile), model.mdef.n_tied_state(), flags).has_value());
+    std::size_t count = 0;
+    for (std::uint8_t flag : flags) count += flag;
+    return count;
+  };
+  const fs::path aligned = accumulate("aligned", "", 0);
+  // Exit 1: no utterance could be aligned; the statistics and sidecars are written all the same.
+  const fs::path failed = accumulate("failed", "--abeam 1", 1);
+  const json::object aligned_summary = ReadJson(aligned / "summary.json").as_object();
+  const json::object failed_summary = ReadJson(failed / "summary.json").as_object();
+  EXPECT_GT(aligned_summary.at("totals").at("processed").to_number<int>(), 50);
+  EXPECT_GT(activated(aligned), 10u);
+  EXPECT_EQ(failed_summary.at("totals").at("processed").to_number<int>(), 0) << json::serialize(failed_summary.at("totals"));
+  EXPECT_EQ(failed_summary.at("totals").at("skipped").to_number<int>(), static_cast<int>(setup.corpus.utterances));
+  EXPECT_EQ(activated(failed), 0u);
+  const ExactAccumulators counts = ExactAccumulators::Read(failed.string());
+  EXPECT_EQ(counts, ExactAccumulators(counts.shape(), counts.pass2var())) << "failed attempts added counts";
+  // Each shard wrote its (all-zero) sidecar all the same.
+  for (const char* shard : {"shard-000", "shard-001"}) EXPECT_TRUE(fs::is_regular_file(failed / "shards" / shard / kFallbackSidecarFile));
+}
+
 // Re-signs a shard artifact after its sidecar was changed, as a worker that wrote a bad sidecar
 // would have: only the sidecar's own check can then reject it.
 void Resign(const fs::path& shard_dir) {
