@@ -13,11 +13,21 @@ namespace pstrain::audit {
 namespace fs = std::filesystem;
 
 bool IsTelemetryFile(const std::string& relative_path) {
-  // docs/contract.md: `telemetry.json` (PIDs, times, CPU) and `worker.stderr` (worker output) are
-  // not deterministic and are excluded from every byte comparison. Keep this list in step with it.
+  // docs/contract.md: `telemetry.json` (PIDs, times, CPU), `worker.stderr` (worker output) and,
+  // with the Slurm launcher, everything in a pass's `slurm/` directory (job ids, node names, task
+  // output) are not deterministic and are excluded from every byte comparison. Keep this rule in
+  // step with it.
   const std::size_t slash = relative_path.rfind('/');
   const std::string name = slash == std::string::npos ? relative_path : relative_path.substr(slash + 1);
-  return name == "telemetry.json" || name == "worker.stderr";
+  if (name == "telemetry.json" || name == "worker.stderr") return true;
+  if (slash == std::string::npos) return false;
+  // A directory component named "slurm" (the last component is the file itself).
+  for (std::size_t begin = 0; begin < slash;) {
+    std::size_t end = relative_path.find('/', begin);
+    if (relative_path.compare(begin, end - begin, "slurm") == 0) return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 const char* KindName(EntryKind kind) {

@@ -103,7 +103,7 @@ std::string RenderBytesText(const BytesReport& r) {
   if (!r.entries.empty()) out << "\n";
   if (r.ignore_telemetry) {
     out << "ignored " << Plural(r.ignored.size(), "telemetry file", "telemetry files")
-        << " (telemetry.json, worker.stderr: not deterministic, docs/contract.md)\n";
+        << " (telemetry.json, worker.stderr, slurm/: not deterministic, docs/contract.md)\n";
   }
   out << Summary(r) << "\n";
   out << "result: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n";

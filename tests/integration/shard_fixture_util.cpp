@@ -72,7 +72,11 @@ std::string WithFaults(const std::string& faults, const std::string& command) {
 
 bool IsNondeterministicFile(const fs::path& path) {
   const std::string name = path.filename().string();
-  return name == "telemetry.json" || name == "worker.stderr";
+  if (name == "telemetry.json" || name == "worker.stderr") return true;
+  for (const fs::path& part : path.parent_path()) {
+    if (part == "slurm") return true;  // a pass's Slurm job records (Slurm launcher)
+  }
+  return false;
 }
 
 std::map<std::string, std::string> DeterministicDigests(const fs::path& dir) {

@@ -203,6 +203,12 @@ TEST_F(AuditBytesTest, TelemetryIsComparedUnlessIgnored) {
   EXPECT_TRUE(IsTelemetryFile("pass-1/shard-0/worker.stderr"));
   EXPECT_FALSE(IsTelemetryFile("pass-1/telemetry.json.bak"));
   EXPECT_FALSE(IsTelemetryFile("artifact.json"));
+  // A pass's Slurm records (job ids, nodes, task output), at any depth; not a file named slurm.
+  EXPECT_TRUE(IsTelemetryFile("passes/001/slurm/job.json"));
+  EXPECT_TRUE(IsTelemetryFile("slurm/task-0.exit"));
+  EXPECT_FALSE(IsTelemetryFile("slurm"));
+  EXPECT_FALSE(IsTelemetryFile("passes/001/slurmish/job.json"));
+  EXPECT_FALSE(IsTelemetryFile("passes/001/shard-000/gauden_counts"));
   Both("pass-1/shard-0/artifact.json", "{}");
   Write(a() / "pass-1/shard-0/telemetry.json", "{\"pid\":1}");
   Write(b() / "pass-1/shard-0/telemetry.json", "{\"pid\":2}");
