@@ -61,17 +61,6 @@ std::string ShellCommand(const std::vector<std::string>& argv) {
   return command;
 }
 
-std::map<std::string, std::string> DeterministicTreeDigests(const fs::path& dir) {
-  std::map<std::string, std::string> digests;
-  if (!fs::is_directory(dir)) return digests;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().filename() != "telemetry.json") {
-      digests[fs::relative(entry.path(), dir).string()] = Sha256OfFile(entry.path());
-    }
-  }
-  return digests;
-}
-
 // --- Processes -------------------------------------------------------------------------------
 
 namespace {

@@ -26,9 +26,6 @@ std::vector<std::string> TrainArgv(const std::filesystem::path& run_dir, const s
 // `argv` as one shell command line, every argument quoted.
 std::string ShellCommand(const std::vector<std::string>& argv);
 
-// Relative path -> SHA-256 of every regular file below `dir`, except telemetry.json (PIDs and
-// times by design; docs/contract.md).
-std::map<std::string, std::string> DeterministicTreeDigests(const std::filesystem::path& dir);
 
 // --- Processes -------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@
 
 #include "common/file_io.h"
 #include "integration/fault_fixture_util.h"
+#include "integration/shard_fixture.h"
 #include "integration/test_util.h"
 
 namespace pstrain::testing {
@@ -66,7 +67,7 @@ std::string LastLine(const fs::path& path) {
   return last;
 }
 
-// Digests of the files below `prefix` in a DeterministicTreeDigests map.
+// Digests of the files below `prefix` in a DeterministicDigests map.
 std::map<std::string, std::string> Under(const std::map<std::string, std::string>& digests, const std::string& prefix) {
   std::map<std::string, std::string> out;
   for (const auto& [path, digest] : digests) {
@@ -125,7 +126,7 @@ class FaultTest : public ::testing::Test {
     const fs::path dir = Scratch("reference");
     const Finished f = RunToEnd(TrainArgv(dir / "run", args), {}, dir / "train.out");
     EXPECT_EQ(ExitCode(f.status), 0) << f.output;
-    const auto digests = DeterministicTreeDigests(dir / "run");
+    const auto digests = DeterministicDigests(dir / "run");
     EXPECT_GT(digests.size(), 40u);
     return digests;
   }
@@ -154,7 +155,7 @@ class FaultTest : public ::testing::Test {
     EXPECT_EQ(Entries(run / "passes"), expected_entries);
     ASSERT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
     const ino_t pass1_inode = Inode(run / "passes" / "001" / "pass.json");
-    const auto pass1_before = Under(DeterministicTreeDigests(run), "passes/001/");
+    const auto pass1_before = Under(DeterministicDigests(run), "passes/001/");
 
     const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
     ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
@@ -163,7 +164,7 @@ class FaultTest : public ::testing::Test {
     }
     EXPECT_THAT(rerun.output, HasSubstr("pass " + std::to_string(failed_pass) + ": "));
     EXPECT_EQ(Inode(run / "passes" / "001" / "pass.json"), pass1_inode) << "passes/001 was recomputed instead of reused";
-    const auto after = DeterministicTreeDigests(run);
+    const auto after = DeterministicDigests(run);
     EXPECT_EQ(Under(after, "passes/001/"), pass1_before);
     EXPECT_EQ(after, reference) << "the resumed run differs from an uninterrupted run";
   }
@@ -227,7 +228,7 @@ TEST_F(FaultTest, KilledWorkerFailsThePassAndLeavesThePreviousModel) {
   const fs::path run = Scratch("kill-worker") / "run";
   const Finished previous = RunToEnd(TrainArgv(run, {"--jobs", "2", "--max-passes", "2"}), {}, run.parent_path() / "previous.out");
   ASSERT_EQ(ExitCode(previous.status), 0) << previous.output;
-  const auto before = DeterministicTreeDigests(run);
+  const auto before = DeterministicDigests(run);
   ASSERT_FALSE(Under(before, "model/").empty());
 
   SpawnedProcess* coordinator = nullptr;
@@ -248,7 +249,7 @@ TEST_F(FaultTest, KilledWorkerFailsThePassAndLeavesThePreviousModel) {
   EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty());
 
   // Nothing promoted: the earlier training's model and passes are byte for byte what they were.
-  auto after = DeterministicTreeDigests(run);
+  auto after = DeterministicDigests(run);
   for (auto it = after.begin(); it != after.end();) it = it->first.rfind("passes/.001.staging/", 0) == 0 ? after.erase(it) : std::next(it);
   EXPECT_EQ(after, before);
   EXPECT_FALSE(fs::exists(run / "passes" / "003"));
@@ -258,7 +259,7 @@ TEST_F(FaultTest, KilledWorkerFailsThePassAndLeavesThePreviousModel) {
   const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
   ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
   EXPECT_THAT(rerun.output, ::testing::Not(HasSubstr("resumed")));
-  EXPECT_EQ(DeterministicTreeDigests(run), reference);
+  EXPECT_EQ(DeterministicDigests(run), reference);
 }
 
 // --- The coordinator is killed ------------------------------------------------------------------------

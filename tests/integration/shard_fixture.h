@@ -44,6 +44,8 @@ std::string WithFaults(const std::string& faults, const std::string& command);
 
 // True for the files that are nondeterministic by design and excluded from every byte comparison
 // (docs/contract.md): telemetry.json (PID, times, CPU) and worker.stderr (a worker's own output).
+// `path` is relative to the run (or pass) directory compared: files below a "slurm" directory in it
+// are the Slurm launcher's job records.
 bool IsNondeterministicFile(const std::filesystem::path& path);
 
 // Relative path -> SHA-256 of every regular file below `dir`, except the nondeterministic ones.

@@ -83,9 +83,9 @@ std::map<std::string, std::string> DeterministicDigests(const fs::path& dir) {
   std::map<std::string, std::string> digests;
   if (!fs::is_directory(dir)) return digests;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file() && !IsNondeterministicFile(entry.path())) {
-      digests[fs::relative(entry.path(), dir).string()] = Sha256OfFile(entry.path());
-    }
+    if (!entry.is_regular_file()) continue;
+    const fs::path relative = fs::relative(entry.path(), dir);
+    if (!IsNondeterministicFile(relative)) digests[relative.string()] = Sha256OfFile(entry.path());
   }
   return digests;
 }
