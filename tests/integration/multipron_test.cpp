@@ -118,6 +118,26 @@ TEST(Multipron, ShardCountsGiveIdenticalModelsAccountingAndActivation) {
   EXPECT_EQ(validate.exit_code, 0) << validate.output;
 }
 
+// Float32 reduction: the floating statistics may differ with the shard count, the discrete state
+// may not, and neither may the union of the activation sidecars (a bitwise OR).
+TEST(Multipron, Float32KeepsTheDiscreteStateAndTheActivationAcrossShardCounts) {
+  const MultipronSetup setup("float32");
+  const fs::path one = setup.Train("jobs-1", 1, 2, "--multipron --reduction float32");
+  const fs::path three = setup.Train("jobs-3", 3, 2, "--multipron --reduction float32");
+  for (const char* pass : {"001", "002"}) {
+    SCOPED_TRACE(std::string("pass ") + pass);
+    const json::object a = ReadJson(one / "passes" / pass / "pass.json").as_object();
+    const json::object b = ReadJson(three / "passes" / pass / "pass.json").as_object();
+    for (const char* key : {"utterance_ids", "processed_ids", "retried_ids", "skipped", "stop_decision", "multipron"}) {
+      EXPECT_EQ(a.at(key), b.at(key)) << key;
+    }
+    EXPECT_EQ(a.at("totals").at("total_frames"), b.at("totals").at("total_frames"));
+    EXPECT_EQ(DeterministicDigests(one / "passes" / pass / "accum").at(kFallbackSidecarFile),
+              DeterministicDigests(three / "passes" / pass / "accum").at(kFallbackSidecarFile));
+  }
+  EXPECT_FALSE(ActivatedSenones(one / "passes" / "001").empty());
+}
+
 TEST(Multipron, TwoRunsWithTwoWorkersWriteIdenticalBytes) {
   const MultipronSetup setup("fixed-count");
   const fs::path a = setup.Train("a", 2, 2);
