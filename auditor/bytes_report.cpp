@@ -1,5 +1,7 @@
 #include "bytes_report.h"
 
+#include "report_text.h"
+
 #include <boost/json.hpp>
 #include <sstream>
 
@@ -8,10 +10,6 @@ namespace pstrain::audit {
 namespace json = boost::json;
 
 namespace {
-
-std::string Plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 std::string SideText(const BytesSide& side) {
   std::string out = KindName(side.kind);
@@ -43,35 +41,15 @@ json::object SideJson(const BytesSide& side) {
   return o;
 }
 
-json::array Strings(const std::vector<std::string>& items) {
-  json::array a;
-  for (const std::string& s : items) a.emplace_back(s);
-  return a;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string SideHtml(const BytesSide& side) {
   if (side.kind == EntryKind::kMissing) return "<span class=\"none\">&#8212;</span>";
-  std::string out = Escape(KindName(side.kind));
+  std::string out = HtmlEscape(KindName(side.kind));
   if (side.kind == EntryKind::kFile) {
     out += ", " + std::to_string(side.size) + " bytes";
-    if (!side.sha256.empty()) out += "<br/><code>" + Escape(side.sha256) + "</code>";
+    if (!side.sha256.empty()) out += "<br/><code>" + HtmlEscape(side.sha256) + "</code>";
   }
-  if (side.kind == EntryKind::kSymlink) out += " &#8594; <code>" + Escape(side.link_target) + "</code>";
+  if (side.kind == EntryKind::kSymlink) out += " &#8594; <code>" + HtmlEscape(side.link_target) + "</code>";
   return out;
 }
 
@@ -146,8 +124,8 @@ std::string RenderBytesJson(const BytesReport& r) {
   o["only_in_a"] = std::move(only_a);
   o["only_in_b"] = std::move(only_b);
   o["different"] = std::move(different);
-  o["identical"] = Strings(r.identical);
-  o["ignored"] = Strings(r.ignored);
+  o["identical"] = JsonStrings(r.identical);
+  o["ignored"] = JsonStrings(r.ignored);
   return json::serialize(o) + "\n";
 }
 
@@ -168,9 +146,9 @@ std::string RenderBytesHtml(const BytesReport& r) {
          ".result{font-weight:bold;font-size:1.2em}\n"
          ".none{color:#999}\n"
          "</style>\n</head>\n<body>\n<h1>audit bytes</h1>\n";
-  out << "<p>A: <code>" << Escape(r.a) << "</code><br/>B: <code>" << Escape(r.b) << "</code></p>\n";
+  out << "<p>A: <code>" << HtmlEscape(r.a) << "</code><br/>B: <code>" << HtmlEscape(r.b) << "</code></p>\n";
   out << "<p class=\"result\">Result: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "</p>\n";
-  out << "<p>" << Escape(Summary(r)) << "</p>\n";
+  out << "<p>" << HtmlEscape(Summary(r)) << "</p>\n";
   if (r.ignore_telemetry) {
     out << "<p>Telemetry files (<code>telemetry.json</code>, <code>worker.stderr</code>) are not deterministic "
            "(docs/contract.md) and were ignored: "
@@ -179,8 +157,8 @@ std::string RenderBytesHtml(const BytesReport& r) {
   if (!r.entries.empty()) {
     out << "<table>\n<tr><th>Path</th><th>Status</th><th>First differing byte</th><th>A</th><th>B</th></tr>\n";
     for (const BytesEntry& e : r.entries) {
-      out << "<tr class=\"" << StatusClass(e.status) << "\"><td><code>" << Escape(e.path) << "</code></td><td>"
-          << Escape(StatusName(e.status)) << (e.status == EntryStatus::kDifferent ? ": " + Escape(e.reason) : "")
+      out << "<tr class=\"" << StatusClass(e.status) << "\"><td><code>" << HtmlEscape(e.path) << "</code></td><td>"
+          << HtmlEscape(StatusName(e.status)) << (e.status == EntryStatus::kDifferent ? ": " + HtmlEscape(e.reason) : "")
           << "</td><td>" << (e.first_difference ? std::to_string(*e.first_difference) : "&#8212;") << "</td><td>"
           << SideHtml(e.a) << "</td><td>" << SideHtml(e.b) << "</td></tr>\n";
     }
@@ -189,7 +167,7 @@ std::string RenderBytesHtml(const BytesReport& r) {
   auto list = [&](const char* title, const std::vector<std::string>& items) {
     if (items.empty()) return;
     out << "<details><summary>" << title << " (" << items.size() << ")</summary>\n<ul>\n";
-    for (const std::string& s : items) out << "<li><code>" << Escape(s) << "</code></li>\n";
+    for (const std::string& s : items) out << "<li><code>" << HtmlEscape(s) << "</code></li>\n";
     out << "</ul>\n</details>\n";
   };
   list("Identical", r.identical);

@@ -1,5 +1,7 @@
 #include "characterize_report.h"
 
+#include "report_text.h"
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
@@ -109,19 +111,6 @@ json::object ModeJson(const ModeComparison& m) {
   return o;
 }
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // --- SVG charts -------------------------------------------------------------------------------------
 
@@ -176,7 +165,7 @@ std::string Chart(const std::string& title, const std::string& y_label, const st
 
   std::ostringstream svg;
   svg << "<figure>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width
-      << " " << height << "\" role=\"img\" aria-label=\"" << Escape(title) << "\">\n";
+      << " " << height << "\" role=\"img\" aria-label=\"" << HtmlEscape(title) << "\">\n";
   svg << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << plot_h
       << "\" fill=\"#fafafa\" stroke=\"#999\"/>\n";
   // y ticks
@@ -188,7 +177,7 @@ std::string Chart(const std::string& title, const std::string& y_label, const st
     if (log_scale && has_zero && t == 0) label = "0";
     svg << "<line x1=\"" << left - 4 << "\" y1=\"" << num(y) << "\" x2=\"" << left + plot_w << "\" y2=\"" << num(y)
         << "\" stroke=\"#ddd\"/>\n<text x=\"" << left - 8 << "\" y=\"" << num(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
-        << Escape(label) << "</text>\n";
+        << HtmlEscape(label) << "</text>\n";
   }
   // x ticks
   for (std::size_t i = 0; i < n; ++i) {
@@ -196,8 +185,8 @@ std::string Chart(const std::string& title, const std::string& y_label, const st
   }
   svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 10 << "\" text-anchor=\"middle\" font-size=\"12\">pass</text>\n";
   svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 14 " << top + plot_h / 2
-      << ")\">" << Escape(y_label) << "</text>\n";
-  svg << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << Escape(title) << "</text>\n";
+      << ")\">" << HtmlEscape(y_label) << "</text>\n";
+  svg << "<text x=\"" << left << "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">" << HtmlEscape(title) << "</text>\n";
   // series
   std::size_t row = 0;
   for (const Series& s : series) {
@@ -222,7 +211,7 @@ std::string Chart(const std::string& title, const std::string& y_label, const st
     const double ly = top + 12 + 18 * static_cast<double>(row++);
     svg << "<line x1=\"" << left + plot_w + 12 << "\" y1=\"" << ly << "\" x2=\"" << left + plot_w + 36 << "\" y2=\"" << ly << "\" stroke=\"" << s.color
         << "\" stroke-width=\"1.5\"" << (s.dashed ? " stroke-dasharray=\"5,3\"" : "") << "/>\n<text x=\"" << left + plot_w + 42 << "\" y=\""
-        << ly + 4 << "\" font-size=\"11\">" << Escape(s.name) << "</text>\n";
+        << ly + 4 << "\" font-size=\"11\">" << HtmlEscape(s.name) << "</text>\n";
   }
   svg << "</svg>\n";
   if (log_scale && has_zero) svg << "<figcaption>Hollow markers on the bottom edge are exactly zero (not drawable on a log scale).</figcaption>\n";
@@ -232,10 +221,10 @@ std::string Chart(const std::string& title, const std::string& y_label, const st
 
 void ModeHtml(std::ostringstream& out, const ModeComparison& m, double budget, bool control) {
   out << "<h2>" << m.reduction << " reduction" << (control ? " (the control)" : "") << "</h2>\n";
-  out << "<p>Arm A: <code>" << Escape(ShardsText(m.a)) << "</code>, run <code>" << Escape(m.a.run_dir) << "</code><br/>Arm B: <code>"
-      << Escape(ShardsText(m.b)) << "</code>, run <code>" << Escape(m.b.run_dir) << "</code><br/>Per-frame log-likelihood: arm A "
+  out << "<p>Arm A: <code>" << HtmlEscape(ShardsText(m.a)) << "</code>, run <code>" << HtmlEscape(m.a.run_dir) << "</code><br/>Arm B: <code>"
+      << HtmlEscape(ShardsText(m.b)) << "</code>, run <code>" << HtmlEscape(m.b.run_dir) << "</code><br/>Per-frame log-likelihood: arm A "
       << MonotonicText(m.a) << ", arm B " << MonotonicText(m.b) << ".</p>\n";
-  out << "<table>\n<tr><th>pass</th><th>means: max rel. diff.</th><th>means &gt; budget " << Escape(Short(budget))
+  out << "<table>\n<tr><th>pass</th><th>means: max rel. diff.</th><th>means &gt; budget " << HtmlEscape(Short(budget))
       << "</th><th>numerators: max rel. diff.</th><th>numerators &gt; budget</th><th>LL/frame A</th><th>LL/frame B</th><th>gap (B &#8722; A)</th></tr>\n";
   for (const PassComparison& p : m.passes) {
     out << "<tr><td>" << p.pass << "</td><td>" << Sci(p.means.max_relative) << "</td><td>" << p.means.over_budget << " / " << p.means.elements
@@ -309,12 +298,12 @@ std::string RenderCharacterizeHtml(const CharacterizeReport& r) {
          ".caveat{border-left:4px solid #c0392b;padding:.5em 1em;background:#fdf2f0}\n"
          ".control{font-weight:bold}\n"
          "</style>\n</head>\n<body>\n<h1>audit characterize</h1>\n";
-  out << "<p>Manifest <code>" << Escape(r.manifest) << "</code>, initial model <code>" << Escape(r.model) << "</code><br/>Shard counts: "
+  out << "<p>Manifest <code>" << HtmlEscape(r.manifest) << "</code>, initial model <code>" << HtmlEscape(r.model) << "</code><br/>Shard counts: "
       << "<code>--jobs " << r.jobs_a << "</code> (arm A) and <code>--jobs " << r.jobs_b << "</code> (arm B); " << r.passes
-      << (r.passes == 1 ? " pass" : " passes") << "; budget " << Escape(Short(r.budget)) << " (relative).<br/>Relative difference of a pair: "
+      << (r.passes == 1 ? " pass" : " passes") << "; budget " << HtmlEscape(Short(r.budget)) << " (relative).<br/>Relative difference of a pair: "
       << "|a &#8722; b| / max(|a|, |b|), 0 when equal. Pass N&#8217;s log-likelihood is that of the model the pass started from.</p>\n";
-  out << "<p class=\"caveat\">" << Escape(kConvergenceCaveat) << "</p>\n";
-  out << "<p class=\"control\">Control: " << Escape(ControlText(r)) << ".</p>\n";
+  out << "<p class=\"caveat\">" << HtmlEscape(kConvergenceCaveat) << "</p>\n";
+  out << "<p class=\"control\">Control: " << HtmlEscape(ControlText(r)) << ".</p>\n";
 
   const std::string fa = "float32, arm A (" + std::to_string(r.float32.a.shard_count) + ")";
   const std::string fb = "float32, arm B (" + std::to_string(r.float32.b.shard_count) + ")";

@@ -1,5 +1,7 @@
 #include "compare_report.h"
 
+#include "report_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -13,10 +15,6 @@ namespace json = boost::json;
 namespace {
 
 // ---------------------------------------------------------------- shared
-
-std::string Plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 std::string Summary(const CompareReport& r) {
   return Plural(r.files.size(), "entry", "entries") + ": " + std::to_string(r.CountStatus("identical")) +
@@ -126,41 +124,6 @@ json::value OptJson(const std::optional<double>& v) { return v ? Number(*v) : js
 
 // ---------------------------------------------------------------- HTML
 
-// Escapes for HTML and XML; control characters and invalid UTF-8 bytes become "\xNN" so that the
-// page stays well-formed XML whatever a text file holds.
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      const std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-      bool valid = len > 0 && i + len <= s.size();
-      for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-      if (valid) {
-        out.append(s, i, len);
-        i += len - 1;
-        continue;
-      }
-    }
-    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F || c >= 0x80) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-      continue;
-    }
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 // Heat-map colour for a state: white-ish for tiny differences to dark red for the file's largest,
 // on a log scale over six decades; grey for no difference.
 std::string HeatColour(double value, double max_value) {
@@ -189,7 +152,7 @@ std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
   std::ostringstream out;
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\"per-"
-      << Escape(p.state_axis) << " heat map of " << Escape(p.path) << "\">\n";
+      << HtmlEscape(p.state_axis) << " heat map of " << HtmlEscape(p.path) << "\">\n";
   for (int row = 0; row < rows; ++row) {
     out << "<text x=\"" << kLeft - 4 << "\" y=\"" << kTop + row * kCell + kCell - 3
         << "\" font-size=\"10\" text-anchor=\"end\" font-family=\"sans-serif\">" << row * kColumns << "</text>\n";
@@ -199,7 +162,7 @@ std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
     const std::string label = r.StateLabel(p, s.state);
     out << "<rect x=\"" << kLeft + col * kCell << "\" y=\"" << kTop + row * kCell << "\" width=\"" << kCell - 1
         << "\" height=\"" << kCell - 1 << "\" fill=\"" << HeatColour(s.max_abs, max_value) << "\"><title>"
-        << Escape(p.state_axis) << " " << s.state << (label.empty() ? "" : " (" + Escape(label) + ")")
+        << HtmlEscape(p.state_axis) << " " << s.state << (label.empty() ? "" : " (" + HtmlEscape(label) + ")")
         << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", " << s.differing << " differing, " << s.outside
         << " outside tolerance</title></rect>\n";
   }
@@ -292,7 +255,7 @@ void FindingsHtml(std::ostringstream& out, const char* title, const std::vector<
   if (findings.empty()) return;
   out << "<h2>" << title << "</h2>\n<ul>\n";
   for (const Finding& f : findings) {
-    out << "<li class=\"" << Escape(f.code) << "\"><code>" << Escape(f.code) << "</code> " << Escape(f.text)
+    out << "<li class=\"" << HtmlEscape(f.code) << "\"><code>" << HtmlEscape(f.code) << "</code> " << HtmlEscape(f.text)
         << "</li>\n";
   }
   out << "</ul>\n";
@@ -528,9 +491,9 @@ std::string RenderCompareHtml(const CompareReport& r) {
          "span.add{color:#070}\n"
          ".result{font-weight:bold;font-size:1.2em}\n"
          "</style>\n</head>\n<body>\n<h1>audit compare</h1>\n";
-  out << "<p>A: <code>" << Escape(r.a) << "</code><br/>B: <code>" << Escape(r.b) << "</code><br/>tolerance: rtol "
+  out << "<p>A: <code>" << HtmlEscape(r.a) << "</code><br/>B: <code>" << HtmlEscape(r.b) << "</code><br/>tolerance: rtol "
       << FormatNumber(r.tolerance.rtol, 6) << ", atol " << FormatNumber(r.tolerance.atol, 6) << "</p>\n";
-  out << "<p class=\"result\">Result: " << result << "</p>\n<p>" << Escape(Summary(r)) << "</p>\n";
+  out << "<p class=\"result\">Result: " << result << "</p>\n<p>" << HtmlEscape(Summary(r)) << "</p>\n";
   FindingsHtml(out, "Explanation", r.explanations);
   FindingsHtml(out, "Differences", r.differences);
 
@@ -543,23 +506,23 @@ std::string RenderCompareHtml(const CompareReport& r) {
            "figures.</p>\n";
     for (const ParamDiff& p : r.parameters) {
       if (!p.same_shape || p.differing == 0) continue;
-      out << "<h3><code>" << Escape(p.path) << "</code></h3>\n<p>" << p.differing << " of " << p.elements
+      out << "<h3><code>" << HtmlEscape(p.path) << "</code></h3>\n<p>" << p.differing << " of " << p.elements
           << " elements differ, " << p.outside << " outside tolerance";
       if (p.max_abs) {
-        out << "; largest |A-B| " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << Escape(r.Where(p, *p.max_abs))
+        out << "; largest |A-B| " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << HtmlEscape(r.Where(p, *p.max_abs))
             << " (A " << FormatNumber(p.max_abs->a) << ", B " << FormatNumber(p.max_abs->b) << ")";
       }
       if (p.max_rel) {
         out << "; largest relative " << FormatNumber(p.max_rel->rel_diff, 6) << " at "
-            << Escape(r.Where(p, *p.max_rel));
+            << HtmlEscape(r.Where(p, *p.max_rel));
       }
       out << ".</p>\n" << HeatMapSvg(r, p);
       const std::vector<StateDiff> top = p.TopStates(kTopStates);
-      out << "<table>\n<tr><th>" << Escape(p.state_axis) << "</th><th>max |A-B|</th><th>max relative</th>"
+      out << "<table>\n<tr><th>" << HtmlEscape(p.state_axis) << "</th><th>max |A-B|</th><th>max relative</th>"
           << "<th>differing</th><th>outside tolerance</th></tr>\n";
       for (const StateDiff& s : top) {
         const std::string label = r.StateLabel(p, s.state);
-        out << "<tr><td>" << s.state << (label.empty() ? "" : " (" + Escape(label) + ")") << "</td><td>"
+        out << "<tr><td>" << s.state << (label.empty() ? "" : " (" + HtmlEscape(label) + ")") << "</td><td>"
             << FormatNumber(s.max_abs, 6) << "</td><td>" << FormatNumber(s.max_rel, 6) << "</td><td>" << s.differing
             << "</td><td>" << s.outside << "</td></tr>\n";
       }
@@ -573,12 +536,12 @@ std::string RenderCompareHtml(const CompareReport& r) {
     out << "<table>\n<tr><th>File</th><th>Shape</th><th>Elements</th><th>Differing</th><th>Outside tolerance</th>"
            "<th>Largest |A-B|</th><th>Largest relative</th></tr>\n";
     for (const ParamDiff& p : r.parameters) {
-      out << "<tr class=\"" << (p.same_shape && p.differing == 0 ? "eq" : "ne") << "\"><td><code>" << Escape(p.path)
+      out << "<tr class=\"" << (p.same_shape && p.differing == 0 ? "eq" : "ne") << "\"><td><code>" << HtmlEscape(p.path)
           << "</code></td><td>";
       if (p.same_shape) {
-        out << Escape(p.shape_text_a);
+        out << HtmlEscape(p.shape_text_a);
       } else {
-        out << "A: " << Escape(p.shape_text_a) << "<br/>B: " << Escape(p.shape_text_b);
+        out << "A: " << HtmlEscape(p.shape_text_a) << "<br/>B: " << HtmlEscape(p.shape_text_b);
       }
       out << "</td><td>" << p.elements << "</td><td>" << p.differing << "</td><td>" << p.outside << "</td><td>"
           << (p.max_abs ? FormatNumber(p.max_abs->abs_diff, 6) : "&#8212;") << "</td><td>"
@@ -608,10 +571,10 @@ std::string RenderCompareHtml(const CompareReport& r) {
   if (r.provenance) {
     out << "<table>\n<tr><th>Field</th><th>Equal</th><th>A</th><th>B</th><th>Details</th></tr>\n";
     for (const FieldDiff& f : r.provenance->fields) {
-      out << "<tr class=\"" << (f.equal ? "eq" : "ne") << "\"><td><code>" << Escape(f.field) << "</code></td><td>"
-          << (f.equal ? "yes" : "no") << "</td><td><code>" << Escape(Opt(f.a)) << "</code></td><td><code>"
-          << Escape(Opt(f.b)) << "</code></td><td>";
-      for (std::size_t i = 0; i < f.details.size(); ++i) out << (i ? "<br/>" : "") << "<code>" << Escape(f.details[i]) << "</code>";
+      out << "<tr class=\"" << (f.equal ? "eq" : "ne") << "\"><td><code>" << HtmlEscape(f.field) << "</code></td><td>"
+          << (f.equal ? "yes" : "no") << "</td><td><code>" << HtmlEscape(Opt(f.a)) << "</code></td><td><code>"
+          << HtmlEscape(Opt(f.b)) << "</code></td><td>";
+      for (std::size_t i = 0; i < f.details.size(); ++i) out << (i ? "<br/>" : "") << "<code>" << HtmlEscape(f.details[i]) << "</code>";
       out << "</td></tr>\n";
     }
     out << "</table>\n";
@@ -621,14 +584,14 @@ std::string RenderCompareHtml(const CompareReport& r) {
   }
 
   for (const TextDiffEntry& t : r.text_diffs) {
-    out << "<h2>Line diff: <code>" << Escape(t.path) << "</code></h2>\n<pre>";
+    out << "<h2>Line diff: <code>" << HtmlEscape(t.path) << "</code></h2>\n<pre>";
     std::size_t hidden = 0;
     for (const std::string& line : DiffText(t.diff, hidden)) {
       const char* cls = line.empty() ? nullptr : line[0] == '-' ? "del" : line[0] == '+' ? "add" : nullptr;
       if (cls) {
-        out << "<span class=\"" << cls << "\">" << Escape(line) << "</span>\n";
+        out << "<span class=\"" << cls << "\">" << HtmlEscape(line) << "</span>\n";
       } else {
-        out << Escape(line) << "\n";
+        out << HtmlEscape(line) << "\n";
       }
     }
     if (hidden > 0) out << "... " << hidden << " more diff lines\n";
@@ -641,10 +604,10 @@ std::string RenderCompareHtml(const CompareReport& r) {
                             : f.status == "only in A" ? "onlya"
                             : f.status == "only in B" ? "onlyb"
                                                       : "different";
-    out << "<tr class=\"" << cls << "\"><td><code>" << Escape(f.path) << "</code></td><td>" << Escape(f.status)
-        << (f.reason.empty() ? "" : ": " + Escape(f.reason)) << "</td><td>" << FileClassName(f.file_class)
-        << "</td><td><code>" << Escape(SideShort(f.a)) << "</code></td><td><code>"
-        << Escape(f.status == "identical" ? std::string("same") : SideShort(f.b)) << "</code></td></tr>\n";
+    out << "<tr class=\"" << cls << "\"><td><code>" << HtmlEscape(f.path) << "</code></td><td>" << HtmlEscape(f.status)
+        << (f.reason.empty() ? "" : ": " + HtmlEscape(f.reason)) << "</td><td>" << FileClassName(f.file_class)
+        << "</td><td><code>" << HtmlEscape(SideShort(f.a)) << "</code></td><td><code>"
+        << HtmlEscape(f.status == "identical" ? std::string("same") : SideShort(f.b)) << "</code></td></tr>\n";
   }
   out << "</table>\n</body>\n</html>\n";
   return out.str();

@@ -1,5 +1,7 @@
 #include "gates_summary.h"
 
+#include "report_text.h"
+
 #include <boost/json.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
@@ -229,12 +231,6 @@ std::string OneLine(const std::string& text, std::size_t max = 600) {
   return line;
 }
 
-json::array Strings(const std::vector<std::string>& items) {
-  json::array a;
-  for (const std::string& s : items) a.emplace_back(s);
-  return a;
-}
-
 std::string Join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
@@ -279,8 +275,8 @@ json::value RunJson(const GateRunRecord& run) {
   corpus["fingerprint"] = run.manifest_fingerprint;
   o["corpus"] = std::move(corpus);
   o["pstrain"] = run.pstrain;
-  o["overrides_applied"] = Strings(run.overrides_applied);
-  o["overrides_ignored"] = Strings(run.overrides_ignored);
+  o["overrides_applied"] = JsonStrings(run.overrides_applied);
+  o["overrides_ignored"] = JsonStrings(run.overrides_ignored);
   return o;
 }
 
@@ -393,11 +389,11 @@ std::string RenderGatesJson(const GatesRunSummary& summary) {
   root["gate_binary"] = summary.gate_binary;
   root["ledger"] = summary.ledger;
   root["gtest_xml"] = summary.xml;
-  root["only"] = Strings(summary.only);
-  root["overrides"] = Strings(summary.overrides);
+  root["only"] = JsonStrings(summary.only);
+  root["overrides"] = JsonStrings(summary.overrides);
   root["exit_code"] = summary.exit_code;
   root["result"] = summary.exit_code == 0 ? "pass" : summary.exit_code == 1 ? "fail" : "not-run";
-  root["problems"] = Strings(summary.problems);
+  root["problems"] = JsonStrings(summary.problems);
   json::array gates;
   for (const GateSummary& g : summary.gates) {
     json::object o;
@@ -417,7 +413,7 @@ std::string RenderGatesJson(const GatesRunSummary& summary) {
     if (g.first_failed_check) {
       json::object f;
       f["helper"] = g.first_failed_check->helper;
-      f["subjects"] = Strings(g.first_failed_check->subjects);
+      f["subjects"] = JsonStrings(g.first_failed_check->subjects);
       f["detail"] = g.first_failed_check->detail;
       f["ledger_line"] = g.first_failed_check->line;
       o["first_failed_check"] = std::move(f);

@@ -1,5 +1,7 @@
 #include "scope_report.h"
 
+#include "report_text.h"
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
@@ -65,10 +67,6 @@ std::vector<std::string> CheckItems(const Check& c) {
   for (const SourceValue& v : s) items.push_back(Render(v));
   if (items.empty()) items.push_back("(empty list: checks nothing, fails the gate)");
   return items;
-}
-
-std::string Plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 }  // namespace
