@@ -573,36 +573,30 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
     std::swap(asf, asf_next);
   }
 
-  // Frame 0: the initial state(s).
+  // Frame 0: the initial state(s). beta0 = sum_i alpha_0(i) beta_0(i), where prior_beta holds beta_0
+  // already multiplied by scale_[0]: prior_beta[0] * op for the linear path's one state of
+  // probability 1 (computed as bw does), prior * op * prior_beta for a graph's start states.
   set_local_entries(0);
+  double beta0 = 0.0;
   if (hmm.initial.empty()) {
-    const double op_first = op_of_state(0);
-    const double beta0 = prior_beta[0] * op_first;
-    if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
-      clear_local_entries(0);
-      return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
-                                                         std::to_string(final_alpha) + ") by more than 1%", true};
-    }
-    if (beta0 == 0.0) {
-      clear_local_entries(0);
-      return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
-    }
+    beta0 = prior_beta[0] * op_of_state(0);
+  } else {
+    for (const HmmArc& start : hmm.initial) beta0 += double(start.prob) * op_of_state(start.state) * prior_beta[start.state];
+  }
+  if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
+    clear_local_entries(0);
+    return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
+                                                       std::to_string(final_alpha) + ") by more than 1%", true};
+  }
+  if (beta0 == 0.0) {
+    clear_local_entries(0);
+    return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
+  }
+  if (hmm.initial.empty()) {
     // bw gives the initial state's CI senone a posterior of exactly 1 (one initial state).
     if (asf[0]) accumulate_densities(0, prior_beta[0] * recip_final_alpha, 1.0, 0);
   } else {
-    // sum_i alpha_0(i) beta_0(i), where prior_beta holds beta_0 already multiplied by scale_[0].
-    double beta0 = 0.0;
-    for (const HmmArc& start : hmm.initial) beta0 += double(start.prob) * op_of_state(start.state) * prior_beta[start.state];
-    if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
-      clear_local_entries(0);
-      return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
-                                                         std::to_string(final_alpha) + ") by more than 1%", true};
-    }
-    if (beta0 == 0.0) {
-      clear_local_entries(0);
-      return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
-    }
-    // Each initial state's posterior: prior * op * beta / final alpha.
+    // Each start state's posterior: prior * op * beta / final alpha.
     for (const HmmArc& start : hmm.initial) {
       if (!asf[start.state]) continue;
       const double p_reest = double(start.prob) * prior_beta[start.state] * recip_final_alpha;
