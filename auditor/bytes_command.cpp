@@ -6,7 +6,6 @@
 #include "bytes_compare.h"
 #include "bytes_report.h"
 #include "command_options.h"
-#include "common/file_io.h"
 
 namespace pstrain::audit {
 
@@ -83,16 +82,7 @@ int RunBytesCommand(const std::vector<std::string>& args, std::ostream& out, std
   const std::string rendered = options.format == "json"   ? RenderBytesJson(report)
                                : options.format == "html" ? RenderBytesHtml(report)
                                                           : RenderBytesText(report);
-  if (options.out) {
-    try {
-      WriteFileAtomic(*options.out, rendered);
-    } catch (const std::exception& e) {
-      err << "audit bytes: " << e.what() << "\n";
-      return 2;
-    }
-  } else {
-    out << rendered;
-  }
+  if (!WriteReport("bytes", rendered, options.out, out, err)) return 2;
   return report.Different() ? 1 : 0;
 }
 

@@ -240,16 +240,7 @@ int RunCharacterizeCommand(const std::vector<std::string>& args, std::ostream& o
   const std::string rendered = o.format == "json"   ? RenderCharacterizeJson(report)
                                : o.format == "html" ? RenderCharacterizeHtml(report)
                                                     : RenderCharacterizeText(report);
-  if (o.out) {
-    try {
-      WriteFileAtomic(*o.out, rendered);
-    } catch (const std::exception& e) {
-      err << "audit characterize: " << e.what() << "\n";
-      return 2;
-    }
-  } else {
-    out << rendered;
-  }
+  if (!WriteReport("characterize", rendered, o.out, out, err)) return 2;
   return report.exact.AllZero() ? 0 : 1;
 }
 

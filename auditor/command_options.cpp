@@ -1,5 +1,9 @@
 #include "command_options.h"
 
+#include <ostream>
+
+#include "common/file_io.h"
+
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/parsers.hpp>
 #include <boost/program_options/value_semantic.hpp>
@@ -103,6 +107,21 @@ std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
     if (std::string error = apply->second(option.value); !error.empty()) return error;
   }
   return "";
+}
+
+bool WriteReport(const std::string& command, const std::string& rendered, const std::optional<std::string>& out_path,
+                 std::ostream& out, std::ostream& err) {
+  if (!out_path) {
+    out << rendered;
+    return true;
+  }
+  try {
+    WriteFileAtomic(*out_path, rendered);
+  } catch (const std::exception& e) {
+    err << "audit " << command << ": " << e.what() << "\n";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace pstrain::audit

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <set>
@@ -43,5 +44,10 @@ class CommandOptions {
   std::set<std::string> flags_;
   std::vector<std::string>* positional_ = nullptr;
 };
+
+// Writes a command's rendered report to `out_path` (atomically) or, without one, to `out`.
+// Returns false after telling `err` ("audit COMMAND: ...") when the file cannot be written.
+bool WriteReport(const std::string& command, const std::string& rendered, const std::optional<std::string>& out_path,
+                 std::ostream& out, std::ostream& err);
 
 }  // namespace pstrain::audit

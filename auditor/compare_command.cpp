@@ -5,7 +5,6 @@
 #include <ostream>
 
 #include "command_options.h"
-#include "common/file_io.h"
 #include "compare_report.h"
 #include "model_compare.h"
 
@@ -104,16 +103,7 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   const std::string rendered = options.format == "json"   ? RenderCompareJson(report)
                                : options.format == "html" ? RenderCompareHtml(report)
                                                           : RenderCompareText(report);
-  if (options.out) {
-    try {
-      WriteFileAtomic(*options.out, rendered);
-    } catch (const std::exception& e) {
-      err << "audit compare: " << e.what() << "\n";
-      return 2;
-    }
-  } else {
-    out << rendered;
-  }
+  if (!WriteReport("compare", rendered, options.out, out, err)) return 2;
   return report.Different() ? 1 : 0;
 }
 

@@ -5,7 +5,6 @@
 #include <ostream>
 
 #include "command_options.h"
-#include "common/file_io.h"
 #include "mutate_engine.h"
 #include "mutate_report.h"
 #include "mutations.h"
@@ -121,16 +120,7 @@ int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, st
   if (own_work_dir && !options.keep) fs::remove_all(work_dir);
   if (options.keep) err << "audit mutate: the mutated copies are kept in " << work_dir.string() << "\n";
   const std::string rendered = options.format == "json" ? RenderMutateJson(report) : RenderMutateText(report);
-  if (options.out) {
-    try {
-      WriteFileAtomic(*options.out, rendered);
-    } catch (const std::exception& e) {
-      err << "audit mutate: " << e.what() << "\n";
-      return 2;
-    }
-  } else {
-    out << rendered;
-  }
+  if (!WriteReport("mutate", rendered, options.out, out, err)) return 2;
   if (report.Applicable() == 0) {
     err << "audit mutate: no mutation applies to this pass, so nothing was tested\n";
     return 2;

@@ -148,16 +148,7 @@ int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (!doc || options.out) {
     const std::string rendered =
         options.format == "json" ? RenderJson(report, ledger_ptr) : RenderMarkdown(report, ledger_ptr);
-    if (options.out) {
-      try {
-        WriteFileAtomic(*options.out, rendered);
-      } catch (const std::exception& e) {
-        err << "audit scope: " << e.what() << "\n";
-        return 2;
-      }
-    } else {
-      out << rendered;
-    }
+    if (!WriteReport("scope", rendered, options.out, out, err)) return 2;
   }
 
   if (ledger_ptr != nullptr && ledger_ptr->problems() > 0) {

@@ -15,9 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The auditor binary of this build tree (tests/CMakeLists.txt gives integration tests the build dir).
-fs::path AuditBinary() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
-
 std::string TrainCommand(const fs::path& run_dir) {
   const fs::path corpus = CorpusDir();
   return Pstrain("train --model " + ShellQuote(An4Model().string()) + " --manifest " + ShellQuote(TrainManifest().string()) +

@@ -19,8 +19,6 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using ::testing::HasSubstr;
 
-fs::path AuditBinary() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
-
 std::string Characterize(const fs::path& work, const std::string& extra) {
   const fs::path corpus = CorpusDir();
   return ShellQuote(AuditBinary().string()) + " characterize --manifest " + ShellQuote(TrainManifest().string()) + " --model " +

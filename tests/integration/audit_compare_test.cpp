@@ -25,8 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-fs::path AuditBinary() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
-
 class AuditCompare : public ::testing::Test {
  protected:
   void SetUp() override {

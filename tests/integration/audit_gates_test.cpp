@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 TEST(AuditGatesRunTest, FixedCountGatePassesAndTheSummaryNamesItsChecks) {
-  const fs::path audit = fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit";
+  const fs::path audit = AuditBinary();
   const fs::path gate_tests = fs::path(PSTRAIN_BUILD_DIR) / "gates" / "gate_tests";
   ASSERT_TRUE(fs::exists(audit)) << audit << " is not built (cmake --build BUILD --target audit)";
   ASSERT_TRUE(fs::exists(gate_tests)) << gate_tests << " is not built (cmake --build BUILD --target gate_tests)";
@@ -58,8 +58,6 @@ TEST(AuditGatesRunTest, FixedCountGatePassesAndTheSummaryNamesItsChecks) {
   EXPECT_NE(ReadFileText(dir / "junit.xml").find("<testcase name=\"FixedCountReproducibility\""), std::string::npos);
 }
 
-fs::path Audit() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
-
 // An 8-utterance manifest (the first 8 of the default training manifest) in `dir`; its corpus
 // root is the default corpus's directory (given with --corpus-root).
 fs::path SmallManifest(const fs::path& dir) {
@@ -73,11 +71,11 @@ fs::path SmallManifest(const fs::path& dir) {
 }
 
 TEST(AuditGatesRunTest, OverridesRunTwoGatesOnAChosenCorpusAndTheSummaryNamesWhatRan) {
-  ASSERT_TRUE(fs::exists(Audit())) << Audit() << " is not built";
+  ASSERT_TRUE(fs::exists(AuditBinary())) << AuditBinary() << " is not built";
   const fs::path dir = FreshDir("audit_gates_run_overrides");
   const fs::path manifest = SmallManifest(dir);
   const CommandResult r = RunCommand(
-      ShellQuote(Audit().string()) + " gates run --only fixed-count-reproducibility,cross-count-exact --shards 1,3 --passes 2" +
+      ShellQuote(AuditBinary().string()) + " gates run --only fixed-count-reproducibility,cross-count-exact --shards 1,3 --passes 2" +
       " --corpus " + ShellQuote(manifest.string()) + " --corpus-root " + ShellQuote(CorpusDir().string()) + " --work-dir " +
       ShellQuote((dir / "work").string()) + " --json " + ShellQuote((dir / "summary.json").string()) + " --junit " +
       ShellQuote((dir / "junit.xml").string()));
@@ -118,10 +116,10 @@ TEST(AuditGatesRunTest, OverridesRunTwoGatesOnAChosenCorpusAndTheSummaryNamesWha
 // multipron gates use the list as their comments say; one-shard-reference, peer-agreement and
 // artifact-validation ignore --shards and --passes and say so (about 10 s on 2 cores).
 TEST(AuditGatesRunTest, EveryGateRunsOnTheSmallCorpusAndTheFixedOnesSayWhatTheyIgnored) {
-  ASSERT_TRUE(fs::exists(Audit())) << Audit() << " is not built";
+  ASSERT_TRUE(fs::exists(AuditBinary())) << AuditBinary() << " is not built";
   const fs::path dir = FreshDir("audit_gates_run_every_gate");
   const fs::path manifest = SmallManifest(dir);
-  const CommandResult r = RunCommand(ShellQuote(Audit().string()) + " gates run --shards 1,3 --passes 2 --corpus " +
+  const CommandResult r = RunCommand(ShellQuote(AuditBinary().string()) + " gates run --shards 1,3 --passes 2 --corpus " +
                                      ShellQuote(manifest.string()) + " --corpus-root " + ShellQuote(CorpusDir().string()) +
                                      " --work-dir " + ShellQuote((dir / "work").string()) + " --json " +
                                      ShellQuote((dir / "summary.json").string()));
@@ -150,7 +148,7 @@ TEST(AuditGatesRunTest, EveryGateRunsOnTheSmallCorpusAndTheFixedOnesSayWhatTheyI
 }
 
 TEST(AuditGatesRunTest, ABrokenTrainerFailsTheFixedCountGateNamingTheFileAndOffset) {
-  ASSERT_TRUE(fs::exists(Audit())) << Audit() << " is not built";
+  ASSERT_TRUE(fs::exists(AuditBinary())) << AuditBinary() << " is not built";
   const fs::path dir = FreshDir("audit_gates_run_broken");
   const fs::path manifest = SmallManifest(dir);
   // The broken build: the real pstrain, then (for `train`) its PID written into the final means at
@@ -164,7 +162,7 @@ TEST(AuditGatesRunTest, ABrokenTrainerFailsTheFixedCountGateNamingTheFileAndOffs
                                "[ -f \"$out/model/means\" ] || exit 0\n"
                                "printf '%08d' $$ | dd of=\"$out/model/means\" bs=1 seek=100 conv=notrunc 2>/dev/null\n");
   fs::permissions(wrapper, fs::perms::owner_all);
-  const CommandResult r = RunCommand(ShellQuote(Audit().string()) + " gates run --only fixed-count-reproducibility --passes 1" +
+  const CommandResult r = RunCommand(ShellQuote(AuditBinary().string()) + " gates run --only fixed-count-reproducibility --passes 1" +
                                      " --corpus " + ShellQuote(manifest.string()) + " --corpus-root " +
                                      ShellQuote(CorpusDir().string()) + " --pstrain " + ShellQuote(wrapper.string()) +
                                      " --work-dir " + ShellQuote((dir / "work").string()) + " --json " +
@@ -188,9 +186,9 @@ TEST(AuditGatesRunTest, ABrokenTrainerFailsTheFixedCountGateNamingTheFileAndOffs
 }
 
 TEST(AuditGatesRunTest, BadOverrideValuesExitTwoWithAMessage) {
-  ASSERT_TRUE(fs::exists(Audit())) << Audit() << " is not built";
+  ASSERT_TRUE(fs::exists(AuditBinary())) << AuditBinary() << " is not built";
   const fs::path dir = FreshDir("audit_gates_run_bad");
-  const std::string audit = ShellQuote(Audit().string()) + " gates run --work-dir " + ShellQuote((dir / "work").string());
+  const std::string audit = ShellQuote(AuditBinary().string()) + " gates run --work-dir " + ShellQuote((dir / "work").string());
   CommandResult r = RunCommand(audit + " --only fixed-count-reproducibility --shards 2,0");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--shards: '0' is not a positive integer"), std::string::npos) << r.output;

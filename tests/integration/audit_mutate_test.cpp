@@ -30,8 +30,6 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using ::testing::HasSubstr;
 
-fs::path AuditBinary() { return fs::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
-
 // The current test's name, so that tests running in parallel (ctest -j) use their own directories.
 std::string TestName() { return ::testing::UnitTest::GetInstance()->current_test_info()->name(); }
 

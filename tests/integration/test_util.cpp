@@ -72,4 +72,6 @@ fs::path An4Model() { return "/usr/share/pocketsphinx/test/data/an4_ci_cont"; }
 
 std::string Pstrain(const std::string& args) { return std::string(PSTRAIN_BINARY) + " " + args; }
 
+std::filesystem::path AuditBinary() { return std::filesystem::path(PSTRAIN_BUILD_DIR) / "auditor" / "audit"; }
+
 }  // namespace pstrain::testing

@@ -34,4 +34,7 @@ inline constexpr const char* kNorm = "/usr/lib/sphinxtrain/norm";
 // `pstrain` with arguments.
 std::string Pstrain(const std::string& args);
 
+// The `audit` binary of this build tree.
+std::filesystem::path AuditBinary();
+
 }  // namespace pstrain::testing
