@@ -14,6 +14,7 @@
 
 #include "characterize_measure.h"
 #include "characterize_report.h"
+#include "report_text.h"
 #include "command_options.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -134,16 +135,6 @@ std::string DefaultPstrain() {
     if (::access(sibling.c_str(), X_OK) == 0) return sibling.string();
   }
   return "pstrain";
-}
-
-std::string LastLines(const std::string& text, std::size_t count) {
-  std::size_t pos = text.size();
-  if (pos > 0 && text[pos - 1] == '\n') --pos;
-  for (std::size_t lines = 0; pos > 0 && lines < count; ++lines) {
-    const std::size_t nl = text.rfind('\n', pos - 1);
-    pos = nl == std::string::npos ? 0 : nl;
-  }
-  return text.substr(pos == 0 ? 0 : pos + 1);
 }
 
 // Runs `argv` (execvp) with standard output and error to `log`; throws TrainingError when it

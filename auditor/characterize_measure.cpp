@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
+#include "training/train_loop.h"
 
 namespace pstrain::audit {
 
@@ -64,12 +65,6 @@ bool ModeComparison::AllZero() const {
 }
 
 namespace {
-
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
 
 struct PassRecord {
   std::uint32_t shard_count = 0;

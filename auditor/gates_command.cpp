@@ -19,6 +19,7 @@
 #include "command_options.h"
 #include "common/file_io.h"
 #include "gates_summary.h"
+#include "report_text.h"
 #include "manifest/manifest.h"
 #include "scope_extractor.h"
 
@@ -353,20 +354,14 @@ std::string DescribeStatus(int status) {
   return "ended abnormally";
 }
 
-std::string LastLines(const fs::path& file, std::size_t count) {
+std::string LastLinesOf(const fs::path& file, std::size_t count) {
   std::string text;
   try {
     text = ReadFileText(file);
   } catch (const std::exception&) {
     return "";
   }
-  std::size_t pos = text.size();
-  if (pos > 0 && text[pos - 1] == '\n') --pos;
-  for (std::size_t lines = 0; pos > 0 && lines < count; ++lines) {
-    const std::size_t nl = text.rfind('\n', pos - 1);
-    pos = nl == std::string::npos ? 0 : nl;
-  }
-  return text.substr(pos == 0 ? 0 : pos + 1);
+  return LastLines(text, count);
 }
 
 int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
@@ -520,7 +515,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
     input.run_problem = "cannot run the gate binary: " + child.error;
   } else if (!fs::exists(xml, ec)) {
     input.run_problem = "the gate binary " + DescribeStatus(child.status) + " without an XML report; its last output:\n" +
-                        LastLines(log, 15);
+                        LastLinesOf(log, 15);
   }
   const GatesRunSummary summary = Summarize(input);
 

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "coordinator/finished_pass.h"
+#include "training/train_loop.h"
 
 namespace pstrain::audit {
 
@@ -67,12 +68,6 @@ int MutateExitCode(const MutateReport& report) {
 }
 
 namespace {
-
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
 
 // `text` with every occurrence of `from` replaced by `to` (scratch paths made relative to the pass).
 std::string Replace(std::string text, const std::string& from, const std::string& to) {

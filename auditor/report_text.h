@@ -15,6 +15,9 @@ std::string Plural(std::size_t n, const char* one, const char* many);
 // control characters (but tab and newline) and bytes that are not valid UTF-8 as "\xNN".
 std::string HtmlEscape(const std::string& s);
 
+// The last `count` lines of `text` (a final newline does not start an empty line).
+std::string LastLines(const std::string& text, std::size_t count);
+
 // A JSON array of strings.
 boost::json::array JsonStrings(const std::vector<std::string>& items);
 

@@ -40,6 +40,7 @@
 
 #include "gate_kit.h"
 #include "integration/test_util.h"
+#include "training/train_loop.h"
 
 namespace pstrain::gates {
 
@@ -118,8 +119,8 @@ std::string ExactlyPasses(std::uint32_t passes);
 // Runs `command`; a non-zero exit adds a (precondition) failure naming the command and its output.
 pstrain::testing::CommandResult RunOk(const std::string& command);
 
-// 1 -> "001"; 0 -> "shard-000".
-std::string PassName(std::uint32_t pass);
+// 1 -> "001" (the trainer's own naming); 0 -> "shard-000".
+using pstrain::PassName;
 std::string ShardName(std::uint32_t shard);
 
 // The names of the regular files directly inside `dir` (empty when it does not exist).

@@ -265,12 +265,6 @@ CommandResult RunOk(const std::string& command) {
   return r;
 }
 
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
-
 std::string ShardName(std::uint32_t shard) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "shard-%03u", shard);

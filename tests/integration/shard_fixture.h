@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include "training/train_loop.h"
+
 namespace pstrain::testing {
 
 // A manifest and the corpus root its feature paths are relative to.
@@ -55,8 +57,8 @@ std::map<std::string, std::string> DeterministicDigests(const std::filesystem::p
 // Parses a JSON file; throws (failing the test) when it is unreadable or malformed.
 boost::json::value ReadJson(const std::filesystem::path& path);
 
-// A pass directory's name: 1 -> "001".
-std::string PassName(std::uint32_t pass);
+// A pass directory's name: 1 -> "001" (the trainer's own naming).
+using pstrain::PassName;
 
 // The shard-XXX directories directly inside `pass_dir`.
 std::size_t CountShardDirs(const std::filesystem::path& pass_dir);

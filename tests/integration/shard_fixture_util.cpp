@@ -92,12 +92,6 @@ std::map<std::string, std::string> DeterministicDigests(const fs::path& dir) {
 
 boost::json::value ReadJson(const fs::path& path) { return boost::json::parse(ReadFileText(path)); }
 
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
-
 std::size_t CountShardDirs(const fs::path& pass_dir) {
   if (!fs::is_directory(pass_dir)) return 0;
   return static_cast<std::size_t>(std::count_if(fs::directory_iterator(pass_dir), fs::directory_iterator(), [](const fs::directory_entry& e) {

@@ -23,5 +23,12 @@ TEST(ReportTextTest, PluralAndJsonStrings) {
   EXPECT_EQ(boost::json::serialize(JsonStrings({"a", "b\""})), "[\"a\",\"b\\\"\"]");
 }
 
+TEST(ReportTextTest, LastLines) {
+  EXPECT_EQ(LastLines("a\nb\nc\n", 2), "b\nc\n");
+  EXPECT_EQ(LastLines("a\nb\nc", 2), "b\nc");
+  EXPECT_EQ(LastLines("a\nb\n", 5), "a\nb\n");
+  EXPECT_EQ(LastLines("", 3), "");
+}
+
 }  // namespace
 }  // namespace pstrain::audit

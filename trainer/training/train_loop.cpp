@@ -20,6 +20,12 @@
 
 namespace pstrain {
 
+std::string PassName(std::uint32_t pass) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
+  return buffer;
+}
+
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
@@ -52,11 +58,6 @@ std::string OutputFeatParams(const std::string& input_text, const FeatureOptions
 
 namespace {
 
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
 
 // What a finished pass directory says about itself, for resuming.
 struct CompletedPass {
