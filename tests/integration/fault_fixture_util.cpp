@@ -311,6 +311,15 @@ void SpawnedProcess::KillEverything() {
   WaitUntilGone(tracked_, std::chrono::seconds(5));  // reaps orphaned workers re-parented to us
 }
 
+FinishedProcess WaitToEnd(SpawnedProcess& p, const std::vector<std::string>& argv) {
+  using namespace std::chrono_literals;
+  if (!p.WaitForExit(120s)) {
+    ADD_FAILURE() << "still running after 120 s: " << ShellCommand(argv);
+    p.KillEverything();
+  }
+  return {p.wait_status(), p.Output()};
+}
+
 std::string DescribeWaitStatus(int status) {
   if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));

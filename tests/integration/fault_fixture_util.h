@@ -98,6 +98,15 @@ class SpawnedProcess {
   std::vector<ProcessIdentity> tracked_;
 };
 
+// A process that ran to its end: its wait status and output.
+struct FinishedProcess {
+  int status = -1;
+  std::string output;
+};
+// Waits up to two minutes for `p` (started with `argv`) to end; a process still running then is a
+// test failure and is killed with everything it tracks.
+FinishedProcess WaitToEnd(SpawnedProcess& p, const std::vector<std::string>& argv);
+
 // "exit 1", "signal 9" ...: a wait status for messages.
 std::string DescribeWaitStatus(int status);
 

@@ -104,21 +104,10 @@ class FaultTest : public ::testing::Test {
     return *spawned_.back();
   }
 
-  struct Finished {
-    int status = -1;
-    std::string output;
-  };
+  using Finished = FinishedProcess;
   // Runs to the end (at most two minutes) and returns the wait status and the output.
   Finished RunToEnd(const std::vector<std::string>& argv, const std::vector<std::string>& env, const fs::path& output) {
-    SpawnedProcess& p = Spawn(argv, env, output);
-    Finished f;
-    if (!p.WaitForExit(120s)) {
-      ADD_FAILURE() << "still running after 120 s: " << ShellCommand(argv);
-      p.KillEverything();
-    }
-    f.status = p.wait_status();
-    f.output = p.Output();
-    return f;
+    return WaitToEnd(Spawn(argv, env, output), argv);
   }
 
   // An uninterrupted `pstrain train ARGS` in its own directory: the bytes every rerun must match.

@@ -84,11 +84,22 @@ class SlurmTest : public ::testing::Test {
     const char* conf = std::getenv("SLURM_CONF");
     ASSERT_NE(conf, nullptr) << "SLURM_CONF is not set: these tests need the local Slurm cluster (ctest fixture slurm_cluster, "
                                 "or `scripts/local-slurm.sh start` and the SLURM_CONF it prints)";
-    const CommandResult sinfo = RunCommand("sinfo -h -o '%P %t %D' 2>&1");
-    ASSERT_EQ(sinfo.exit_code, 0) << "the Slurm cluster of " << conf << " does not answer (scripts/local-slurm.sh start; logs in its log/ "
-                                  << "directory):\n" << sinfo.output;
-    ASSERT_THAT(sinfo.output, ::testing::AnyOf(HasSubstr("idle"), HasSubstr("mix"), HasSubstr("alloc")))
-        << "no usable Slurm node:\n" << sinfo.output;
+    // The controller may be busy, or the node still completing jobs an earlier test cancelled:
+    // wait up to 20 s for it to answer and take work (idle, mix or alloc).
+    CommandResult sinfo;
+    const auto give_up = std::chrono::steady_clock::now() + 20s;
+    auto usable = [&] {
+      return sinfo.exit_code == 0 && (sinfo.output.find("idle") != std::string::npos || sinfo.output.find("mix") != std::string::npos ||
+                                      sinfo.output.find("alloc") != std::string::npos);
+    };
+    for (;;) {
+      sinfo = RunCommand("sinfo -h -o '%P %t %D' 2>&1");
+      if (usable() || std::chrono::steady_clock::now() > give_up) break;
+      std::this_thread::sleep_for(200ms);
+    }
+    ASSERT_EQ(sinfo.exit_code, 0) << "the Slurm cluster of " << conf << " does not answer after 20 s (scripts/local-slurm.sh start; "
+                                  << "logs in its log/ directory):\n" << sinfo.output;
+    ASSERT_TRUE(usable()) << "no usable Slurm node after 20 s:\n" << sinfo.output;
   }
 
   void TearDown() override {
@@ -99,21 +110,10 @@ class SlurmTest : public ::testing::Test {
 
   fs::path Scratch(const std::string& name) { return TestScratchDir(kGroup, name); }
 
-  struct Finished {
-    int status = -1;
-    std::string output;
-  };
+  using Finished = FinishedProcess;
   Finished Run(const std::vector<std::string>& argv, const std::vector<std::string>& env, const fs::path& output) {
     spawned_.push_back(std::make_unique<SpawnedProcess>(argv, env, output));
-    SpawnedProcess& p = *spawned_.back();
-    Finished f;
-    if (!p.WaitForExit(120s)) {
-      ADD_FAILURE() << "still running after 120 s: " << ShellCommand(argv);
-      p.KillEverything();
-    }
-    f.status = p.wait_status();
-    f.output = p.Output();
-    return f;
+    return WaitToEnd(*spawned_.back(), argv);
   }
 
   // `pstrain train` on the small corpus (8 utterances) with `extra` options.
