@@ -58,6 +58,16 @@ std::variant<std::shared_ptr<const UtteranceCase>, std::string> CachedCase(unsig
   return it->second;
 }
 
+// The case, or nullptr after marking the benchmark skipped with the reason (and how to fix it).
+const UtteranceCase* CaseOrSkip(benchmark::State& state, unsigned n_gaussians) {
+  const auto loaded = CachedCase(n_gaussians);
+  if (const std::string* error = std::get_if<std::string>(&loaded)) {
+    state.SkipWithError(error->c_str());
+    return nullptr;
+  }
+  return std::get<std::shared_ptr<const UtteranceCase>>(loaded).get();  // owned by the cache
+}
+
 ForwardBackwardOptions CiOptions() {
   ForwardBackwardOptions options;
   options.beams.abeam = 1e-90;
@@ -67,12 +77,9 @@ ForwardBackwardOptions CiOptions() {
 }
 
 void BM_ForwardBackward(benchmark::State& state, unsigned n_gaussians) {
-  const auto loaded = CachedCase(n_gaussians);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, n_gaussians);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   const ForwardBackwardOptions options = CiOptions();
   ForwardBackward fb;
   UtteranceStats acc;
@@ -103,12 +110,9 @@ BENCHMARK_CAPTURE(BM_ForwardBackward, grown_16g, 16u)->Unit(benchmark::kMicrosec
 // SHA-256 (as RunCorpusPass does for every utterance; `pstrain accumulate` also hashes every file
 // once more in the manifest check before the pass), parse it, CMN + 1s_c_d_dd.
 void BM_UtteranceInput(benchmark::State& state) {
-  const auto loaded = CachedCase(1);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, 1);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   for (auto _ : state) {
     const std::vector<std::uint8_t> bytes = ReadFileBytes(c.feature_path);
     std::string digest = Sha256Hex(bytes.data(), bytes.size());
@@ -123,12 +127,9 @@ BENCHMARK(BM_UtteranceInput)->Unit(benchmark::kMicrosecond);
 
 // Reading the feature file alone (ReadFileBytes, as RunCorpusPass reads it).
 void BM_FeatureFileRead(benchmark::State& state) {
-  const auto loaded = CachedCase(1);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, 1);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   for (auto _ : state) {
     std::vector<std::uint8_t> bytes = ReadFileBytes(c.feature_path);
     benchmark::DoNotOptimize(bytes.data());
@@ -140,12 +141,9 @@ BENCHMARK(BM_FeatureFileRead)->Unit(benchmark::kMicrosecond);
 // Sha256OfFile: what the manifest check (CheckManifest, run by `pstrain accumulate` before the pass)
 // does for every feature file.
 void BM_FeatureFileManifestCheckHash(benchmark::State& state) {
-  const auto loaded = CachedCase(1);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, 1);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   for (auto _ : state) {
     std::string digest = Sha256OfFile(c.feature_path);
     benchmark::DoNotOptimize(digest);
@@ -156,12 +154,9 @@ BENCHMARK(BM_FeatureFileManifestCheckHash)->Unit(benchmark::kMicrosecond);
 
 // SHA-256 alone of the same feature file's bytes (per frame: 13 float32 = 52 bytes).
 void BM_FeatureSha256(benchmark::State& state) {
-  const auto loaded = CachedCase(1);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, 1);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   const std::vector<std::uint8_t> bytes = ReadFileBytes(c.feature_path);
   for (auto _ : state) {
     std::string digest = Sha256Hex(bytes.data(), bytes.size());
@@ -176,12 +171,9 @@ BENCHMARK(BM_FeatureSha256)->Unit(benchmark::kMicrosecond);
 // the double view (kExact = false) or the exact fixed-point accumulators the pass uses (true).
 template <bool kExact>
 void BM_UtteranceStatsAddTo(benchmark::State& state, unsigned n_gaussians) {
-  const auto loaded = CachedCase(n_gaussians);
-  if (const std::string* error = std::get_if<std::string>(&loaded)) {
-    state.SkipWithError(error->c_str());
-    return;
-  }
-  const UtteranceCase& c = *std::get<std::shared_ptr<const UtteranceCase>>(loaded);
+  const UtteranceCase* case_ptr = CaseOrSkip(state, n_gaussians);
+  if (case_ptr == nullptr) return;
+  const UtteranceCase& c = *case_ptr;
   ForwardBackward fb;
   UtteranceStats acc;
   ForwardBackwardStats stats;
