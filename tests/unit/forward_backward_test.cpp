@@ -561,6 +561,16 @@ void ExpectVectorsNear(const std::vector<double>& actual, const std::vector<doub
   }
 }
 
+// Every accumulated statistic equals the brute force's within `rel_tol` (a density's
+// mixture-weight count is its occupancy).
+void ExpectStatisticsNear(const Accumulators& acc, const BruteForce& exact, double rel_tol) {
+  ExpectVectorsNear(acc.dnom_data(), exact.dnom, rel_tol, 1e-30, "dnom");
+  ExpectVectorsNear(acc.mixw_data(), exact.dnom, rel_tol, 1e-30, "mixw");
+  ExpectVectorsNear(acc.mean_data(), exact.mean, rel_tol, 1e-12, "mean");
+  ExpectVectorsNear(acc.var_data(), exact.var, rel_tol, 1e-12, "var");
+  ExpectVectorsNear(acc.tmat_data(), exact.tmat, rel_tol, 1e-30, "tmat");
+}
+
 TEST(ForwardBackwardBruteForceTest, MatchesExactForwardBackward) {
   const TinyModel tiny;
   const Dictionary dict = Dictionary::Parse("WA A\nWB B\nWAB A B\n", "tiny.dic", false);
@@ -592,11 +602,7 @@ TEST(ForwardBackwardBruteForceTest, MatchesExactForwardBackward) {
 
     Accumulators acc(ShapeOf(tiny.model), false);
     stats.AddTo(acc);
-    ExpectVectorsNear(acc.dnom_data(), exact.dnom, 1e-9, 1e-30, "dnom");
-    ExpectVectorsNear(acc.mixw_data(), exact.dnom, 1e-9, 1e-30, "mixw");
-    ExpectVectorsNear(acc.mean_data(), exact.mean, 1e-9, 1e-12, "mean");
-    ExpectVectorsNear(acc.var_data(), exact.var, 1e-9, 1e-12, "var");
-    ExpectVectorsNear(acc.tmat_data(), exact.tmat, 1e-9, 1e-30, "tmat");
+    ExpectStatisticsNear(acc, exact, 1e-9);
     const double total = std::accumulate(exact.dnom.begin(), exact.dnom.end(), 0.0);
     EXPECT_PRED4(NearRelative, total, double(c.n_frames), 1e-12, 0.0);  // the brute force itself is sane
   }
@@ -666,11 +672,7 @@ TEST(ForwardBackwardBruteForceTest, PronunciationGraphIsTheMixtureOfItsVariantPa
     }
     Accumulators acc(ShapeOf(tiny.model), false);
     stats.AddTo(acc);
-    ExpectVectorsNear(acc.dnom_data(), mixture.dnom, 1e-8, 1e-30, "dnom");
-    ExpectVectorsNear(acc.mixw_data(), mixture.dnom, 1e-8, 1e-30, "mixw");
-    ExpectVectorsNear(acc.mean_data(), mixture.mean, 1e-8, 1e-12, "mean");
-    ExpectVectorsNear(acc.var_data(), mixture.var, 1e-8, 1e-12, "var");
-    ExpectVectorsNear(acc.tmat_data(), mixture.tmat, 1e-8, 1e-30, "tmat");
+    ExpectStatisticsNear(acc, mixture, 1e-8);
   }
 }
 
