@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "shards/fallback_sidecar.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
@@ -58,11 +57,7 @@ int RunAccumulate(int argc, char** argv) {
     std::ifstream log(staging / "shards" / ShardDirName(shard) / "worker.log");
     std::cout << log.rdbuf();
   }
-  if (result.reduced.exact) result.reduced.exact->Write(staging.string());
-  else result.reduced.accumulators.Write(staging.string());
-  if (pass_inputs.options.multipron) {
-    WriteFileAtomic(staging / kFallbackSidecarFile, EncodeFallbackSidecar(result.reduced.fallback_senones));
-  }
+  WriteReducedStatistics(result.reduced, staging);
   WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result.artifacts, result.reduced, jobs, ReductionModeName(pass_inputs.reduction)));
   ReplaceDirectory(staging, dest);
   const double total_log_likelihood = result.reduced.log_likelihood.value();

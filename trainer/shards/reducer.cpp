@@ -49,4 +49,10 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
   return reduced;
 }
 
+void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir) {
+  if (reduced.exact) reduced.exact->Write(dir.string());
+  else reduced.accumulators.Write(dir.string());
+  if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+}
+
 }  // namespace pstrain

@@ -31,4 +31,9 @@ struct ReducedPass {
 // activation sidecar contributes it to the union.
 ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<ShardArtifact>& artifacts, ReductionMode mode);
 
+// Writes the reduced statistics into `dir` (a pass's accum/, or `pstrain accumulate`'s output):
+// the bw-format files, exact_counts in exact mode, and the union of the activation sidecars in a
+// multipron pass.
+void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
+
 }  // namespace pstrain

@@ -1,7 +1,5 @@
 #include "training/train_loop.h"
 
-#include "shards/fallback_sidecar.h"
-
 #include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
@@ -274,11 +272,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
       throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " + std::to_string(manifest.size()) +
                           " skipped)");
     }
-    if (reduced.exact) reduced.exact->Write((pass_dir / "accum").string());
-    else reduced.accumulators.Write((pass_dir / "accum").string());
-    if (base.options.multipron) {
-      WriteFileAtomic(pass_dir / "accum" / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
-    }
+    WriteReducedStatistics(reduced, pass_dir / "accum");
     ReestimationReport report;
     // The survival prior is applied here, once, to the reduced statistics (never per shard); the
     // next pass starts from a fresh bitmap.
