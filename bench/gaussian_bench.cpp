@@ -8,14 +8,16 @@
 // 16 senones (15-25 states are active per frame on real speech).
 //
 //   BM_GaussianLogDensity/densities:N         one Gaussian at a time: the loop of
-//                                             ForwardBackward::EvaluateLogDensities (and bw's); pstrain
+//                                             DensityKernel::Evaluate (and bw's); pstrain
 //                                             uses it for fewer than 4 densities or with top-n < all
-//   BM_GaussianLogDensityGrouped/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 4 densities side
-//                                             by side (SIMD), used with topn = all and >= 4 densities;
-//                                             checked bit-identical to the loop above before timing
+//   BM_GaussianLogDensityGrouped/isa:L/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 4
+//                                             densities side by side with the vector kernel of level L
+//                                             (0 scalar, 1 sse2, 2 avx2, 3 avx512 on x86-64; a level the
+//                                             CPU lacks is skipped with the reason), used with topn = all
+//                                             and >= 4 densities; checked bit-identical to the loop above
+//                                             before timing
 //
-// Both kernels are copies (the originals are a private member and a class in an anonymous
-// namespace of forward_backward.cpp); keep them in step. The arithmetic is bw's: float32 difference
+// The arithmetic is bw's: float32 difference
 // x - mean promoted to double, dist += precision * diff * diff in double over the dimensions in
 // order, log density = log_norm - dist.
 //
@@ -32,6 +34,8 @@
 #include "bench_util.h"
 #include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
+#include "numerics/isa.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain::bench {
 namespace {
@@ -102,7 +106,19 @@ constexpr std::uint32_t kGroup = GroupedDensities::kGroup;
 
 template <bool kGrouped>
 void BM_GaussianLogDensity(benchmark::State& state) {
-  const auto n_density = static_cast<std::uint32_t>(state.range(0));
+  const auto n_density = static_cast<std::uint32_t>(state.range(kGrouped ? 1 : 0));
+  const numerics::VectorKernels* kernels = nullptr;
+  if constexpr (kGrouped) {
+    const auto level = static_cast<numerics::IsaLevel>(state.range(0));
+    bool supported = false;
+    for (const numerics::IsaLevel have : numerics::SupportedIsaLevels()) supported = supported || have == level;
+    if (!supported) {
+      state.SkipWithError((std::string(numerics::IsaName(level)) + ": not supported by this CPU").c_str());
+      return;
+    }
+    kernels = &numerics::KernelsFor(level);
+    state.SetLabel(std::string(numerics::IsaName(level)));
+  }
   GaussianCase c;
   const std::string error = LoadGaussianCase(n_density, c);
   if (!error.empty()) {
@@ -125,7 +141,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     std::vector<double> a(n_density), b(n_density);
     for (std::uint32_t s = 0; s < n_senones; ++s) {
       EvaluateSenoneLogDensities(model, s, c.frames.data(), a.data());
-      layout.Evaluate(model, s, s, c.frames.data(), b.data());
+      layout.Evaluate(model, *kernels, s, s, c.frames.data(), b.data());
       if (std::memcmp(a.data(), b.data(), n_density * sizeof(double)) != 0) {
         state.SkipWithError("grouped and one-at-a-time log densities differ");
         return;
@@ -137,7 +153,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     const float* x = c.frames.data() + std::size_t(frame) * veclen;
     for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i) {
       if constexpr (kGrouped) {
-        layout.Evaluate(model, senone, senone, x, log_dens.data() + std::size_t(i) * n_density);
+        layout.Evaluate(model, *kernels, senone, senone, x, log_dens.data() + std::size_t(i) * n_density);
       } else {
         EvaluateSenoneLogDensities(model, senone, x, log_dens.data() + std::size_t(i) * n_density);
       }
@@ -154,7 +170,10 @@ void BM_GaussianLogDensity(benchmark::State& state) {
       benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK_TEMPLATE(BM_GaussianLogDensity, false)->Name("BM_GaussianLogDensity")->ArgName("densities")->Arg(1)->Arg(8)->Arg(16);
-BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)->Name("BM_GaussianLogDensityGrouped")->ArgName("densities")->Arg(8)->Arg(16);
+BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)
+    ->Name("BM_GaussianLogDensityGrouped")
+    ->ArgNames({"isa", "densities"})
+    ->ArgsProduct({{0, 1, 2, 3}, {8, 16}});
 
 }  // namespace
 }  // namespace pstrain::bench

@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev
   libcrypto++-dev
-  libgtest-dev googletest libbenchmark-dev
+  libgtest-dev googletest libbenchmark-dev libmpfr-dev
   sphinxtrain pocketsphinx pocketsphinx-en-us pocketsphinx-testdata sphinxbase-utils
   espeak-ng sox
   chromium libxml2-utils

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "numerics/isa.h"
 
 namespace {
 
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "manifest") return pstrain::cli::RunManifest(argc - 1, argv + 1);
+    // Commands that compute check PSTRAIN_ISA first: a level the CPU lacks is bad input (exit 2),
+    // reported once by this process rather than by each worker.
+    if (command == "accumulate" || command == "train" || command == "worker") pstrain::numerics::ActiveIsaLevel();
     if (command == "accumulate") return pstrain::cli::RunAccumulate(argc - 1, argv + 1);
     if (command == "normalize") return pstrain::cli::RunNormalize(argc - 1, argv + 1);
     if (command == "train") return pstrain::cli::RunTrain(argc - 1, argv + 1);

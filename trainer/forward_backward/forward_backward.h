@@ -1,9 +1,17 @@
 // Forward-backward (Baum-Welch E-step) over one utterance's sentence HMM, following SphinxTrain's
 // bw: scaled alphas with a relative beam, densities scaled per frame by (max log density - 10),
 // beta pruning relative to the final alpha, the same per-frame sanity checks, and posterior-weighted
-// statistics for mixture weights, Gaussians (1- or 2-pass variance) and transitions. All statistics
-// are accumulated in double into an UtteranceStats, which the caller adds to the global
-// accumulators only when the utterance succeeded.
+// statistics for mixture weights, Gaussians (1- or 2-pass variance) and transitions.
+//
+// The pieces, one file each:
+//   density_kernel.*       the log densities of a senone at a frame (the replaceable kernel; its
+//                          arithmetic is the active instruction-set level's, numerics/)
+//   frame_densities.*      the forward pass's per-frame density cache, read again backwards
+//   alpha_pass.cpp         ForwardBackward::AlphaPass
+//   beta_pass.cpp          ForwardBackward::BetaPass and its pruning
+//   statistics_gatherer.*  posteriors -> statistics, into the sink utterance_stats.*
+// All statistics are accumulated in double into an UtteranceStats, which the caller adds to the
+// global accumulators only when the utterance succeeded.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "accumulators/accumulators.h"
-#include "accumulators/exact_accumulators.h"
 #include "features/features.h"
+#include "forward_backward/density_kernel.h"
+#include "forward_backward/frame_densities.h"
+#include "forward_backward/statistics_gatherer.h"
+#include "forward_backward/utterance_stats.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -46,40 +57,43 @@ struct ForwardBackwardStats {
   double avg_pruned_posterior = 0.0;
 };
 
-// Statistics of one utterance over the senones its HMM uses (local indices = SentenceHmm::senones).
-class UtteranceStats {
- public:
-  void Reset(const SentenceHmm& hmm, const AcousticModel& model, std::uint32_t n_tmat);
-  // Adds these statistics into `global` (deterministic order: local senone order, then tmat).
-  // The exact form rounds each value once to 2^-64 (accumulators/exact_sum.h).
-  void AddTo(ExactAccumulators& global) const;
-  void AddTo(Accumulators& global) const;
-
- private:
-  template <typename AddFn>
-  void ForEachValue(AddFn&& add) const;
-  friend class ForwardBackward;
-  std::vector<std::uint32_t> senones_;  // local -> global senone
-  std::uint32_t n_density_ = 0, veclen_ = 0, n_emit_ = 0;
-  std::vector<double> mixw_, dnom_, mean_, var_;
-  std::vector<double> tmat_;  // [n_tmat][n_emit][n_emit+1]
-};
-
-// Runs forward-backward. Reusable scratch buffers make repeated calls allocation-free.
+// Runs forward-backward. Scratch buffers are kept between calls, so their memory is reused; a call
+// still allocates when an utterance needs more than any before it.
 class ForwardBackward {
  public:
+  // With the kernels of the active instruction-set level (PSTRAIN_ISA, numerics/isa.h).
+  ForwardBackward();
+  explicit ForwardBackward(const numerics::VectorKernels& kernels);
+
   // Returns the failure, or nothing on success (then `stats_out` and `acc_out` are filled).
   std::optional<AlignmentFailure> Run(const AcousticModel& model, const SentenceHmm& hmm, const Features& features,
                                       const ForwardBackwardOptions& options, UtteranceStats& acc_out,
                                       ForwardBackwardStats& stats_out);
 
  private:
-  // Evaluates the log densities of local senone `local` at frame `t` into `log_dens` (topn best,
-  // with indices in `idx`).
-  void EvaluateLogDensities(const AcousticModel& model, std::uint32_t senone, const float* x);
+  struct Pass {
+    const AcousticModel& model;
+    const SentenceHmm& hmm;
+    const Features& features;
+    const ForwardBackwardOptions& options;
+  };
+  // Scaled alphas of every frame (alpha_*, scale_, dscale_) and the density cache.
+  std::optional<AlignmentFailure> AlphaPass(const Pass& pass, ForwardBackwardStats& stats);
+  // Betas from the last frame back to frame 0, gathering the statistics into `acc`.
+  std::optional<AlignmentFailure> BetaPass(const Pass& pass, double final_alpha, UtteranceStats& acc,
+                                           ForwardBackwardStats& stats);
+  // Keeps the states of `candidates` whose alpha * beta at frame t exceeds `threshold` (appended to
+  // `kept`), drops the others (asf_next_ cleared); adds the kept and the dropped alpha * beta to
+  // `kept_sum` and `pruned_sum`.
+  void PruneBeta(const std::vector<std::uint32_t>& candidates, double threshold, std::vector<std::uint32_t>& kept,
+                 double& kept_sum, double& pruned_sum);
+  std::uint32_t LocalOf(const SentenceHmm& hmm, std::uint32_t state) const {
+    return local_of_senone_[hmm.states[state].senone];
+  }
 
-  std::vector<double> log_dens_;      // scratch: n_density
-  std::vector<std::uint32_t> order_;  // scratch: top-n selection
+  DensityKernel kernel_;
+  FrameDensities densities_;
+  StatisticsGatherer gatherer_;
 
   // Forward results per frame.
   std::vector<std::size_t> alpha_begin_;  // frame -> first entry (size T+1)
@@ -88,18 +102,13 @@ class ForwardBackward {
   std::vector<double> scale_;             // 1 / best alpha per frame
   std::vector<double> dscale_;            // density log-scale per frame
 
-  // Density cache per frame: for each evaluated local senone, topn scaled densities + indices + op.
-  std::vector<std::size_t> dens_begin_;   // frame -> first entry (size T+1)
-  std::vector<std::uint32_t> dens_local_;
-  std::vector<double> dens_op_;
-  std::vector<double> dens_value_;        // entry * topn
-  std::vector<std::uint32_t> dens_index_; // entry * topn
-  std::vector<double> dens_log_;          // pre-scaling log densities of the frame being built
-
-  // Scratch maps indexed by HMM state / local senone.
+  // Scratch indexed by HMM state / global senone.
   std::vector<std::int32_t> state_slot_;
-  std::vector<std::int32_t> local_entry_;
   std::vector<std::uint32_t> local_of_senone_;
+  std::vector<std::uint32_t> cand_state_;
+  std::vector<double> cand_alpha_;
+  std::vector<double> beta_, prior_beta_;
+  std::vector<char> asf_, asf_next_;
 };
 
 }  // namespace pstrain

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -34,10 +35,11 @@ inline void EvaluateSenoneLogDensities(const AcousticModel& model, std::uint32_t
 // The Gaussians of one utterance's senones, re-laid out so that kGroup densities of a senone are
 // evaluated side by side: per local senone and group, dimension-major [dim][kGroup] means (float32)
 // and precisions (the float32 precisions converted to double, which is exact). The kGroup sums are
-// independent, so the compiler computes them with packed (SIMD) arithmetic; every lane performs the
-// same IEEE operations in the same order as the one-density-at-a-time loop of EvaluateLogDensities
-// (float32 difference promoted to double, dist += precision * diff * diff over the dimensions in
-// order, log_norm - dist), so the log densities are bit-identical. Used when every density is
+// independent: the vector kernel of the active instruction-set level (numerics/vector_kernels.h)
+// computes them side by side, every lane performing the same IEEE operations in the same order as
+// the one-density-at-a-time loop of EvaluateLogDensity (float32 difference promoted to double,
+// dist += precision * diff * diff over the dimensions in order, log_norm - dist), so the log
+// densities are bit-identical. Used when every density is
 // evaluated (topn = all, SphinxTrain's CI setting) and a senone has at least kGroup densities.
 class GroupedDensities {
  public:
@@ -69,23 +71,14 @@ class GroupedDensities {
     }
   }
 
-  // Log densities of every density of local senone `local` (global `senone`) at x, into out[k].
-  void Evaluate(const AcousticModel& model, std::uint32_t local, std::uint32_t senone, const float* x, double* out) const {
+  // Log densities of every density of local senone `local` (global `senone`) at x, into out[k]:
+  // the distances from `kernels` (any instruction-set level gives the same bits), then
+  // log_norm - dist.
+  void Evaluate(const AcousticModel& model, const numerics::VectorKernels& kernels, std::uint32_t local, std::uint32_t senone,
+                const float* x, double* out) const {
     const std::size_t per_local = std::size_t(n_groups_) * veclen_ * kGroup;
-    for (std::uint32_t g = 0; g < n_groups_; ++g) {
-      const std::size_t base = local * per_local + std::size_t(g) * veclen_ * kGroup;
-      const float* mean = mean_.data() + base;
-      const double* precision = precision_.data() + base;
-      double dist[kGroup] = {};
-      for (std::uint32_t l = 0; l < veclen_; ++l, mean += kGroup, precision += kGroup) {
-        const float xl = x[l];
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const double diff = xl - mean[j];  // float32 difference, as bw computes it
-          dist[j] += precision[j] * diff * diff;
-        }
-      }
-      for (std::uint32_t j = 0; j < kGroup; ++j) out[g * kGroup + j] = model.LogNorm(senone, g * kGroup + j) - dist[j];
-    }
+    kernels.grouped_distances(x, mean_.data() + local * per_local, precision_.data() + local * per_local, veclen_, n_groups_, out);
+    for (std::uint32_t k = 0; k < n_groups_ * kGroup; ++k) out[k] = model.LogNorm(senone, k) - out[k];
     // Densities beyond the last full group, one at a time (same arithmetic).
     for (std::uint32_t k = n_groups_ * kGroup; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
   }

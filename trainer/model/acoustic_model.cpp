@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "numerics/elementary.h"
 
 namespace pstrain {
 
@@ -102,13 +103,13 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
   const std::size_t n_densities_total = std::size_t(n_senones_) * n_density_;
   precision_.resize(files.variances.data.size());
   log_norm_.resize(n_densities_total);
-  const float log_two_pi_term = static_cast<float>(veclen_ * std::log(2.0 * M_PI));
+  const float log_two_pi_term = static_cast<float>(veclen_ * numerics::Log(2.0 * M_PI));
   for (std::size_t density = 0; density < n_densities_total; ++density) {
     float log_det = 0.0f;  // accumulated in float32, as SphinxTrain does
     for (std::uint32_t dim = 0; dim < veclen_; ++dim) {
       float var = files.variances.data[density * veclen_ + dim];
       if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
-      log_det = static_cast<float>(log_det + std::log(static_cast<double>(var)));
+      log_det = static_cast<float>(log_det + numerics::Log(static_cast<double>(var)));
       precision_[density * veclen_ + dim] = static_cast<float>(1.0 / (2.0 * var));
     }
     log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));

@@ -19,6 +19,7 @@
 #include "common/sha256.h"
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
+#include "numerics/isa.h"
 #include "shards/artifact.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/partition.h"
@@ -145,6 +146,8 @@ void RunShardTask(const ShardTask& task) {
   telemetry["pid"] = static_cast<std::int64_t>(::getpid());
   telemetry["start"] = IsoTime(start);
   telemetry["end"] = IsoTime(std::chrono::system_clock::now());
+  // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
+  telemetry["isa"] = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry["wall_seconds"] = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
   if (user0 >= 0 && user1 >= 0) {
     telemetry["user_cpu_seconds"] = user1 - user0;

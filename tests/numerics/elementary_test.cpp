@@ -1,0 +1,228 @@
+// The project's Exp and Log against MPFR (correctly rounded at 160 bits), and the bit-identity of
+// every instruction-set level's vector kernels with the scalar code.
+//
+// Samples: PSTRAIN_MPFR_SAMPLES per range (default 200,000; the nightly runs 10,000,000). The worst
+// error found is printed (and recorded in docs/numerics.md).
+#include <gtest/gtest.h>
+#include <mpfr.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "numerics/elementary.h"
+#include "numerics/elementary_constants.h"
+#include "numerics/isa.h"
+#include "numerics/vector_kernels.h"
+
+namespace pstrain::numerics {
+namespace {
+
+std::size_t Samples() {
+  const char* value = std::getenv("PSTRAIN_MPFR_SAMPLES");
+  return value != nullptr ? std::strtoull(value, nullptr, 10) : 200000;
+}
+
+std::uint64_t BitsOf(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// The error of `got` in units in the last place of the correctly rounded result (the ulp of the
+// binade of the exact value; for subnormal results the subnormal spacing 2^-1074).
+class UlpMeter {
+ public:
+  UlpMeter() { mpfr_inits2(160, x_, exact_, diff_, (mpfr_ptr)0); }
+  ~UlpMeter() { mpfr_clears(x_, exact_, diff_, (mpfr_ptr)0); }
+  double Error(double input, double got, int (*fn)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t)) {
+    mpfr_set_d(x_, input, MPFR_RNDN);
+    fn(exact_, x_, MPFR_RNDN);
+    const double rounded = mpfr_get_d(exact_, MPFR_RNDN);
+    if (std::isinf(rounded) || std::isnan(rounded) || rounded == 0.0) return got == rounded ? 0.0 : 1e9;
+    int exponent = 0;
+    std::frexp(rounded, &exponent);  // rounded = f 2^exponent, f in [0.5, 1)
+    const int ulp_exponent = std::max(exponent - 53, -1074);
+    mpfr_set_d(diff_, got, MPFR_RNDN);
+    mpfr_sub(diff_, diff_, exact_, MPFR_RNDN);
+    mpfr_mul_2si(diff_, diff_, -ulp_exponent, MPFR_RNDN);
+    return std::fabs(mpfr_get_d(diff_, MPFR_RNDN));
+  }
+
+ private:
+  mpfr_t x_, exact_, diff_;
+};
+
+struct Worst {
+  double ulps = 0.0;
+  double input = 0.0;
+  void Add(double error, double x) {
+    if (error > ulps) {
+      ulps = error;
+      input = x;
+    }
+  }
+};
+
+TEST(Elementary, ConstantsAreMpfrRounded) {
+  mpfr_t v, t;
+  mpfr_inits2(256, v, t, (mpfr_ptr)0);
+  for (int j = 0; j < 64; ++j) {
+    mpfr_set_si(t, j, MPFR_RNDN);
+    mpfr_div_ui(t, t, 64, MPFR_RNDN);
+    mpfr_ui_pow(v, 2, t, MPFR_RNDN);
+    const double hi = mpfr_get_d(v, MPFR_RNDN);
+    mpfr_sub_d(t, v, hi, MPFR_RNDN);
+    EXPECT_EQ(BitsOf(constants::kExp2Table[2 * j]), BitsOf(hi)) << "2^(" << j << "/64) hi";
+    EXPECT_EQ(BitsOf(constants::kExp2Table[2 * j + 1]), BitsOf(mpfr_get_d(t, MPFR_RNDN))) << "2^(" << j << "/64) lo";
+  }
+  mpfr_const_log2(v, MPFR_RNDN);
+  mpfr_sub_d(t, v, constants::kLn2Hi, MPFR_RNDN);
+  EXPECT_EQ(BitsOf(constants::kLn2Lo), BitsOf(mpfr_get_d(t, MPFR_RNDN)));
+  // k * kLn2Hi exact for |k| < 2^11, k * kLn2By64Hi for |k| < 2^18: few enough significant bits.
+  EXPECT_EQ(BitsOf(constants::kLn2Hi) & ((std::uint64_t{1} << 11) - 1), 0u);
+  EXPECT_EQ(BitsOf(constants::kLn2By64Hi) & ((std::uint64_t{1} << 18) - 1), 0u);
+  mpfr_clears(v, t, (mpfr_ptr)0);
+}
+
+TEST(Elementary, SpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(BitsOf(Exp(0.0)), BitsOf(1.0));
+  EXPECT_EQ(BitsOf(Exp(-0.0)), BitsOf(1.0));
+  EXPECT_EQ(Exp(inf), inf);
+  EXPECT_EQ(BitsOf(Exp(-inf)), BitsOf(0.0));
+  EXPECT_EQ(Exp(710.0), inf);
+  EXPECT_EQ(BitsOf(Exp(-746.0)), BitsOf(0.0));
+  EXPECT_GT(Exp(709.7), 1e308);
+  EXPECT_GT(Exp(-745.0), 0.0);  // the smallest subnormal range
+  EXPECT_TRUE(std::isnan(Exp(nan)));
+  EXPECT_EQ(BitsOf(Log(1.0)), BitsOf(0.0));
+  EXPECT_EQ(Log(0.0), -inf);
+  EXPECT_EQ(Log(-0.0), -inf);
+  EXPECT_EQ(Log(inf), inf);
+  EXPECT_TRUE(std::isnan(Log(-1.0)));
+  EXPECT_TRUE(std::isnan(Log(-inf)));
+  EXPECT_TRUE(std::isnan(Log(nan)));
+  EXPECT_EQ(Log(2.0), constants::kLn2Hi + constants::kLn2Lo);
+  // The smallest subnormal and the largest double.
+  UlpMeter meter;
+  EXPECT_LT(meter.Error(4.9406564584124654e-324, Log(4.9406564584124654e-324), mpfr_log), 1.0);
+  EXPECT_LT(meter.Error(std::numeric_limits<double>::max(), Log(std::numeric_limits<double>::max()), mpfr_log), 1.0);
+}
+
+// Inputs of the trainer: exp of log densities minus the frame scale (at most 10, down to -inf),
+// log of scale factors, likelihoods and variances (any positive double).
+TEST(Elementary, ExpWithinOneUlpOfMpfr) {
+  const std::size_t n = Samples();
+  std::mt19937_64 rng(20261201);
+  UlpMeter meter;
+  struct Range {
+    double lo, hi;
+  };
+  const Range ranges[] = {{-745.2, 10.0}, {-1.0, 1.0}, {-0.01, 0.01}, {-745.2, -708.0}, {700.0, 709.8}};
+  for (const Range& range : ranges) {
+    Worst worst;
+    std::uniform_real_distribution<double> dist(range.lo, range.hi);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = dist(rng);
+      worst.Add(meter.Error(x, Exp(x), mpfr_exp), x);
+    }
+    std::printf("Exp on [%g, %g]: worst error %.4f ulp at x = %a (%zu samples)\n", range.lo, range.hi, worst.ulps, worst.input, n);
+    EXPECT_LT(worst.ulps, 1.0) << "at x = " << worst.input;
+  }
+}
+
+TEST(Elementary, LogWithinOneUlpOfMpfr) {
+  const std::size_t n = Samples();
+  std::mt19937_64 rng(20261202);
+  UlpMeter meter;
+  Worst worst;
+  // Uniform in the exponent (every binade, subnormals included), uniform around 1.
+  std::uniform_real_distribution<double> exponent(-1074.0, 1024.0);
+  std::uniform_real_distribution<double> near_one(0.9, 1.1);
+  std::uniform_int_distribution<std::uint64_t> any_bits(1, 0x7fefffffffffffffULL);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = std::ldexp(1.0 + near_one(rng) - 0.9, static_cast<int>(exponent(rng)));
+    const double b = near_one(rng);
+    std::uint64_t bits = any_bits(rng);
+    double c;
+    std::memcpy(&c, &bits, sizeof c);
+    for (const double x : {a, b, c}) {
+      if (!(x > 0.0) || std::isinf(x)) continue;
+      worst.Add(meter.Error(x, Log(x), mpfr_log), x);
+    }
+  }
+  std::printf("Log: worst error %.4f ulp at x = %a (%zu samples in each of 3 ranges)\n", worst.ulps, worst.input, n);
+  EXPECT_LT(worst.ulps, 1.0) << "at x = " << worst.input;
+}
+
+// Every level's vector exp gives the scalar Exp's bits, including the special values and the
+// lengths that leave a tail.
+TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> dist(-760.0, 20.0);
+  std::vector<double> in(100003);
+  for (double& v : in) v = dist(rng);
+  const double specials[] = {0.0, -0.0, 1e-300, -1e-300, 709.78, 709.79, -745.13, -745.14, 800.0, -800.0, 1e300, -1e300,
+                             std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN()};
+  std::copy(std::begin(specials), std::end(specials), in.begin());
+  const double shift = -3.25;
+  std::vector<double> expected(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) expected[i] = Exp(in[i] - shift);
+
+  // Grouped distances: 3 groups of 4 densities, 39 dimensions, values of trained models.
+  const std::uint32_t veclen = 39, n_groups = 3;
+  std::vector<float> x(veclen), mean(std::size_t(n_groups) * veclen * 4);
+  std::vector<double> precision(mean.size());
+  std::normal_distribution<float> gauss(0.0f, 3.0f);
+  for (float& v : x) v = gauss(rng);
+  for (float& v : mean) v = gauss(rng);
+  for (double& v : precision) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
+  std::vector<double> expected_dist(std::size_t(n_groups) * 4);
+  KernelsFor(IsaLevel::kScalar).grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, expected_dist.data());
+  for (std::uint32_t g = 0; g < n_groups; ++g) {
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      double d = 0.0;  // one density at a time, as forward_backward/gaussian_eval.h computes it
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const std::size_t at = (std::size_t(g) * veclen + l) * 4 + j;
+        const double diff = x[l] - mean[at];
+        d += precision[at] * diff * diff;
+      }
+      EXPECT_EQ(BitsOf(expected_dist[g * 4 + j]), BitsOf(d));
+    }
+  }
+
+  for (const IsaLevel level : SupportedIsaLevels()) {
+    SCOPED_TRACE(std::string(IsaName(level)));
+    const VectorKernels& kernels = KernelsFor(level);
+    for (const std::size_t n : {in.size(), std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{0}}) {
+      std::vector<double> out(n, -1.0);
+      kernels.exp_shifted(in.data(), shift, out.data(), n);
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < n; ++i) mismatches += BitsOf(out[i]) != BitsOf(expected[i]) && !(std::isnan(out[i]) && std::isnan(expected[i]));
+      EXPECT_EQ(mismatches, 0u) << "n = " << n;
+    }
+    std::vector<double> dist_out(expected_dist.size());
+    kernels.grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, dist_out.data());
+    for (std::size_t i = 0; i < dist_out.size(); ++i) EXPECT_EQ(BitsOf(dist_out[i]), BitsOf(expected_dist[i])) << i;
+  }
+}
+
+TEST(Isa, ForcedLevelsAndErrors) {
+  // The best supported level is the default; every supported level is in the build's list.
+  const std::vector<IsaLevel> supported = SupportedIsaLevels();
+  ASSERT_FALSE(supported.empty());
+  EXPECT_EQ(supported.front(), IsaLevel::kScalar);
+  const std::vector<IsaLevel> built = BuildIsaLevels();
+  for (const IsaLevel level : supported) EXPECT_NE(std::find(built.begin(), built.end(), level), built.end());
+}
+
+}  // namespace
+}  // namespace pstrain::numerics

@@ -1,0 +1,47 @@
+// The density kernel of forward-backward: the log densities of one senone at one frame, and their
+// top-n order. The arithmetic is the vector kernels' of the active instruction-set level
+// (numerics/vector_kernels.h): every level gives the same bits.
+//
+// Per utterance, Prepare lays out the utterance's senones for the grouped evaluation when every
+// density is evaluated (topn = all, >= 4 densities: forward_backward/gaussian_eval.h); otherwise
+// each density is evaluated on its own and the best `topn` are chosen (ties keep the lower index).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "forward_backward/gaussian_eval.h"
+#include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
+
+namespace pstrain {
+
+class DensityKernel {
+ public:
+  explicit DensityKernel(const numerics::VectorKernels& kernels) : kernels_(&kernels) {}
+
+  // Before each utterance: its local senones (SentenceHmm::senones).
+  void Prepare(const AcousticModel& model, const std::vector<std::uint32_t>& senones);
+
+  // Log densities of `senone` (local index `local`) at x. Then LogDensity(Order(kk)) for kk < topn
+  // are the best topn, best first (or all densities in index order when topn = all).
+  void Evaluate(std::uint32_t local, std::uint32_t senone, const float* x);
+  double LogDensity(std::uint32_t k) const { return log_dens_[k]; }
+  std::uint32_t Order(std::uint32_t kk) const { return order_[kk]; }
+
+  // out[i] = Exp(in[i] - shift), i < n.
+  void ExpShifted(const double* in, double shift, double* out, std::size_t n) const {
+    kernels_->exp_shifted(in, shift, out, n);
+  }
+
+ private:
+  const numerics::VectorKernels* kernels_;
+  const AcousticModel* model_ = nullptr;
+  bool grouped_ = false;
+  GroupedDensities grouped_layout_;
+  std::vector<double> log_dens_;      // n_density
+  std::vector<std::uint32_t> order_;  // n_density
+};
+
+}  // namespace pstrain

@@ -1,0 +1,69 @@
+// FrameDensities: building, scaling and looking up the per-frame density cache.
+#include "forward_backward/frame_densities.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace pstrain {
+
+namespace {
+constexpr double kMaxLogDensity = 10.0;                  // densities are scaled so the best is exp(10)
+constexpr double kMinusLogInfinity = -708.407751281802;  // log of the smallest normal double
+}  // namespace
+
+void FrameDensities::Reset(const std::vector<std::uint32_t>& senones) {
+  senones_ = &senones;
+  begin_.assign(1, 0);
+  local_.clear();
+  op_.clear();
+  value_.clear();
+  index_.clear();
+  pending_log_.clear();
+  local_entry_.assign(senones.size(), -1);
+}
+
+void FrameDensities::Request(DensityKernel& kernel, const AcousticModel& model, std::uint32_t local, const float* x) {
+  if (local_entry_[local] >= 0) return;
+  topn_ = model.topn();
+  kernel.Evaluate(local, (*senones_)[local], x);
+  local_entry_[local] = static_cast<std::int32_t>(local_.size());
+  local_.push_back(local);
+  for (std::uint32_t kk = 0; kk < topn_; ++kk) {
+    index_.push_back(kernel.Order(kk));
+    pending_log_.push_back(kernel.LogDensity(kernel.Order(kk)));
+  }
+}
+
+double FrameDensities::FinishFrame(const DensityKernel& kernel, const AcousticModel& model) {
+  topn_ = model.topn();
+  const std::size_t first_entry = begin_.back();
+  double max_log = -std::numeric_limits<double>::max();
+  for (const double v : pending_log_) max_log = std::max(max_log, v);
+  double dscale = max_log - kMaxLogDensity;
+  if (dscale <= kMinusLogInfinity) dscale = kMinusLogInfinity + kMaxLogDensity;
+  pending_value_.resize(pending_log_.size());
+  kernel.ExpShifted(pending_log_.data(), dscale, pending_value_.data(), pending_log_.size());
+  for (std::size_t e = first_entry; e < local_.size(); ++e) {
+    const std::uint32_t senone = (*senones_)[local_[e]];
+    double op = 0.0;
+    for (std::uint32_t kk = 0; kk < topn_; ++kk) {
+      const double den = pending_value_[(e - first_entry) * topn_ + kk];
+      value_.push_back(den);
+      op += model.MixtureWeight(senone, index_[e * topn_ + kk]) * den;
+    }
+    op_.push_back(op);
+  }
+  pending_log_.clear();
+  begin_.push_back(local_.size());
+  return dscale;
+}
+
+void FrameDensities::SetFrame(std::uint32_t t) {
+  for (std::size_t e = begin_[t]; e < begin_[t + 1]; ++e) local_entry_[local_[e]] = static_cast<std::int32_t>(e);
+}
+
+void FrameDensities::ClearFrame(std::uint32_t t) {
+  for (std::size_t e = begin_[t]; e < begin_[t + 1]; ++e) local_entry_[local_[e]] = -1;
+}
+
+}  // namespace pstrain

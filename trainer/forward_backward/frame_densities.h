@@ -1,0 +1,51 @@
+// The forward pass's density cache: for every frame, the senones evaluated at that frame with
+// their topn scaled densities (exp(log density - the frame's scale)), density indices and output
+// probability sum_k w_k den_k. The backward pass reads the same values back frame by frame.
+//
+// A frame is built by Request (each local senone at most once per frame), then FinishFrame scales
+// the frame's densities by (max log density - 10), as SphinxTrain's bw does, and closes the frame.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "forward_backward/density_kernel.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+class FrameDensities {
+ public:
+  // Before each utterance: the local -> global senone map (SentenceHmm::senones).
+  void Reset(const std::vector<std::uint32_t>& senones);
+
+  // Evaluates local senone `local` at x for the frame being built, unless already done.
+  void Request(DensityKernel& kernel, const AcousticModel& model, std::uint32_t local, const float* x);
+  // Scales and closes the frame being built; returns its density log-scale.
+  double FinishFrame(const DensityKernel& kernel, const AcousticModel& model);
+
+  // Entry lookup by local senone, for one closed frame at a time.
+  void SetFrame(std::uint32_t t);    // local senones evaluated at frame t -> their entries
+  void ClearFrame(std::uint32_t t);  // undoes SetFrame (and Request's marks)
+  std::size_t Entry(std::uint32_t local) const { return static_cast<std::size_t>(local_entry_[local]); }
+  double Op(std::uint32_t local) const { return op_[Entry(local)]; }
+  double Value(std::size_t entry, std::uint32_t kk) const { return value_[entry * topn_ + kk]; }
+  std::uint32_t Index(std::size_t entry, std::uint32_t kk) const { return index_[entry * topn_ + kk]; }
+  // Entries of the first frame (its first entry is 0).
+  double FirstOp() const { return op_[0]; }
+
+ private:
+  const std::vector<std::uint32_t>* senones_ = nullptr;
+  std::uint32_t topn_ = 0;
+  std::vector<std::size_t> begin_;      // frame -> first entry (closed frames + 1)
+  std::vector<std::uint32_t> local_;    // entry -> local senone
+  std::vector<double> op_;              // entry -> output probability
+  std::vector<double> value_;           // entry * topn -> scaled density
+  std::vector<std::uint32_t> index_;    // entry * topn -> density index
+  std::vector<double> pending_log_;     // the open frame's log densities (entry-major)
+  std::vector<double> pending_value_;   // their scaled values
+  std::vector<std::int32_t> local_entry_;
+};
+
+}  // namespace pstrain

@@ -1,0 +1,64 @@
+// The statistics sink of forward-backward: one utterance's statistics over the senones its HMM
+// uses (local indices = SentenceHmm::senones), accumulated in double. The caller adds them to the
+// global accumulators only when the utterance succeeded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "accumulators/accumulators.h"
+#include "accumulators/exact_accumulators.h"
+#include "graph/sentence_hmm.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+class UtteranceStats {
+ public:
+  void Reset(const SentenceHmm& hmm, const AcousticModel& model, std::uint32_t n_tmat);
+
+  // Posterior of density k of local senone `local` (mixture-weight count).
+  void AddDensityPosterior(std::uint32_t local, std::uint32_t k, double value) {
+    mixw_[std::size_t(local) * n_density_ + k] += value;
+  }
+  // One frame's Gaussian statistics of density k of `local` with posterior gamma at features x:
+  // mean += gamma x, var += gamma x^2 (one-pass variance) or gamma (x - mu)^2 with mu the input
+  // model's mean (two-pass variance, input_mean != nullptr); dnom += gamma.
+  void AddFrame(std::uint32_t local, std::uint32_t k, double gamma, const float* x, const float* input_mean) {
+    const std::size_t dens = std::size_t(local) * n_density_ + k;
+    double* mean = mean_.data() + dens * veclen_;
+    double* var = var_.data() + dens * veclen_;
+    if (input_mean != nullptr) {
+      for (std::uint32_t l = 0; l < veclen_; ++l) {
+        mean[l] += gamma * x[l];
+        const double diff = double(x[l]) - double(input_mean[l]);
+        var[l] += gamma * diff * diff;
+      }
+    } else {
+      for (std::uint32_t l = 0; l < veclen_; ++l) {
+        const double xl = x[l];
+        mean[l] += gamma * xl;
+        var[l] += gamma * xl * xl;
+      }
+    }
+    dnom_[dens] += gamma;
+  }
+  // Transition count: index = (tmat * n_emit + from) * (n_emit + 1) + to.
+  void AddTransition(std::size_t index, double value) { tmat_[index] += value; }
+
+  // Adds these statistics into `global` (deterministic order: local senone order, then tmat).
+  // The exact form rounds each value once to 2^-64 (accumulators/exact_sum.h).
+  void AddTo(ExactAccumulators& global) const;
+  void AddTo(Accumulators& global) const;
+
+ private:
+  template <typename AddFn>
+  void ForEachValue(AddFn&& add) const;
+  std::vector<std::uint32_t> senones_;  // local -> global senone
+  std::uint32_t n_density_ = 0, veclen_ = 0, n_emit_ = 0;
+  std::vector<double> mixw_, dnom_, mean_, var_;
+  std::vector<double> tmat_;  // [n_tmat][n_emit][n_emit+1]
+};
+
+}  // namespace pstrain

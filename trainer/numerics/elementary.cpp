@@ -1,0 +1,59 @@
+// The scalar level: Exp and Log, and the scalar kernels (one lane; compiled without
+// auto-vectorization, so "scalar" really is scalar code).
+#include "numerics/elementary.h"
+
+#include <cstdint>
+
+#include "numerics/elementary_constants.h"
+#include "numerics/kernel_entries.h"
+
+namespace pstrain::numerics {
+namespace {
+
+using D = double;
+using L = std::int64_t;
+
+inline D Splat(double v) { return v; }
+inline L SplatL(std::int64_t v) { return v; }
+inline L Bits(D v) { return __builtin_bit_cast(L, v); }
+inline D FromBits(L v) { return __builtin_bit_cast(D, v); }
+inline L MaskLt(D a, D b) { return -static_cast<L>(a < b); }
+inline L MaskGt(D a, D b) { return -static_cast<L>(a > b); }
+inline L MaskEq(D a, D b) { return -static_cast<L>(a == b); }
+inline D Select(L mask, D a, D b) { return FromBits((Bits(a) & mask) | (Bits(b) & ~mask)); }
+inline D Gather(const double* table, L index) { return table[index]; }
+
+#include "numerics/elementary_lanes.inc"
+
+}  // namespace
+
+double Exp(double x) { return ExpLanes(x); }
+double Log(double x) { return LogLanes(x); }
+
+namespace scalar {
+
+void ExpShifted(const double* in, double shift, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = ExpLanes(in[i] - shift);
+}
+
+void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                      std::uint32_t n_groups, double* dist) {
+  for (std::uint32_t g = 0; g < n_groups; ++g, dist += 4) {
+    double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+    for (std::uint32_t l = 0; l < veclen; ++l, mean += 4, precision += 4) {
+      const float xl = x[l];
+      const double e0 = xl - mean[0], e1 = xl - mean[1], e2 = xl - mean[2], e3 = xl - mean[3];
+      d0 += precision[0] * e0 * e0;
+      d1 += precision[1] * e1 * e1;
+      d2 += precision[2] * e2 * e2;
+      d3 += precision[3] * e3 * e3;
+    }
+    dist[0] = d0;
+    dist[1] = d1;
+    dist[2] = d2;
+    dist[3] = d3;
+  }
+}
+
+}  // namespace scalar
+}  // namespace pstrain::numerics

@@ -1,0 +1,24 @@
+// The per-level kernel entry points (internal to numerics/: use vector_kernels.h). Each level's
+// functions live in their own translation unit, compiled for that level's instruction set.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define PSTRAIN_DECLARE_KERNELS(ns)                                                                 \
+  namespace pstrain::numerics::ns {                                                                 \
+  void ExpShifted(const double* in, double shift, double* out, std::size_t n);                     \
+  void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
+                        std::uint32_t n_groups, double* dist);                                       \
+  }
+
+PSTRAIN_DECLARE_KERNELS(scalar)
+#if defined(__x86_64__)
+PSTRAIN_DECLARE_KERNELS(sse2)
+PSTRAIN_DECLARE_KERNELS(avx2)
+PSTRAIN_DECLARE_KERNELS(avx512)
+#elif defined(__aarch64__)
+PSTRAIN_DECLARE_KERNELS(neon)
+#endif
+
+#undef PSTRAIN_DECLARE_KERNELS

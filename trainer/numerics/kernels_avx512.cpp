@@ -1,0 +1,24 @@
+// The avx512 level: the vector kernels on 8 lanes of double (the density distances on 4 lanes).
+// This file is compiled for the avx512 instruction set (trainer/CMakeLists.txt) and is only called
+// after ActiveIsaLevel() has found avx512 on the CPU.
+#include <cstddef>
+#include <cstdint>
+
+#include "numerics/elementary_constants.h"
+#include "numerics/kernel_entries.h"
+
+namespace pstrain::numerics::avx512 {
+namespace {
+#define PSTRAIN_LANES 8
+#include "numerics/lanes_vector.inc"
+#undef PSTRAIN_LANES
+}  // namespace
+
+void ExpShifted(const double* in, double shift, double* out, std::size_t n) { ExpShiftedLanes(in, shift, out, n); }
+
+void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                      std::uint32_t n_groups, double* dist) {
+  GroupedDistancesLanes(x, mean, precision, veclen, n_groups, dist);
+}
+
+}  // namespace pstrain::numerics::avx512

@@ -1,0 +1,24 @@
+// The neon level: the vector kernels on 2 lanes of double.
+// This file is compiled for the neon instruction set (trainer/CMakeLists.txt) and is only called
+// after ActiveIsaLevel() has found neon on the CPU.
+#include <cstddef>
+#include <cstdint>
+
+#include "numerics/elementary_constants.h"
+#include "numerics/kernel_entries.h"
+
+namespace pstrain::numerics::neon {
+namespace {
+#define PSTRAIN_LANES 2
+#include "numerics/lanes_vector.inc"
+#undef PSTRAIN_LANES
+}  // namespace
+
+void ExpShifted(const double* in, double shift, double* out, std::size_t n) { ExpShiftedLanes(in, shift, out, n); }
+
+void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                      std::uint32_t n_groups, double* dist) {
+  GroupedDistancesLanes(x, mean, precision, veclen, n_groups, dist);
+}
+
+}  // namespace pstrain::numerics::neon

@@ -1,0 +1,37 @@
+// The kernel table of each instruction-set level, and the active one.
+#include "numerics/vector_kernels.h"
+
+#include "common/error.h"
+#include "numerics/kernel_entries.h"
+
+namespace pstrain::numerics {
+
+const VectorKernels& KernelsFor(IsaLevel level) {
+  static const VectorKernels kScalar{IsaLevel::kScalar, &scalar::ExpShifted, &scalar::GroupedDistances};
+#if defined(__x86_64__)
+  static const VectorKernels kSse2{IsaLevel::kSse2, &sse2::ExpShifted, &sse2::GroupedDistances};
+  static const VectorKernels kAvx2{IsaLevel::kAvx2, &avx2::ExpShifted, &avx2::GroupedDistances};
+  static const VectorKernels kAvx512{IsaLevel::kAvx512, &avx512::ExpShifted, &avx512::GroupedDistances};
+#elif defined(__aarch64__)
+  static const VectorKernels kNeon{IsaLevel::kNeon, &neon::ExpShifted, &neon::GroupedDistances};
+#endif
+  switch (level) {
+    case IsaLevel::kScalar: return kScalar;
+#if defined(__x86_64__)
+    case IsaLevel::kSse2: return kSse2;
+    case IsaLevel::kAvx2: return kAvx2;
+    case IsaLevel::kAvx512: return kAvx512;
+#elif defined(__aarch64__)
+    case IsaLevel::kNeon: return kNeon;
+#endif
+    default: break;
+  }
+  throw InputError("instruction-set level " + std::string(IsaName(level)) + " is not built for this architecture");
+}
+
+const VectorKernels& ActiveKernels() {
+  static const VectorKernels& kernels = KernelsFor(ActiveIsaLevel());
+  return kernels;
+}
+
+}  // namespace pstrain::numerics

@@ -1,0 +1,33 @@
+// The vector kernels of the E-step, one implementation per instruction-set level (numerics/isa.h),
+// chosen at run time. Every implementation performs, lane by lane, exactly the operations of the
+// scalar one in the same order (no FMA, no reassociation, no approximate reciprocal), so all levels
+// give bit-identical results; tests/unit/vector_kernels_test.cpp checks that on every level the CPU
+// has.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "numerics/isa.h"
+
+namespace pstrain::numerics {
+
+struct VectorKernels {
+  IsaLevel level;
+  // out[i] = Exp(in[i] - shift) for i < n (in and out may be the same array).
+  void (*exp_shifted)(const double* in, double shift, double* out, std::size_t n);
+  // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
+  // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
+  //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]
+  // (the float32 difference promoted to double, (p * d) * d, added in dimension order: SphinxTrain's
+  // arithmetic, forward_backward/gaussian_eval.h).
+  void (*grouped_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                            std::uint32_t n_groups, double* dist);
+};
+
+// The kernels of one level (the level must be in BuildIsaLevels(); the caller checks the CPU).
+const VectorKernels& KernelsFor(IsaLevel level);
+// The kernels of ActiveIsaLevel().
+const VectorKernels& ActiveKernels();
+
+}  // namespace pstrain::numerics
