@@ -4,8 +4,9 @@
 //
 //   BM_Exp/impl:0   numerics::Exp, one call at a time      BM_Exp/impl:1   glibc's exp
 //   BM_Log/impl:0   numerics::Log                          BM_Log/impl:1   glibc's log
-//   BM_ExpShifted/isa:L  the vector kernel of level L over 1,024 values (0 scalar, 1 sse2, 2 avx2,
+//   BM_ExpShifted/isa:L  the vector exp of level L over 1,024 values (0 scalar, 1 sse2, 2 avx2,
 //                        3 avx512; a level the CPU lacks is skipped with the reason)
+//   BM_LogArray/isa:L    the vector log of level L over 1,024 values
 //
 // items_per_second = calls (values) per second. glibc is called here only to be measured: the
 // trainer never calls it (tests/integration/portable_numerics_test.cpp).
@@ -79,6 +80,27 @@ void BM_ExpShifted(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(in.size()));
 }
 BENCHMARK(BM_ExpShifted)->ArgName("isa")->Arg(0)->Arg(1)->Arg(2)->Arg(3);
+
+void BM_LogArray(benchmark::State& state) {
+  const auto level = static_cast<numerics::IsaLevel>(state.range(0));
+  bool supported = false;
+  for (const numerics::IsaLevel have : numerics::SupportedIsaLevels()) supported = supported || have == level;
+  if (!supported) {
+    state.SkipWithError((std::string(numerics::IsaName(level)) + ": not supported by this CPU").c_str());
+    return;
+  }
+  const numerics::VectorKernels& kernels = numerics::KernelsFor(level);
+  state.SetLabel(std::string(numerics::IsaName(level)));
+  const std::vector<double> in = Inputs(-30.0, 30.0, true);
+  std::vector<double> out(in.size());
+  for (auto _ : state) {
+    kernels.log(in.data(), out.data(), in.size());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(in.size()));
+}
+BENCHMARK(BM_LogArray)->ArgName("isa")->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
 }  // namespace
 }  // namespace pstrain::bench

@@ -169,6 +169,9 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   std::uniform_real_distribution<double> dist(-760.0, 20.0);
   std::vector<double> in(100003);
   for (double& v : in) v = dist(rng);
+  // Positive values of every magnitude for the log kernel (the exp inputs above are mostly negative).
+  std::uniform_real_distribution<double> magnitude(-1074.0, 1023.0);
+  for (std::size_t i = 50000; i < in.size(); ++i) in[i] = std::ldexp(1.0 + std::fabs(dist(rng)) / 800.0, static_cast<int>(magnitude(rng)));
   const double specials[] = {0.0, -0.0, 1e-300, -1e-300, 709.78, 709.79, -745.13, -745.14, 800.0, -800.0, 1e300, -1e300,
                              std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
                              std::numeric_limits<double>::quiet_NaN()};
@@ -209,6 +212,14 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
       for (std::size_t i = 0; i < n; ++i) mismatches += BitsOf(out[i]) != BitsOf(expected[i]) && !(std::isnan(out[i]) && std::isnan(expected[i]));
       EXPECT_EQ(mismatches, 0u) << "n = " << n;
     }
+    std::vector<double> logs(in.size());
+    kernels.log(in.data(), logs.data(), in.size());
+    std::size_t log_mismatches = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const double want = Log(in[i]);
+      log_mismatches += BitsOf(logs[i]) != BitsOf(want) && !(std::isnan(logs[i]) && std::isnan(want));
+    }
+    EXPECT_EQ(log_mismatches, 0u);
     std::vector<double> dist_out(expected_dist.size());
     kernels.grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, dist_out.data());
     for (std::size_t i = 0; i < dist_out.size(); ++i) EXPECT_EQ(BitsOf(dist_out[i]), BitsOf(expected_dist[i])) << i;

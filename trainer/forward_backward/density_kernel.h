@@ -34,6 +34,8 @@ class DensityKernel {
   void ExpShifted(const double* in, double shift, double* out, std::size_t n) const {
     kernels_->exp_shifted(in, shift, out, n);
   }
+  // out[i] = Log(in[i]), i < n.
+  void LogArray(const double* in, double* out, std::size_t n) const { kernels_->log(in, out, n); }
 
  private:
   const numerics::VectorKernels* kernels_;

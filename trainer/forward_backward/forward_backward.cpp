@@ -55,8 +55,10 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
                                                            std::to_string(n_frames) + " frames, " + std::to_string(n_states) + " states)", true};
   }
   double log_scale_sum = 0.0, dscale_sum = 0.0;
+  log_scale_.resize(n_frames);
+  kernel_.LogArray(scale_.data(), log_scale_.data(), n_frames);
   for (std::uint32_t t = 0; t < n_frames; ++t) {
-    log_scale_sum += numerics::Log(scale_[t]);
+    log_scale_sum += log_scale_[t];
     dscale_sum += dscale_[t];
   }
   stats.log_likelihood = numerics::Log(final_alpha) - log_scale_sum + dscale_sum;

@@ -101,6 +101,7 @@ class ForwardBackward {
   std::vector<double> alpha_value_;       // scaled alphas
   std::vector<double> scale_;             // 1 / best alpha per frame
   std::vector<double> dscale_;            // density log-scale per frame
+  std::vector<double> log_scale_;         // Log(scale_) per frame
 
   // Scratch indexed by HMM state / global senone.
   std::vector<std::int32_t> state_slot_;

@@ -20,7 +20,7 @@ inline D FromBits(L v) { return __builtin_bit_cast(D, v); }
 inline L MaskLt(D a, D b) { return -static_cast<L>(a < b); }
 inline L MaskGt(D a, D b) { return -static_cast<L>(a > b); }
 inline L MaskEq(D a, D b) { return -static_cast<L>(a == b); }
-inline D Select(L mask, D a, D b) { return FromBits((Bits(a) & mask) | (Bits(b) & ~mask)); }
+inline D Select(L mask, D a, D b) { return mask != 0 ? a : b; }  // exact either way
 inline D Gather(const double* table, L index) { return table[index]; }
 
 #include "numerics/elementary_lanes.inc"
@@ -34,6 +34,10 @@ namespace scalar {
 
 void ExpShifted(const double* in, double shift, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = ExpLanes(in[i] - shift);
+}
+
+void LogArray(const double* in, double* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = LogLanes(in[i]);
 }
 
 void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,

@@ -8,6 +8,7 @@
 #define PSTRAIN_DECLARE_KERNELS(ns)                                                                 \
   namespace pstrain::numerics::ns {                                                                 \
   void ExpShifted(const double* in, double shift, double* out, std::size_t n);                     \
+  void LogArray(const double* in, double* out, std::size_t n);                                      \
   void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
                         std::uint32_t n_groups, double* dist);                                       \
   }

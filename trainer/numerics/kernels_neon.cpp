@@ -16,6 +16,8 @@ namespace {
 
 void ExpShifted(const double* in, double shift, double* out, std::size_t n) { ExpShiftedLanes(in, shift, out, n); }
 
+void LogArray(const double* in, double* out, std::size_t n) { LogArrayLanes(in, out, n); }
+
 void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                       std::uint32_t n_groups, double* dist) {
   GroupedDistancesLanes(x, mean, precision, veclen, n_groups, dist);

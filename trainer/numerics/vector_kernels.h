@@ -16,6 +16,8 @@ struct VectorKernels {
   IsaLevel level;
   // out[i] = Exp(in[i] - shift) for i < n (in and out may be the same array).
   void (*exp_shifted)(const double* in, double shift, double* out, std::size_t n);
+  // out[i] = Log(in[i]) for i < n (in and out may be the same array).
+  void (*log)(const double* in, double* out, std::size_t n);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
   // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]
