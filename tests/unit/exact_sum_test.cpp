@@ -111,3 +111,27 @@ TEST(ExactSumTest, HexRoundTrip) {
 
 }  // namespace
 }  // namespace pstrain
+
+// The bit-level conversion equals rint(v * 2^64) where rounding matters most: exact halves
+// (ties to even), values just above and below them, the resolution limit and the range limit.
+namespace pstrain {
+namespace {
+TEST(ExactSumTest, ConversionRoundsTiesToEvenLikeRint) {
+  std::mt19937_64 rng(12);
+  std::uniform_int_distribution<std::int64_t> odd(1, (std::int64_t{1} << 52) - 1);
+  std::uniform_int_distribution<int> exponent(-120, -53);
+  for (int i = 0; i < 200000; ++i) {
+    const double tie = std::ldexp(static_cast<double>(odd(rng) | 1), exponent(rng));  // odd multiple of a power of two
+    for (const double v : {tie, -tie, std::nextafter(tie, 0.0), std::nextafter(tie, 1.0), -std::nextafter(tie, 1.0)}) {
+      ASSERT_EQ(ToFixed(v, "x"), static_cast<FixedPoint>(std::rint(v * 18446744073709551616.0))) << std::hexfloat << v;
+    }
+  }
+  for (const double v : {std::ldexp(1.0, -65), std::ldexp(3.0, -66), std::ldexp(1.0, -66), std::ldexp(1.0, -1074), -std::ldexp(1.0, -1022),
+                         std::nextafter(std::ldexp(1.0, 63), 0.0), -std::nextafter(std::ldexp(1.0, 63), 0.0)}) {
+    EXPECT_EQ(ToFixed(v, "x"), static_cast<FixedPoint>(std::rint(v * 18446744073709551616.0))) << std::hexfloat << v;
+  }
+  EXPECT_THROW(ToFixed(-std::ldexp(1.0, 63), "x"), TrainingError);
+  EXPECT_THROW(ToFixed(-std::numeric_limits<double>::infinity(), "x"), TrainingError);
+}
+}  // namespace
+}  // namespace pstrain

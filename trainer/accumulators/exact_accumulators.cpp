@@ -76,6 +76,14 @@ void ExactAccumulators::AddValue(Block block, std::size_t index, double value) {
   AddFixed(BlockData(block)[index], ToFixed(value, what), what);
 }
 
+void ExactAccumulators::AddValues(Block block, std::size_t first, const double* values, std::size_t n) {
+  const char* what = BlockName(block);
+  FixedPoint* data = BlockData(block).data() + first;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (values[i] != 0.0) AddFixed(data[i], ToFixed(values[i], what), what);
+  }
+}
+
 void ExactAccumulators::Add(const ExactAccumulators& other, const std::string& what) {
   if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
   if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");

@@ -29,6 +29,8 @@ class ExactAccumulators {
   // Adds `value` (rounded to 2^-64) to element `index` of `block`. Index layouts as Accumulators:
   // mixw/dnom [senone][density]; mean/var [senone][density][dim]; tmat [tmat][from][to].
   void AddValue(Block block, std::size_t index, double value);
+  // AddValue(block, first + i, values[i]) for every i < n with values[i] != 0.
+  void AddValues(Block block, std::size_t first, const double* values, std::size_t n);
   // Exact element-wise sum; shapes and pass2var must agree (InputError naming `what`).
   void Add(const ExactAccumulators& other, const std::string& what);
 

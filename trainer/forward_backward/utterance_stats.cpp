@@ -38,10 +38,24 @@ void UtteranceStats::ForEachValue(AddFn&& add) const {
   }
 }
 
+// Only what the utterance touched is converted: a density with no occupancy (dnom 0) had no frame
+// added (AddFrame always adds a posterior > 0 to dnom), so its mean and variance sums are zero.
+// The order of the additions does not matter (integer sums); zeros are skipped.
 void UtteranceStats::AddTo(ExactAccumulators& global) const {
-  ForEachValue([&](ExactAccumulators::Block block, std::size_t index, double value) {
-    if (value != 0.0) global.AddValue(block, index, value);
-  });
+  using Block = ExactAccumulators::Block;
+  for (std::size_t local = 0; local < senones_.size(); ++local) {
+    const std::size_t senone = senones_[local];
+    for (std::uint32_t k = 0; k < n_density_; ++k) {
+      const std::size_t dens = local * n_density_ + k;
+      const std::size_t global_dens = senone * n_density_ + k;
+      if (mixw_[dens] != 0.0) global.AddValue(Block::kMixw, global_dens, mixw_[dens]);
+      if (dnom_[dens] == 0.0) continue;
+      global.AddValue(Block::kDnom, global_dens, dnom_[dens]);
+      global.AddValues(Block::kMean, global_dens * veclen_, mean_.data() + dens * veclen_, veclen_);
+      global.AddValues(Block::kVar, global_dens * veclen_, var_.data() + dens * veclen_, veclen_);
+    }
+  }
+  global.AddValues(Block::kTmat, 0, tmat_.data(), tmat_.size());
 }
 
 void UtteranceStats::AddTo(Accumulators& global) const {
