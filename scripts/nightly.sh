@@ -9,9 +9,15 @@
 # Options are passed on to `audit gates run`, e.g. `--only cross-count-exact --shards 1,2,4,8`,
 # `--passes 12`, `--corpus MANIFEST --corpus-root DIR` or `--pstrain PATH` (docs/gates.md).
 #
-# Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run), or
-# the failing build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl,
-# gates.json, gates-junit.xml, and the gates' output).
+# Then it runs scripts/check-aarch64.sh (docs/aarch64.md): the default corpus trained for 3 passes
+# natively and as a cross-built aarch64 binary under qemu-user must give the same bytes in every
+# model and statistics file. It runs whatever the gates gave, so that one report does not hide
+# the other.
+#
+# Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
+# is not 0, else that of check-aarch64.sh (1 bytes differ, 2 it could not run); or the failing
+# build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json,
+# gates-junit.xml, the gates' output, and aarch64-check.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -28,5 +34,14 @@ bash scripts/prepare-bench-corpus.sh "$BUILD_DIR/corpus/bench"
 echo "nightly: running the gates, full profile; reports in $REPORTS"
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
-exec "$BUILD_DIR/auditor/audit" gates run --profile full --work-dir "$REPORTS" \
-  --json "$REPORTS/gates.json" --junit "$REPORTS/gates-junit.xml" "$@"
+gates_rc=0
+"$BUILD_DIR/auditor/audit" gates run --profile full --work-dir "$REPORTS" \
+  --json "$REPORTS/gates.json" --junit "$REPORTS/gates-junit.xml" "$@" || gates_rc=$?
+
+echo "nightly: x86-64 vs aarch64 (qemu-user) byte comparison, scripts/check-aarch64.sh; log in $REPORTS/aarch64-check.log"
+aarch64_rc=0
+BUILD_DIR=$BUILD_DIR bash scripts/check-aarch64.sh 2>&1 | tee "$REPORTS/aarch64-check.log" || aarch64_rc=${PIPESTATUS[0]}
+
+echo "nightly: gates exit $gates_rc, aarch64 check exit $aarch64_rc"
+if [ "$gates_rc" -ne 0 ]; then exit "$gates_rc"; fi
+exit "$aarch64_rc"
