@@ -220,6 +220,17 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
       log_mismatches += BitsOf(logs[i]) != BitsOf(want) && !(std::isnan(logs[i]) && std::isnan(want));
     }
     EXPECT_EQ(log_mismatches, 0u);
+    // Frame statistics, one- and two-pass variance, from non-zero sums (veclen 39 leaves a tail).
+    for (const bool two_pass : {false, true}) {
+      std::vector<double> mean_want(veclen, 0.25), var_want(veclen, 1.5), mean_got(veclen, 0.25), var_got(veclen, 1.5);
+      const float* input_mean = two_pass ? mean.data() : nullptr;
+      KernelsFor(IsaLevel::kScalar).accumulate_frame(0.375, x.data(), input_mean, mean_want.data(), var_want.data(), veclen);
+      kernels.accumulate_frame(0.375, x.data(), input_mean, mean_got.data(), var_got.data(), veclen);
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "two_pass " << two_pass << " dim " << l;
+        EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "two_pass " << two_pass << " dim " << l;
+      }
+    }
     std::vector<double> dist_out(expected_dist.size());
     kernels.grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, dist_out.data());
     for (std::size_t i = 0; i < dist_out.size(); ++i) EXPECT_EQ(BitsOf(dist_out[i]), BitsOf(expected_dist[i])) << i;

@@ -11,7 +11,7 @@ constexpr std::uint32_t kMinFrames = 9;
 
 ForwardBackward::ForwardBackward() : ForwardBackward(numerics::ActiveKernels()) {}
 
-ForwardBackward::ForwardBackward(const numerics::VectorKernels& kernels) : kernel_(kernels) {}
+ForwardBackward::ForwardBackward(const numerics::VectorKernels& kernels) : kernels_(&kernels), kernel_(kernels) {}
 
 std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model, const SentenceHmm& hmm,
                                                       const Features& features, const ForwardBackwardOptions& options,

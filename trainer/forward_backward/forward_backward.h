@@ -91,6 +91,7 @@ class ForwardBackward {
     return local_of_senone_[hmm.states[state].senone];
   }
 
+  const numerics::VectorKernels* kernels_;
   DensityKernel kernel_;
   FrameDensities densities_;
   StatisticsGatherer gatherer_;

@@ -11,7 +11,9 @@ constexpr double kMinCountPosterior = 1.2e-38;  // SphinxTrain's MIN_POS_FLOAT32
 }  // namespace
 
 void StatisticsGatherer::Reset(const AcousticModel& model, const SentenceHmm& hmm, const Features& features,
-                               const std::vector<std::uint32_t>& local_of_senone, bool pass2var, UtteranceStats& stats) {
+                               const std::vector<std::uint32_t>& local_of_senone, bool pass2var,
+                               const numerics::VectorKernels& kernels, UtteranceStats& stats) {
+  kernels_ = &kernels;
   model_ = &model;
   hmm_ = &hmm;
   features_ = &features;
@@ -94,7 +96,7 @@ void StatisticsGatherer::FinishFrame(std::uint32_t frame) {
     const std::uint32_t senone = hmm_->senones[local];
     for (std::uint32_t k = 0; k < n_density; ++k) {
       double& gamma = frame_gamma_[std::size_t(local) * n_density + k];
-      if (gamma > kMinCountPosterior) stats_->AddFrame(local, k, gamma, x, pass2var_ ? model.InputMean(senone, k) : nullptr);
+      if (gamma > kMinCountPosterior) stats_->AddFrame(local, k, gamma, x, pass2var_ ? model.InputMean(senone, k) : nullptr, *kernels_);
       gamma = 0.0;
     }
     touched_[local] = 0;

@@ -21,7 +21,8 @@ class StatisticsGatherer {
  public:
   // Before each utterance's backward pass. `local_of_senone` maps global to local senones.
   void Reset(const AcousticModel& model, const SentenceHmm& hmm, const Features& features,
-             const std::vector<std::uint32_t>& local_of_senone, bool pass2var, UtteranceStats& stats);
+             const std::vector<std::uint32_t>& local_of_senone, bool pass2var, const numerics::VectorKernels& kernels,
+             UtteranceStats& stats);
 
   // A transition into emitting `state` at `frame` with p_reest = alpha * a * beta / final alpha:
   // density posteriors w_jk den_k p_reest from the frame's cached densities; a CD state also gives
@@ -46,6 +47,7 @@ class StatisticsGatherer {
   const Features* features_ = nullptr;
   const std::vector<std::uint32_t>* local_of_senone_ = nullptr;
   bool pass2var_ = false;
+  const numerics::VectorKernels* kernels_ = nullptr;
   UtteranceStats* stats_ = nullptr;
 
   std::vector<double> frame_gamma_;  // local * n_density + k -> the frame's posterior

@@ -11,6 +11,7 @@
 #include "accumulators/exact_accumulators.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -25,23 +26,10 @@ class UtteranceStats {
   // One frame's Gaussian statistics of density k of `local` with posterior gamma at features x:
   // mean += gamma x, var += gamma x^2 (one-pass variance) or gamma (x - mu)^2 with mu the input
   // model's mean (two-pass variance, input_mean != nullptr); dnom += gamma.
-  void AddFrame(std::uint32_t local, std::uint32_t k, double gamma, const float* x, const float* input_mean) {
+  void AddFrame(std::uint32_t local, std::uint32_t k, double gamma, const float* x, const float* input_mean,
+                const numerics::VectorKernels& kernels) {
     const std::size_t dens = std::size_t(local) * n_density_ + k;
-    double* mean = mean_.data() + dens * veclen_;
-    double* var = var_.data() + dens * veclen_;
-    if (input_mean != nullptr) {
-      for (std::uint32_t l = 0; l < veclen_; ++l) {
-        mean[l] += gamma * x[l];
-        const double diff = double(x[l]) - double(input_mean[l]);
-        var[l] += gamma * diff * diff;
-      }
-    } else {
-      for (std::uint32_t l = 0; l < veclen_; ++l) {
-        const double xl = x[l];
-        mean[l] += gamma * xl;
-        var[l] += gamma * xl * xl;
-      }
-    }
+    kernels.accumulate_frame(gamma, x, input_mean, mean_.data() + dens * veclen_, var_.data() + dens * veclen_, veclen_);
     dnom_[dens] += gamma;
   }
   // Transition count: index = (tmat * n_emit + from) * (n_emit + 1) + to.

@@ -40,6 +40,23 @@ void LogArray(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = LogLanes(in[i]);
 }
 
+void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,
+                     std::uint32_t veclen) {
+  if (input_mean != nullptr) {
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      mean[l] += gamma * x[l];
+      const double diff = double(x[l]) - double(input_mean[l]);
+      var[l] += gamma * diff * diff;
+    }
+  } else {
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      const double xl = x[l];
+      mean[l] += gamma * xl;
+      var[l] += gamma * xl * xl;
+    }
+  }
+}
+
 void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                       std::uint32_t n_groups, double* dist) {
   for (std::uint32_t g = 0; g < n_groups; ++g, dist += 4) {

@@ -18,6 +18,11 @@ void ExpShifted(const double* in, double shift, double* out, std::size_t n) { Ex
 
 void LogArray(const double* in, double* out, std::size_t n) { LogArrayLanes(in, out, n); }
 
+void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,
+                     std::uint32_t veclen) {
+  AccumulateFrameLanes(gamma, x, input_mean, mean, var, veclen);
+}
+
 void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                       std::uint32_t n_groups, double* dist) {
   GroupedDistancesLanes(x, mean, precision, veclen, n_groups, dist);

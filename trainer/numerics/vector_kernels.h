@@ -18,6 +18,11 @@ struct VectorKernels {
   void (*exp_shifted)(const double* in, double shift, double* out, std::size_t n);
   // out[i] = Log(in[i]) for i < n (in and out may be the same array).
   void (*log)(const double* in, double* out, std::size_t n);
+  // One frame's Gaussian statistics of one density with posterior gamma, for l < veclen:
+  //   mean[l] += gamma * x[l];  var[l] += (gamma * x[l]) * x[l]            (input_mean == nullptr)
+  //   mean[l] += gamma * x[l];  var[l] += (gamma * d) * d, d = x[l] - input_mean[l] (in double)
+  void (*accumulate_frame)(double gamma, const float* x, const float* input_mean, double* mean, double* var,
+                           std::uint32_t veclen);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
   // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]
