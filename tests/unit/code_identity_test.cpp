@@ -1,5 +1,6 @@
-// The code identity (provenance/provenance.h): the SHA-256 of a build's canonical identity lines.
-// It covers every field of the build identity and nothing else, and the process's own is computed
+// The code identity (provenance/provenance.h): the SHA-256 of a build's canonical identity lines,
+// which every shard artifact and pass.json records and the "code-identity" check compares. It
+// covers every field of the build identity and nothing else, and the process's own is computed
 // once and cached.
 #include <gtest/gtest.h>
 
@@ -7,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "common/sha256.h"
 #include "provenance/provenance.h"
+#include "shards/artifact.h"
 
 namespace pstrain {
 namespace {
@@ -58,6 +61,20 @@ TEST(CodeIdentity, TheProcessIdentityIsComputedOnceAndIsThatOfItsBuild) {
   EXPECT_EQ(first, CodeIdentity(CurrentBuildIdentity()));
   EXPECT_NE(ProcessBuildIdentity().binary_sha256, "unavailable");
   EXPECT_FALSE(ProcessBuildIdentity().libraries.empty());
+}
+
+TEST(CodeIdentity, IsPartOfTheCanonicalArtifact) {
+  ShardArtifact artifact;
+  artifact.pass = 1;
+  artifact.shard_count = 1;
+  artifact.code_identity = CodeIdentity(SampleBuild());
+  const std::string text = SerializeArtifact(artifact);
+  EXPECT_NE(text.find(",\"code_identity\":\"" + artifact.code_identity + "\",\"assigned_ids\":"), std::string::npos) << text;
+  EXPECT_EQ(ParseArtifact(text, "artifact.json"), artifact);
+  // An artifact without it (the format before it was recorded) is not accepted.
+  std::string without = text;
+  without.erase(without.find(",\"code_identity\""), std::string(",\"code_identity\":\"\"").size() + artifact.code_identity.size());
+  EXPECT_THROW(ParseArtifact(without, "artifact.json"), InputError);
 }
 
 }  // namespace

@@ -288,6 +288,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
                            shard_count,
                            ReductionModeName(base.reduction),
                            sharded.fingerprints,
+                           sharded.code_identity,
                            &sharded.artifacts,
                            &reduced,
                            &report,
