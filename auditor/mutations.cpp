@@ -423,6 +423,14 @@ std::vector<Mutation> BuildTable() {
         });
         return ShardFile(c.TargetShard(), "artifact.json") + ": fingerprints.pass of pass " + std::to_string(c.pass + 1);
       });
+  add("code-identity-of-another-build", "identity",
+      "artifact from another build: the target shard's code_identity is rewritten to another SHA-256 value (what a worker running "
+      "another pstrain binary or another shared library records; the run directory holds no other build). Neither the pass "
+      "fingerprint nor payload_sha256 covers it, so nothing needs re-signing: the artifact is otherwise the real one",
+      {"code-identity"}, Always, [](const MutationContext& c) {
+        EditArtifact(c, c.TargetShard(), [](ShardArtifact& a) { a.code_identity = Sha256Hex("another build than " + a.code_identity); });
+        return ShardFile(c.TargetShard(), "artifact.json") + ": code_identity rewritten";
+      });
   add("shard-id-edited", "identity", "the target shard's artifact says it is another shard", {"shard-id"}, Always, [](const MutationContext& c) {
     const std::uint32_t to = c.TargetShard() == 0 ? 1 : 0;
     EditArtifact(c, c.TargetShard(), [&](ShardArtifact& a) { a.shard = to; });

@@ -170,22 +170,41 @@ class ArtifactValidationTest : public ::testing::Test {
   //   other-config    like base with --abeam 1e-80
   //   other-manifest  like base on the held-out manifest
   //   two-jobs        --jobs 2 --max-passes 1
+  //   other-build     like base, trained by OtherBuild() (coordinator and workers)
   fs::path Run(const std::string& name) {
     if (auto it = runs_.find(name); it != runs_.end()) return it->second;
     std::vector<std::string> extra = {"--jobs", "3", "--max-passes", "1"};
     fs::path manifest, model;
+    std::string binary = PSTRAIN_BINARY;
     if (name == "two-pass") extra = {"--jobs", "3", "--max-passes", "2", "--min-passes", "2"};
     else if (name == "other-model") model = Run("base") / "passes" / "001" / "model";
     else if (name == "other-config") extra.insert(extra.end(), {"--abeam", "1e-80"});
     else if (name == "other-manifest") manifest = HeldoutManifest();
     else if (name == "two-jobs") extra = {"--jobs", "2", "--max-passes", "1"};
+    else if (name == "other-build") binary = OtherBuild().string();
     else if (name != "base") ADD_FAILURE() << "unknown run " << name;
     const fs::path run = TestScratchDir(kGroup, "run-" + name) / "run";
-    const CommandResult r = RunCommand(ShellCommand(TrainArgv(run, extra, manifest, model)) + " --quiet");
+    std::vector<std::string> argv = TrainArgv(run, extra, manifest, model);
+    argv.front() = binary;
+    const CommandResult r = RunCommand(ShellCommand(argv) + " --quiet");
     EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.output;
     EXPECT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json")) << name;
     runs_[name] = run;
     return run;
+  }
+
+  // Another build of pstrain: a copy of the binary with one byte appended. It runs exactly like
+  // the original (the loader ignores trailing bytes) but is a different file, so its code identity
+  // differs: what a node with another pstrain binary would run.
+  fs::path OtherBuild() {
+    if (!other_build_.empty()) return other_build_;
+    const fs::path binary = TestScratchDir(kGroup, "other-build-binary") / "pstrain";
+    fs::copy_file(PSTRAIN_BINARY, binary);
+    std::ofstream(binary, std::ios::binary | std::ios::app) << '\n';
+    fs::permissions(binary, fs::perms::owner_all);
+    EXPECT_NE(Sha256OfFile(binary), Sha256OfFile(PSTRAIN_BINARY));
+    other_build_ = binary;
+    return binary;
   }
 
   // Copies pass `pass` of run `run` into a fresh directory named after the case.
@@ -237,6 +256,7 @@ class ArtifactValidationTest : public ::testing::Test {
   }
 
   std::map<std::string, fs::path> runs_;
+  fs::path other_build_;
 };
 
 // --- The unmodified pass, and pass.json ----------------------------------------------------------
@@ -409,7 +429,7 @@ TEST_F(ArtifactValidationTest, ArtifactJsonRules) {
        "shard-001/artifact.json"},
       {"artifact.json of an unknown format",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["format"] = "pstrain-shard-artifact-2"; });
+         EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["format"] = "pstrain-shard-artifact-1"; });
        },
        "malformed", 1, "shard-001/artifact.json"},
       {"artifact.json oversized (sparse)",
@@ -490,7 +510,42 @@ TEST_F(ArtifactValidationTest, IdentityRules) {
                   [&](json::object& a) { a.at("fingerprints").as_object()["pass"] = other.at("fingerprints").at("pass"); });
        },
        "pass-fingerprint", 1, "shard-001/artifact.json"},
+      // Same inputs, same numbers, same payload bytes: only the build that computed it differs.
+      {"artifact computed by another build (pstrain with one byte appended)",
+       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("other-build") / "passes/001/shard-001"); }, "code-identity", 1,
+       "shard-001/artifact.json"},
   });
+}
+
+// The code identity a finished pass is checked against is the one its pass.json records (the
+// build that ran the pass), not the validating binary's: a pass stays valid when pstrain is
+// rebuilt, and a pass trained by another build is valid for this one.
+TEST_F(ArtifactValidationTest, AFinishedPassIsValidatedAgainstItsOwnBuildNotTheValidatingOne) {
+  const fs::path copy = CopyPass("base", "001", "validated-by-another-build");
+  CommandResult r = RunCommand(ShellQuote(OtherBuild().string()) + " validate " + ShellQuote(copy.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("VALID " + copy.string() + ": 3 shards"));
+  const fs::path other = CopyPass("other-build", "001", "trained-by-another-build");
+  r = Validate(other);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // The two builds' passes record different identities, each the one of all its shards.
+  const std::string base_identity(ReadObject(copy / "pass.json").at("code_identity").as_string());
+  const std::string other_identity(ReadObject(other / "pass.json").at("code_identity").as_string());
+  EXPECT_NE(base_identity, other_identity);
+  for (const char* shard : {"shard-000", "shard-001", "shard-002"}) {
+    EXPECT_EQ(ReadObject(copy / shard / "artifact.json").at("code_identity").as_string(), base_identity) << shard;
+    EXPECT_EQ(ReadObject(other / shard / "artifact.json").at("code_identity").as_string(), other_identity) << shard;
+  }
+  // pass.json's identity is the expectation: changing it alone rejects the first shard.
+  EditJson(copy / "pass.json", [&](json::object& p) { p["code_identity"] = other_identity; });
+  r = Validate(copy);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("shard 0 rejected by check \"code-identity\" (" + (copy / "shard-000/artifact.json").string() + ")"));
+  // A pass.json without one (written before code identities were recorded) is unreadable.
+  EditJson(copy / "pass.json", [](json::object& p) { p.erase("code_identity"); });
+  r = Validate(copy);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr((copy / "pass.json").string() + ": unreadable"));
 }
 
 // --- Coverage, outcomes, frames, log-likelihood -----------------------------------------------------

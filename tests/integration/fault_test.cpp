@@ -307,5 +307,53 @@ TEST_F(FaultTest, SigtermWithOneJobStopsInlineAndSaysInterrupted) {
 }
 TEST_F(FaultTest, SigintToTheCoordinatorStopsItsWorkersSaysInterruptedAndTheRerunResumes) { KillCoordinatorMidPass(SIGINT); }
 
+// --- A worker runs another build ---------------------------------------------------------------------
+
+// The workers run whatever binary is at the coordinator's path when they start (on a cluster: the
+// binary the node sees there). The coordinator runs from a copy of pstrain; once both workers of
+// pass 1 run, another build (the copy with one byte appended) is renamed over that path. Pass 1,
+// computed by the coordinator's build, completes; pass 2's workers run the other build and their
+// artifacts are rejected by the code-identity check, failing the pass, promoting nothing.
+TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
+  const fs::path dir = Scratch("other-build");
+  const fs::path binary = dir / "bin" / "pstrain";
+  fs::create_directories(binary.parent_path());
+  fs::copy_file(PSTRAIN_BINARY, binary);
+  fs::permissions(binary, fs::perms::owner_all);
+  const fs::path run = dir / "run";
+  std::vector<std::string> argv = TrainArgv(run, {"--jobs", "2", "--min-passes", "2", "--max-passes", "2"});
+  argv.front() = binary.string();
+  // The delays keep pass 1's workers alive long enough to be seen and the binary replaced (2.5 s).
+  SpawnedProcess& coordinator = Spawn(argv, {"PSTRAIN_FAULT_INJECTION=delay:0:2500,delay:1:2500"}, dir / "train.out");
+  ASSERT_TRUE(coordinator.started());
+  const std::vector<WorkerProcess> workers = WaitForWorkers(coordinator.pid(), 1, 2, 60s);
+  for (const WorkerProcess& w : workers) coordinator.Track(w.id);
+  ASSERT_EQ(workers.size(), 2u) << "the two workers of pass 1 did not appear";
+
+  const fs::path other = dir / "bin" / "pstrain.other";
+  fs::copy_file(PSTRAIN_BINARY, other);
+  std::ofstream(other, std::ios::binary | std::ios::app) << '\n';
+  fs::permissions(other, fs::perms::owner_all);
+  fs::rename(other, binary);  // running processes keep the file they were started from
+
+  const Finished f = WaitToEnd(coordinator, argv);
+  EXPECT_EQ(ExitCode(f.status), 1) << DescribeWaitStatus(f.status) << "\n" << f.output;
+  const fs::path rejected = run / "passes" / ".002.staging" / "shard-000" / "artifact.json";
+  EXPECT_THAT(f.output, HasSubstr("pstrain train: training failed: shard 0 rejected by check \"code-identity\" (" + rejected.string() +
+                                  "): artifact was computed by another build of pstrain"));
+  EXPECT_THAT(f.output, HasSubstr("pass 1: ")) << "pass 1 should have completed";
+  EXPECT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
+  EXPECT_FALSE(fs::exists(run / "passes" / "002")) << "the rejected pass was promoted";
+  EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted";
+  EXPECT_EQ(RunCommand(Pstrain("validate " + ShellQuote((run / "passes" / "001").string()))).exit_code, 0);
+  // Pass 1's shards and pass.json carry the coordinator's identity; the rejected shard another one.
+  const auto identity = [](const fs::path& file) { return std::string(ReadJson(file).at("code_identity").as_string()); };
+  const std::string coordinator_identity = identity(run / "passes" / "001" / "pass.json");
+  EXPECT_EQ(identity(run / "passes" / "001" / "shard-001" / "artifact.json"), coordinator_identity);
+  ASSERT_TRUE(fs::is_regular_file(rejected));
+  EXPECT_NE(identity(rejected), coordinator_identity);
+  EXPECT_THAT(f.output, HasSubstr("code_identity " + identity(rejected) + ", expected " + coordinator_identity));
+}
+
 }  // namespace
 }  // namespace pstrain::testing

@@ -27,6 +27,7 @@
 #include "manifest/manifest.h"
 #include "provenance/fingerprints.h"
 #include "provenance/provenance.h"
+#include "shards/artifact.h"
 
 namespace pstrain::testing {
 namespace {
@@ -156,6 +157,7 @@ TEST(Provenance, RecordsBuildInputsConfigurationAndEveryPass) {
   const CorpusFixture corpus = DefaultCorpus();
   const std::map<std::string, std::string> ldd_libraries = LddLibraries();
   ASSERT_GE(ldd_libraries.size(), 3u);
+  std::set<std::string> code_identities;
   for (const ProvenanceCase& c : cases) {
     SCOPED_TRACE("--jobs " + std::to_string(c.jobs) + " --reduction " + c.reduction);
     const fs::path run = ScratchDir("fields-" + std::to_string(c.jobs)) / "run";
@@ -233,7 +235,22 @@ TEST(Provenance, RecordsBuildInputsConfigurationAndEveryPass) {
     identity.max_passes = p.at("stop_rule").at("max_passes").to_number<std::uint32_t>();
     identity.convergence = p.at("stop_rule").at("convergence").to_number<double>();
     EXPECT_EQ(p.at("training_fingerprint"), TrainingFingerprint(identity).c_str());
+
+    // Every pass.json and every shard artifact records the code identity of the recorded build,
+    // whether the shard ran inline (one job) or in a worker process.
+    const std::string code_identity = CodeIdentity(identity.build);
+    code_identities.insert(code_identity);
+    for (std::uint32_t pass = 1; pass <= 3; ++pass) {
+      const fs::path pass_dir = run / "passes" / PassName(pass);
+      EXPECT_EQ(ReadJson(pass_dir / "pass.json").at("code_identity"), code_identity.c_str()) << "pass " << pass;
+      for (std::uint32_t shard = 0; shard < c.jobs; ++shard) {
+        EXPECT_EQ(ReadJson(pass_dir / ShardDirName(shard) / "artifact.json").at("code_identity"), code_identity.c_str())
+            << "pass " << pass << " shard " << shard;
+      }
+    }
   }
+  // One build, one identity: the same for every shard count and reduction.
+  EXPECT_EQ(code_identities.size(), 1u);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 // mutated in tests/integration/audit_mutate_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -34,6 +35,11 @@ TEST(AuditMutateTable, RowsAreWellFormed) {
                            "sidecar-count-wrong", "sidecar-flag-two", "sidecar-truncated", "sidecar-missing"}) {
     EXPECT_TRUE(names.count(name)) << name;
   }
+  // An artifact from another build (the code identity) is one of the identity mutations.
+  const auto code = std::find_if(Mutations().begin(), Mutations().end(), [](const Mutation& m) { return m.name == "code-identity-of-another-build"; });
+  ASSERT_NE(code, Mutations().end());
+  EXPECT_EQ(code->category, "identity");
+  EXPECT_EQ(code->expected_checks, std::vector<std::string>{"code-identity"});
 }
 
 TEST(AuditMutateCommand, UsageErrorsExitTwo) {

@@ -17,7 +17,8 @@ int RunValidate(int argc, char** argv) {
   if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << "usage: pstrain validate RUNDIR/passes/NNN\n"
                  "Re-runs the validation of every shard artifact of a finished pass (coverage, outcomes, frames,\n"
-                 "fingerprints, payload sizes, headers and SHA-256) and checks that accum/ is their reduction.\n"
+                 "fingerprints, code identity, payload sizes, headers and SHA-256) against its pass.json and checks\n"
+                 "that accum/ is their reduction.\n"
                  "Exit status: 0 valid, 1 rejected (the reason is printed), 2 unreadable.\n";
     return argc == 2 ? 0 : 2;
   }

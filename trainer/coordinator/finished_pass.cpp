@@ -29,6 +29,9 @@ FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
     const json::object& fp = summary.at("fingerprints").as_object();
     expected.fingerprints = {std::string(fp.at("pass").as_string()), std::string(fp.at("model").as_string()),
                              std::string(fp.at("config").as_string()), std::string(fp.at("manifest").as_string())};
+    // The build that ran the pass, which every shard must match (not the validating binary's: a
+    // finished pass stays valid when pstrain is rebuilt).
+    expected.code_identity = std::string(summary.at("code_identity").as_string());
     for (const json::value& id : summary.at("utterance_ids").as_array()) expected.manifest_ids.emplace_back(id.as_string());
     pass.reduction = ParseReductionMode(std::string(summary.at("reduction").as_string()));
     // A multipron pass (its pass.json has the "multipron" object) has the activation sidecar in

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "formats/mdef.h"
+#include "provenance/provenance.h"
 #include "shards/partition.h"
 
 namespace pstrain {
@@ -18,6 +19,8 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
   expected.fingerprints.manifest = manifest.Fingerprint();
   expected.fingerprints.pass = PassFingerprint(pass, shard_count, expected.fingerprints.model, expected.fingerprints.config,
                                                expected.fingerprints.manifest);
+  // Every shard must have been computed by this build: the same binary and shared libraries.
+  expected.code_identity = ProcessCodeIdentity();
   for (const ManifestEntry& entry : manifest.entries()) expected.manifest_ids.push_back(entry.utt_id);
   if (inputs.options.multipron) {
     expected.multipron = true;
@@ -43,6 +46,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   result.shard_count = shard_count;
   const PassExpectation expected = ExpectationFor(inputs, manifest, pass, shard_count);
   result.fingerprints = expected.fingerprints;
+  result.code_identity = expected.code_identity;
   result.artifacts = ValidatePass(work_dir, expected);
   result.reduced = ReducePass(work_dir, result.artifacts, inputs.reduction);
   return result;

@@ -19,6 +19,7 @@ namespace pstrain {
 struct ShardedPassResult {
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;
+  std::string code_identity;  // the coordinator's, which every artifact matched
   std::vector<ShardArtifact> artifacts;
   ReducedPass reduced;
 };

@@ -26,9 +26,13 @@ BuildIdentity CurrentBuildIdentity() {
   id.architecture = "unknown";
 #endif
   id.compiler = __VERSION__;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  id.binary_sha256 = ec ? "unavailable" : Sha256OfFile(self);
+  // The executable this process runs, even if its path has been replaced or removed since it
+  // started (/proc/self/exe opens the running file, not whatever now has its name).
+  try {
+    id.binary_sha256 = Sha256OfFile("/proc/self/exe");
+  } catch (const std::exception&) {
+    id.binary_sha256 = "unavailable";
+  }
   // Shared libraries mapped into this process: their code can change the numbers (libm, libstdc++).
   std::set<std::string> paths;
   std::ifstream maps("/proc/self/maps");
@@ -45,6 +49,23 @@ BuildIdentity CurrentBuildIdentity() {
   }
   std::sort(id.libraries.begin(), id.libraries.end());
   return id;
+}
+
+const BuildIdentity& ProcessBuildIdentity() {
+  static const BuildIdentity identity = CurrentBuildIdentity();
+  return identity;
+}
+
+std::string CodeIdentity(const BuildIdentity& build) {
+  std::string lines = "version " + build.version + "\narchitecture " + build.architecture + "\ncompiler " + build.compiler +
+                      "\nbinary " + build.binary_sha256 + "\n";
+  for (const auto& [name, digest] : build.libraries) lines += "library " + name + " " + digest + "\n";
+  return Sha256Hex(lines);
+}
+
+const std::string& ProcessCodeIdentity() {
+  static const std::string identity = CodeIdentity(ProcessBuildIdentity());
+  return identity;
 }
 
 std::string TrainingFingerprint(const TrainingIdentity& t) {

@@ -21,8 +21,23 @@ struct BuildIdentity {
   std::vector<std::pair<std::string, std::string>> libraries;  // file name, SHA-256 (sorted)
 };
 
-// Identity of the running process (reads /proc/self/exe and /proc/self/maps).
+// Identity of the running process (hashes the running executable through /proc/self/exe, and the
+// shared libraries listed in /proc/self/maps), computed anew on every call.
 BuildIdentity CurrentBuildIdentity();
+
+// CurrentBuildIdentity() computed on the first call and cached for the life of the process (hashing
+// the binary and its libraries costs tens of milliseconds; a coordinator needs it every pass).
+// Thread-safe.
+const BuildIdentity& ProcessBuildIdentity();
+
+// The code identity of a build: SHA-256 (hex) of the canonical lines
+//   version V\narchitecture A\ncompiler C\nbinary SHA256\n
+// then `library NAME SHA256\n` for each library in `build.libraries` order (sorted). Recorded in
+// every shard artifact and pass.json (docs/contract.md) and checked by the "code-identity" rule.
+std::string CodeIdentity(const BuildIdentity& build);
+
+// CodeIdentity(ProcessBuildIdentity()), cached: the identity of the code this process runs.
+const std::string& ProcessCodeIdentity();
 
 struct TrainingIdentity {
   BuildIdentity build;

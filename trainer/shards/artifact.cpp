@@ -52,6 +52,7 @@ std::string SerializeArtifact(const ShardArtifact& a) {
   fp["config"] = a.fingerprints.config;
   fp["manifest"] = a.fingerprints.manifest;
   root["fingerprints"] = std::move(fp);
+  root["code_identity"] = a.code_identity;
   root["assigned_ids"] = Strings(a.assigned_ids);
   root["processed_ids"] = Strings(a.processed_ids);
   json::array frames;
@@ -159,6 +160,7 @@ ShardArtifact ParseArtifact(const std::string& text, const std::string& path) {
   a.fingerprints.config = fp.String("config");
   a.fingerprints.manifest = fp.String("manifest");
   fp.ExpectNoOtherKeys();
+  a.code_identity = o.String("code_identity");
   a.assigned_ids = o.Strings("assigned_ids");
   a.processed_ids = o.Strings("processed_ids");
   for (const json::value& v : o.Array("processed_frames")) {

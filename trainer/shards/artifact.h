@@ -19,7 +19,7 @@
 
 namespace pstrain {
 
-inline constexpr const char* kArtifactFormat = "pstrain-shard-artifact-1";
+inline constexpr const char* kArtifactFormat = "pstrain-shard-artifact-2";
 // The payload files, in the order their digests enter payload_sha256.
 inline constexpr const char* kPayloadFiles[] = {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"};
 // The payload of a shard: kPayloadFiles, then for multipron shards the activation sidecar
@@ -45,6 +45,7 @@ struct ShardArtifact {
   std::uint32_t shard = 0;
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;
+  std::string code_identity;                       // CodeIdentity of the process that computed it (provenance/provenance.h)
   std::vector<std::string> assigned_ids;
   std::vector<std::string> processed_ids;          // succeeded (first try or after a retry)
   std::vector<std::uint32_t> processed_frames;     // parallel to processed_ids

@@ -84,6 +84,10 @@ void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpe
   if (a.fingerprints.config != expected.fingerprints.config) reject("config-fingerprint", "artifact was computed with another configuration");
   if (a.fingerprints.manifest != expected.fingerprints.manifest) reject("manifest-fingerprint", "artifact was computed from another manifest");
   if (a.fingerprints.pass != expected.fingerprints.pass) reject("pass-fingerprint", "artifact belongs to another pass");
+  if (a.code_identity != expected.code_identity) {
+    reject("code-identity", "artifact was computed by another build of pstrain (a different binary or shared library): code_identity " +
+                                a.code_identity + ", expected " + expected.code_identity);
+  }
 
   // Coverage: exactly this shard's range of the manifest, in order.
   const ShardRange range = ShardOf(shard, expected.shard_count, expected.manifest_ids.size());

@@ -3,7 +3,8 @@
 //
 // For every shard, in ascending order: the shard directory and artifact.json are real files (no
 // symlinks), artifact.json is well-formed and not oversized; pass, shard id, shard count and all
-// four fingerprints match the current pass; assigned_ids are exactly the shard's manifest range;
+// four fingerprints match the current pass; the code identity is the expected one (the same pstrain
+// binary and shared libraries computed every shard); assigned_ids are exactly the shard's manifest range;
 // processed and skipped partition the assigned ids without duplicates, retried ids are assigned
 // ids; processed_frames add up to total_frames; the exact log-likelihood matches its double; the
 // payload lists exactly the expected files, each a regular file inside the shard directory with the
@@ -24,6 +25,9 @@ struct PassExpectation {
   std::uint32_t pass = 0;
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;
+  // The code identity every artifact must record (provenance/provenance.h CodeIdentity): the
+  // coordinator's own while it runs the pass, the one pass.json records for a finished pass.
+  std::string code_identity;
   std::vector<std::string> manifest_ids;  // all utterance ids, manifest order
   // Multipron passes: every shard has the activation sidecar, sized for this many tied states.
   bool multipron = false;

@@ -20,6 +20,7 @@
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
 #include "numerics/isa.h"
+#include "provenance/provenance.h"
 #include "shards/artifact.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/partition.h"
@@ -114,6 +115,7 @@ void RunShardTask(const ShardTask& task) {
   artifact.fingerprints.manifest = manifest.Fingerprint();
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);
+  artifact.code_identity = ProcessCodeIdentity();
   for (std::size_t i = range.begin; i < range.end; ++i) artifact.assigned_ids.push_back(manifest.entries()[i].utt_id);
   for (const UtteranceOutcome& outcome : result.outcomes) {
     if (outcome.kind == OutcomeKind::kSkipped) {

@@ -60,7 +60,7 @@ void AddOutcomes(json::object& root, const std::vector<ShardArtifact>& artifacts
 
 std::string PassJson(const PassRecordInput& input) {
   json::object root;
-  root["format"] = "pstrain-pass-1";
+  root["format"] = "pstrain-pass-2";
   root["pass"] = input.pass;
   root["training_fingerprint"] = input.training_fingerprint;
   root["requested_jobs"] = input.requested_jobs;
@@ -72,6 +72,7 @@ std::string PassJson(const PassRecordInput& input) {
   fp["config"] = input.fingerprints.config;
   fp["manifest"] = input.fingerprints.manifest;
   root["fingerprints"] = std::move(fp);
+  root["code_identity"] = input.code_identity;
   AddOutcomes(root, *input.artifacts, *input.reduced);
   if (input.has_gain) root["log_likelihood_gain_per_frame"] = input.gain;
   else root["log_likelihood_gain_per_frame"] = nullptr;

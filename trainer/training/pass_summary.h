@@ -21,6 +21,7 @@ struct PassRecordInput {
   std::uint32_t shard_count = 1;
   std::string reduction;
   PassFingerprints fingerprints;
+  std::string code_identity;  // the build every shard was validated against (PassExpectation::code_identity)
   const std::vector<ShardArtifact>* artifacts = nullptr;  // shard order
   const ReducedPass* reduced = nullptr;
   const ReestimationReport* report = nullptr;

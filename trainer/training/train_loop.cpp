@@ -197,7 +197,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
 
   TrainingIdentity identity;
-  identity.build = CurrentBuildIdentity();
+  identity.build = ProcessBuildIdentity();  // cached: computed once per process
   const std::string dictionary_fingerprint = DictionaryFingerprint(base.dict, base.filler);
   identity.canonical_config = CanonicalConfig(base.options, base.reduction, dictionary_fingerprint);
   identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
@@ -288,6 +288,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
                            shard_count,
                            ReductionModeName(base.reduction),
                            sharded.fingerprints,
+                           sharded.code_identity,
                            &sharded.artifacts,
                            &reduced,
                            &report,
