@@ -10,50 +10,18 @@ namespace pstrain {
 namespace {
 
 constexpr double kTwoTo64 = 18446744073709551616.0;   // 2^64
-constexpr double kTwoTo127 = 1.7014118346046923e38;   // 2^127
 
 }  // namespace
 
-FixedPoint ToFixed(double value, const char* what) {
-  // From the bits: value = (-1)^sign * m * 2^(e - 1075) with m the 53-bit significand, so
-  // value * 2^64 = m * 2^shift, shift = e - 1011. An integer shift and a round-to-nearest-even of
-  // the bits shifted out: no floating-point rounding, no libm call, no libgcc 128-bit conversion.
-  const std::uint64_t bits = __builtin_bit_cast(std::uint64_t, value);
-  const int biased_exponent = static_cast<int>((bits >> 52) & 0x7ff);
-  if (biased_exponent == 0x7ff) {
-    throw TrainingError(std::string(what) + ": value is not finite (" + std::to_string(value) + ")");
-  }
-  if (biased_exponent == 0) return 0;  // zero or subnormal: |value| < 2^-1022 rounds to 0
-  const std::uint64_t significand = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
-  const int shift = biased_exponent - 1011;
-  UnsignedFixedPoint magnitude;
-  if (shift >= 0) {
-    // |value| * 2^64 < 2^127 (|value| < 2^63) needs 53 + shift <= 127.
-    if (shift > 127 - 53) {
-      throw TrainingError(std::string(what) + ": value " + std::to_string(value) + " is outside the exact accumulator's range (|x| < 2^63)");
-    }
-    magnitude = static_cast<UnsignedFixedPoint>(significand) << shift;
-  } else if (shift >= -53) {
-    const int right = -shift;
-    const std::uint64_t kept = significand >> right;
-    const std::uint64_t rest = significand & ((std::uint64_t{1} << right) - 1);
-    const std::uint64_t half = std::uint64_t{1} << (right - 1);
-    magnitude = kept + ((rest > half || (rest == half && (kept & 1) != 0)) ? 1 : 0);
-  } else {
-    return 0;  // value * 2^64 = m / 2^right < 2^53 / 2^54 = 1/2: rounds to 0
-  }
-  const FixedPoint fixed = static_cast<FixedPoint>(magnitude);
-  return (bits >> 63) != 0 ? -fixed : fixed;
+void ThrowNotConvertible(double value, const char* what) {
+  if (!std::isfinite(value)) throw TrainingError(std::string(what) + ": value is not finite (" + std::to_string(value) + ")");
+  throw TrainingError(std::string(what) + ": value " + std::to_string(value) + " is outside the exact accumulator's range (|x| < 2^63)");
 }
 
 double FromFixed(FixedPoint fixed) { return static_cast<double>(fixed) / kTwoTo64; }
 
-void AddFixed(FixedPoint& into, FixedPoint value, const char* what) {
-  FixedPoint result;
-  if (__builtin_add_overflow(into, value, &result)) {
-    throw TrainingError(std::string(what) + ": exact accumulator overflow (sum leaves the range |x| < 2^63)");
-  }
-  into = result;
+void ThrowOverflow(const char* what) {
+  throw TrainingError(std::string(what) + ": exact accumulator overflow (sum leaves the range |x| < 2^63)");
 }
 
 std::string FixedToHex(FixedPoint fixed) {
