@@ -14,8 +14,11 @@
 # model and statistics file. It runs whatever the gates gave, so that one report does not hide
 # the other.
 #
+# It also runs the exp/log accuracy test against MPFR with 10^7 inputs per range
+# (numerics_mpfr_full, docs/numerics.md), and fails when it fails or ran no test.
+#
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
-# is not 0, else that of check-aarch64.sh (1 bytes differ, 2 it could not run); or the failing
+# is not 0, else the MPFR test's (1) when it failed, else that of check-aarch64.sh (1 bytes differ, 2 it could not run); or the failing
 # build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json,
 # gates-junit.xml, the gates' output, and aarch64-check.log).
 set -euo pipefail
@@ -26,7 +29,7 @@ REPORTS="$BUILD_DIR/nightly"
 
 echo "nightly: building pstrain, gate_tests and audit in $BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
-cmake --build "$BUILD_DIR" -j"$JOBS" --target pstrain gate_tests audit
+cmake --build "$BUILD_DIR" -j"$JOBS" --target pstrain gate_tests audit numerics_tests
 
 echo "nightly: building the benchmark corpus in $BUILD_DIR/corpus/bench (nothing to do when up to date)"
 bash scripts/prepare-bench-corpus.sh "$BUILD_DIR/corpus/bench"
@@ -38,10 +41,19 @@ gates_rc=0
 "$BUILD_DIR/auditor/audit" gates run --profile full --work-dir "$REPORTS" \
   --json "$REPORTS/gates.json" --junit "$REPORTS/gates-junit.xml" "$@" || gates_rc=$?
 
+echo "nightly: exp/log against MPFR on 10^7 inputs per range (ctest numerics_mpfr_full, about 7 min)"
+numerics_rc=0
+ctest --test-dir "$BUILD_DIR" -L nightly -R '^numerics_mpfr_full$' --output-on-failure 2>&1 | tee "$REPORTS/numerics-mpfr.log" ||
+  numerics_rc=${PIPESTATUS[0]}
+if ! grep -q "100% tests passed, 0 tests failed out of 1" "$REPORTS/numerics-mpfr.log"; then
+  [ "$numerics_rc" -ne 0 ] || numerics_rc=1  # no test ran: a failure, not a pass
+fi
+
 echo "nightly: x86-64 vs aarch64 (qemu-user) byte comparison, scripts/check-aarch64.sh; log in $REPORTS/aarch64-check.log"
 aarch64_rc=0
 BUILD_DIR=$BUILD_DIR bash scripts/check-aarch64.sh 2>&1 | tee "$REPORTS/aarch64-check.log" || aarch64_rc=${PIPESTATUS[0]}
 
-echo "nightly: gates exit $gates_rc, aarch64 check exit $aarch64_rc"
+echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, aarch64 check exit $aarch64_rc"
 if [ "$gates_rc" -ne 0 ]; then exit "$gates_rc"; fi
+if [ "$numerics_rc" -ne 0 ]; then exit "$numerics_rc"; fi
 exit "$aarch64_rc"
