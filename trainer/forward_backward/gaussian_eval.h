@@ -34,7 +34,7 @@ inline void EvaluateSenoneLogDensities(const AcousticModel& model, std::uint32_t
 
 // The Gaussians of one utterance's senones, re-laid out so that kGroup densities of a senone are
 // evaluated side by side: per local senone and group, dimension-major [dim][kGroup] means (float32)
-// and precisions (the float32 precisions converted to double, which is exact). The kGroup sums are
+// and precisions (float32; the kernels convert them to double, which is exact). The kGroup sums are
 // independent: the vector kernel of the active instruction-set level (numerics/vector_kernels.h)
 // computes them side by side, every lane performing the same IEEE operations in the same order as
 // the one-density-at-a-time loop of EvaluateLogDensity (float32 difference promoted to double,
@@ -86,7 +86,7 @@ class GroupedDensities {
  private:
   std::uint32_t n_groups_ = 0, veclen_ = 0;
   std::vector<float> mean_;
-  std::vector<double> precision_;
+  std::vector<float> precision_;
 };
 
 }  // namespace pstrain

@@ -23,7 +23,7 @@ void AccumulateFrame(double gamma, const float* x, const float* input_mean, doub
   AccumulateFrameLanes(gamma, x, input_mean, mean, var, veclen);
 }
 
-void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+void GroupedDistances(const float* x, const float* mean, const float* precision, std::uint32_t veclen,
                       std::uint32_t n_groups, double* dist) {
   GroupedDistancesLanes(x, mean, precision, veclen, n_groups, dist);
 }
