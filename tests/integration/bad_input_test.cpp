@@ -99,9 +99,9 @@ void Import(const SmallCorpus& corpus) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
 }
 
-// A writable copy of the an4_ci_cont model.
-fs::path CopyModel(const std::string& name) {
-  const fs::path dir = ScratchDir(name);
+// A writable copy of the an4_ci_cont model in `dir` (created).
+fs::path CopyModelTo(const fs::path& dir) {
+  fs::create_directories(dir);
   if (!fs::is_directory(An4Model())) {
     ADD_FAILURE() << An4Model() << " is missing: install the Debian package pocketsphinx-testdata";
     return dir;
@@ -109,6 +109,7 @@ fs::path CopyModel(const std::string& name) {
   for (const auto& entry : fs::directory_iterator(An4Model())) fs::copy_file(entry.path(), dir / entry.path().filename());
   return dir;
 }
+fs::path CopyModel(const std::string& name) { return CopyModelTo(ScratchDir(name)); }
 
 std::string CorpusFlags(const fs::path& model, const fs::path& manifest) {
   const fs::path corpus = CorpusDir();
@@ -319,6 +320,125 @@ TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
     EXPECT_EQ(Snapshot(run_dir / "passes" / "001" / "model"), pass1_before) << "passes/001 changed after a failed train";
     EXPECT_TRUE(fs::is_regular_file(run_dir / "passes" / "001" / "pass.json"));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// An output that would overwrite an input (issue 13): `--out ""` wrote into the current directory
+// (and rewrote ./model/means when the model was ./model), `--out D --model D/model` overwrote the
+// input model. Every such output is refused with exit 2 before anything is written.
+
+// Every regular file under `dir` (recursively) with its SHA-256, and every directory.
+std::map<std::string, std::string> TreeSnapshot(const fs::path& dir) {
+  std::map<std::string, std::string> entries;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string name = fs::relative(entry.path(), dir).generic_string();
+    entries[name] = entry.is_regular_file() ? Sha256OfFile(entry.path()) : std::string("(directory)");
+  }
+  return entries;
+}
+
+struct OverwriteCase {
+  const char* name;
+  std::string args;                   // after `pstrain `, run in the work directory
+  std::vector<std::string> expected;  // substrings of the message
+};
+
+void ExpectRefusedWithoutWriting(const fs::path& work, const std::vector<OverwriteCase>& cases) {
+  const std::map<std::string, std::string> before = TreeSnapshot(work);
+  for (const OverwriteCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const CommandResult r = RunCommand("cd " + ShellQuote(work.string()) + " && " + Pstrain(c.args));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const std::string& text : c.expected) EXPECT_THAT(r.output, HasSubstr(text));
+    const std::map<std::string, std::string> after = TreeSnapshot(work);
+    std::string changes;
+    for (const auto& [name, digest] : after) {
+      if (!before.count(name)) changes += " added " + name + ";";
+      else if (before.at(name) != digest) changes += " changed " + name + ";";
+    }
+    for (const auto& [name, digest] : before) {
+      if (!after.count(name)) changes += " removed " + name + ";";
+    }
+    EXPECT_EQ(changes, "") << "a refused command changed the work directory";
+  }
+}
+
+TEST(BadInputTest, TrainAndAccumulateRefuseAnOutputThatWouldOverwriteTheInputModel) {
+  SmallCorpus corpus = MakeSmallCorpus("overwrite-corpus", 3);
+  Import(corpus);
+  const fs::path work = ScratchDir("overwrite-model");
+  CopyModelTo(work / "model");
+  CopyModelTo(work / "run" / "model");
+  fs::create_directory_symlink("run", work / "link");
+  const fs::path corpus_dir = CorpusDir();
+  const std::string rest = " --manifest " + ShellQuote(corpus.Manifest().string()) + " --dict " +
+                           ShellQuote((corpus_dir / "corpus.dic").string()) + " --filler " +
+                           ShellQuote((corpus_dir / "corpus.filler").string());
+  const std::string train = "train --max-passes 1" + rest;
+  const std::string accumulate = "accumulate" + rest;
+  const std::string resolved_run = fs::weakly_canonical(work / "run").string();
+  const std::string resolved_model = fs::weakly_canonical(work / "run" / "model").string();
+  std::vector<OverwriteCase> cases;
+  for (const std::string& command : {train, accumulate}) {
+    cases.push_back({"empty --out, model in the current directory", command + " --model model --out ''", {"--out is empty"}});
+    cases.push_back({"--out is the model", command + " --model run/model --out run/model",
+                     {"--out run/model is the input model directory --model run/model", resolved_model}});
+    cases.push_back({"--out contains the model", command + " --model run/model --out run",
+                     {"--out run contains the input model directory --model run/model"}});
+    cases.push_back({"--out inside the model", command + " --model run/model --out run/model/inner",
+                     {"--out run/model/inner lies inside the input model directory --model run/model"}});
+    cases.push_back({"--out through a symbolic link", command + " --model run/model --out link",
+                     {"--out link contains the input model directory --model run/model", resolved_run}});
+    cases.push_back({"--out with ..", command + " --model run/model --out run/missing/..",
+                     {"--out run/missing/.. contains the input model directory --model run/model", resolved_run}});
+    cases.push_back({"--model through ..", command + " --model run/../run/model --out run",
+                     {"--out run contains the input model directory --model run/../run/model"}});
+  }
+  // Replacing ACCUMDIR, RUNDIR/model or RUNDIR/passes as a whole would remove the other inputs too.
+  fs::create_directories(work / "run2" / "passes");
+  fs::copy_file(corpus.Manifest(), work / "run2" / "passes" / "small.manifest");
+  const std::string dicts = " --dict " + ShellQuote((corpus_dir / "corpus.dic").string()) + " --filler " +
+                            ShellQuote((corpus_dir / "corpus.filler").string());
+  cases.push_back({"accumulate --out contains the manifest",
+                   "accumulate --model model --manifest run2/passes/small.manifest" + dicts + " --out run2",
+                   {"--out run2 contains the manifest --manifest run2/passes/small.manifest"}});
+  cases.push_back({"train replaces RUNDIR/passes, which holds the manifest",
+                   "train --model model --manifest run2/passes/small.manifest" + dicts + " --out run2",
+                   {"run2/passes (replaced by --out run2) contains the manifest --manifest run2/passes/small.manifest"}});
+  cases.push_back({"accumulate --out is the corpus root",
+                   "accumulate --model model --manifest run2/passes/small.manifest --corpus-root feat" + dicts + " --out feat",
+                   {"--out feat is the corpus root --corpus-root feat"}});
+  fs::create_directories(work / "feat");
+  ExpectRefusedWithoutWriting(work, cases);
+}
+
+TEST(BadInputTest, NormalizeRefusesAnOutputThatWouldOverwriteItsInputs) {
+  SmallCorpus corpus = MakeSmallCorpus("overwrite-normalize-corpus", 3);
+  Import(corpus);
+  const fs::path work = ScratchDir("overwrite-normalize");
+  CopyModelTo(work / "model");
+  const CommandResult accumulated = RunPstrain(Command::kAccumulate, work / "model", corpus.Manifest(), work / "accs" / "acc");
+  ASSERT_EQ(accumulated.exit_code, 0) << accumulated.output;
+  // A good normalize works (and is not refused by the checks).
+  const CommandResult good = RunCommand("cd " + ShellQuote(work.string()) + " && " +
+                                        Pstrain("normalize --accum accs/acc --model-in model --out normalized"));
+  ASSERT_EQ(good.exit_code, 0) << good.output;
+  const std::vector<OverwriteCase> cases = {
+      {"empty --out", "normalize --accum accs/acc --model-in model --out ''", {"--out is empty"}},
+      {"--out is --model-in", "normalize --accum accs/acc --model-in model --out model",
+       {"--out model is the input model directory --model-in model"}},
+      {"--out is --model-in through ..", "normalize --accum accs/acc --model-in model --out accs/../model",
+       {"--out accs/../model is the input model directory --model-in model"}},
+      {"--out inside --model-in", "normalize --accum accs/acc --model-in model --out model/next",
+       {"--out model/next lies inside the input model directory --model-in model"}},
+      {"--out is the second --accum directory", "normalize --accum accs/acc,accs/acc/ --model-in model --out accs/acc",
+       {"--out accs/acc is the accumulator directory --accum accs/acc"}},
+      {"--out contains an --accum directory", "normalize --accum accs/acc --model-in model --out accs",
+       {"--out accs contains the accumulator directory --accum accs/acc"}},
+      {"--out inside an --accum directory", "normalize --accum accs/acc --model-in model --out accs/acc/model",
+       {"--out accs/acc/model lies inside the accumulator directory --accum accs/acc"}},
+  };
+  ExpectRefusedWithoutWriting(work, cases);
 }
 
 }  // namespace

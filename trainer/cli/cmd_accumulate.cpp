@@ -39,6 +39,7 @@ int RunAccumulate(int argc, char** argv) {
                         vm)) {
     return 0;
   }
+  CheckOutputApartFromInputs(out, inputs, {});  // ACCUMDIR is replaced as a whole
   const PassInputs pass_inputs = ResolvePassInputs(inputs, flags, reduction);
   ModelFiles::Load(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);

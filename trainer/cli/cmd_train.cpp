@@ -38,6 +38,7 @@ int RunTrain(int argc, char** argv) {
                         vm)) {
     return 0;
   }
+  CheckOutputApartFromInputs(out, inputs, {"model", "passes"});  // training replaces RUNDIR/model and RUNDIR/passes/NNN
   options.inputs = ResolvePassInputs(inputs, flags, reduction);
   options.progress = !quiet && ::isatty(STDERR_FILENO);
   TrainResult result = Train(options, out, std::cout);

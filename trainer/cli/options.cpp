@@ -108,6 +108,102 @@ Dictionary LoadMergedDictionary(const CorpusInputs& inputs) {
   return dictionary;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec) resolved = fs::absolute(path);
+  resolved = resolved.lexically_normal();
+  if (!resolved.has_filename() && resolved.has_relative_path()) resolved = resolved.parent_path();  // "dir/" -> "dir"
+  return resolved;
+}
+
+// Whether `inner` is `outer` or lies below it (both resolved).
+bool IsWithin(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+PathOverlap ResolvedOverlap(const fs::path& output, const fs::path& input) {
+  const fs::path out = Resolved(output), in = Resolved(input);
+  const bool out_in_in = IsWithin(out, in), in_in_out = IsWithin(in, out);
+  if (out_in_in && in_in_out) return PathOverlap::kSame;
+  if (in_in_out) return PathOverlap::kOutputContainsInput;
+  if (out_in_in) return PathOverlap::kOutputInsideInput;
+  return PathOverlap::kNone;
+}
+
+void RequireOutput(const std::string& out_option, const std::string& out) {
+  if (out.empty()) throw UsageError(out_option + " is empty (it would write into the current directory); name an output directory");
+}
+
+namespace {
+
+// `output_label` and `input_label` name the two paths in the message ("--out D", "the input model
+// directory --model M").
+void RefuseOverlap(const std::string& output_label, const fs::path& output, const std::string& input_label, const fs::path& input,
+                   bool inside_too) {
+  const PathOverlap overlap = ResolvedOverlap(output, input);
+  if (overlap == PathOverlap::kNone || (overlap == PathOverlap::kOutputInsideInput && !inside_too)) return;
+  const std::string resolved_out = Resolved(output).string(), resolved_in = Resolved(input).string();
+  std::string relation, detail;
+  switch (overlap) {
+    case PathOverlap::kSame: relation = "is"; detail = "both are " + resolved_in; break;
+    case PathOverlap::kOutputContainsInput: relation = "contains"; detail = resolved_out + " contains " + resolved_in; break;
+    case PathOverlap::kOutputInsideInput: relation = "lies inside"; detail = resolved_out + " is inside " + resolved_in; break;
+    case PathOverlap::kNone: return;
+  }
+  throw UsageError(output_label + " " + relation + " " + input_label + " (" + detail +
+                   "): writing the output there would overwrite or remove the input; choose an output apart from the inputs");
+}
+
+}  // namespace
+
+void RefuseOutputOverlapping(const std::string& out_option, const std::string& out, const std::string& what,
+                             const std::string& input_option, const std::string& input) {
+  RefuseOverlap(out_option + " " + out, out, what + " " + input_option + " " + input, input, true);
+}
+
+void RefuseOutputContaining(const std::string& out_option, const std::string& out, const std::string& what,
+                            const std::string& input_option, const std::string& input) {
+  RefuseOverlap(out_option + " " + out, out, what + " " + input_option + " " + input, input, false);
+}
+
+void CheckOutputApartFromInputs(const std::string& out, const CorpusInputs& inputs, const std::vector<std::string>& out_subdirs) {
+  RequireOutput("--out", out);
+  RefuseOutputOverlapping("--out", out, "the input model directory", "--model", inputs.model);
+  // The other inputs are only read: they are in danger when they lie in a directory that is
+  // replaced (or removed) as a whole.
+  struct Input {
+    std::string label;
+    fs::path path;
+  };
+  std::vector<Input> others = {{"the manifest --manifest " + inputs.manifest, inputs.manifest},
+                               {"the dictionary --dict " + inputs.dict, inputs.dict},
+                               {"the filler dictionary --filler " + inputs.filler, inputs.filler}};
+  if (!inputs.corpus_root.empty()) others.push_back({"the corpus root --corpus-root " + inputs.corpus_root, inputs.corpus_root});
+  else others.push_back({"the corpus root " + CorpusRoot(inputs).string() + " (the manifest's directory)", CorpusRoot(inputs)});
+  for (const Input& input : others) {
+    if (input.path.empty()) continue;
+    if (out_subdirs.empty()) {
+      RefuseOverlap("--out " + out, out, input.label, input.path, false);
+      continue;
+    }
+    for (const std::string& sub : out_subdirs) {
+      const fs::path replaced = fs::path(out) / sub;
+      RefuseOverlap(replaced.string() + " (replaced by --out " + out + ")", replaced, input.label, input.path, false);
+    }
+  }
+}
+
 std::filesystem::path CorpusRoot(const CorpusInputs& inputs) {
   if (!inputs.corpus_root.empty()) return inputs.corpus_root;
   std::filesystem::path parent = std::filesystem::path(inputs.manifest).parent_path();

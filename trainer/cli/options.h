@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
@@ -52,5 +53,25 @@ bool ParseCommandLine(int argc, char** argv, const po::options_description& desc
 Dictionary LoadMergedDictionary(const CorpusInputs& inputs);
 // The corpus root: --corpus-root when given, else the directory that holds the manifest.
 std::filesystem::path CorpusRoot(const CorpusInputs& inputs);
+
+// How an output path relates to an input path once both are resolved (std::filesystem's
+// weakly_canonical: symbolic links and ".." resolved, missing tails kept).
+enum class PathOverlap { kNone, kSame, kOutputContainsInput, kOutputInsideInput };
+PathOverlap ResolvedOverlap(const std::filesystem::path& output, const std::filesystem::path& input);
+
+// Refuses (UsageError, exit 2) an empty `out` ("--out" writes into the current directory).
+void RequireOutput(const std::string& out_option, const std::string& out);
+// Refuses (UsageError, exit 2) an output that is, contains or lies inside an input directory: the
+// output would overwrite or remove it. `what` names the input ("the input model directory").
+void RefuseOutputOverlapping(const std::string& out_option, const std::string& out, const std::string& what,
+                             const std::string& input_option, const std::string& input);
+// Refuses an output that is or contains an input file or directory (`what` names it), which
+// replacing the output directory as a whole would remove.
+void RefuseOutputContaining(const std::string& out_option, const std::string& out, const std::string& what,
+                            const std::string& input_option, const std::string& input);
+// The checks of `pstrain accumulate --out` and `pstrain train --out` (`out_subdirs`: the
+// directories under `out` that the command replaces, empty when it replaces `out` itself):
+// not empty, apart from the model, and no other input inside what is replaced.
+void CheckOutputApartFromInputs(const std::string& out, const CorpusInputs& inputs, const std::vector<std::string>& out_subdirs);
 
 }  // namespace pstrain::cli
