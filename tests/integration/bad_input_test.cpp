@@ -20,6 +20,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/mfc_file.h"
+#include "formats/param_files.h"
 #include "integration/test_util.h"
 
 namespace pstrain::testing {
@@ -177,6 +178,91 @@ TEST(BadInputTest, BrokenModelFilesAreNamed) {
     expected.push_back((model / c.file).string());
     ExpectInputError(std::string("bad-model-") + c.name, model, corpus.Manifest(), expected);
   }
+}
+
+// Non-finite and negative parameter values (issue 13): a NaN mean was accepted (exit 0, the
+// utterances skipped, the NaN carried into the final model), a variance of -1 and a transition
+// matrix of -0.5 everywhere were trained into the output. Each is refused at load, naming the file,
+// the tied state (or transition matrix), the density (or transition) and the dimension.
+// (an4_ci_cont has one density per tied state: density 0.)
+TEST(BadInputTest, NonFiniteAndNegativeModelParametersAreRefusedAtLoad) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  auto gaussian = [](std::uint32_t senone, std::uint32_t density, std::uint32_t dim, float value) {
+    return [=](const fs::path& p) {
+      GaussianParams params = ReadGaussianFile(p.string());
+      params.data[params.Offset(senone, 0, density) + dim] = value;
+      WriteGaussianFile(p.string(), params);
+    };
+  };
+  auto array = [](std::function<void(Array3D&)> change) {
+    return [=](const fs::path& p) {
+      Array3D a = ReadArray3DFile(p.string());
+      change(a);
+      WriteArray3DFile(p.string(), a);
+    };
+  };
+  struct Case {
+    const char* name;
+    const char* file;
+    std::function<void(const fs::path&)> corrupt;
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"nan-mean", "means", gaussian(5, 0, 7, kNaN), {"senone 5, density 0, dimension 7 is NaN"}},
+      {"inf-mean", "means", gaussian(101, 0, 38, -kInf), {"senone 101, density 0, dimension 38 is -inf"}},
+      {"inf-variance", "variances", gaussian(0, 0, 0, kInf), {"senone 0, density 0, dimension 0 is inf"}},
+      {"nan-variance", "variances", gaussian(40, 0, 12, kNaN), {"senone 40, density 0, dimension 12 is NaN"}},
+      {"negative-variance", "variances", gaussian(7, 0, 3, -1.0f), {"senone 7, density 0, dimension 3 is -1", "negative"}},
+      {"nan-mixture-weight", "mixture_weights", array([](Array3D& a) { a.at(9, 0, 0) = kNaN; }), {"senone 9, density 0 is NaN"}},
+      {"negative-mixture-weight", "mixture_weights", array([](Array3D& a) { a.at(12, 0, 0) = -0.25f; }),
+       {"senone 12, density 0 is -0.25", "negative"}},
+      {"nan-transition", "transition_matrices", array([](Array3D& a) { a.at(2, 1, 2) = kNaN; }),
+       {"transition matrix 2, from state 1 to state 2 is NaN"}},
+      {"inf-transition", "transition_matrices", array([](Array3D& a) { a.at(2, 0, 0) = kInf; }),
+       {"transition matrix 2, from state 0 to state 0 is inf"}},
+      {"negative-transition-matrix", "transition_matrices",
+       array([](Array3D& a) {
+         for (std::uint32_t from = 0; from < a.d2; ++from) {
+           for (std::uint32_t to = 0; to < a.d3; ++to) a.at(3, from, to) = -0.5f;
+         }
+       }),
+       {"transition matrix 3, from state 0 to state 0 is -0.5", "negative"}},
+  };
+  SmallCorpus corpus = MakeSmallCorpus("bad-parameter-corpus", 3);
+  Import(corpus);
+  const fs::path accum = ScratchDir("bad-parameter-accum") / "acc";
+  const CommandResult accumulated = RunPstrain(Command::kAccumulate, An4Model(), corpus.Manifest(), accum);
+  ASSERT_EQ(accumulated.exit_code, 0) << accumulated.output;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path model = CopyModel(std::string("bad-parameter-") + c.name);
+    c.corrupt(model / c.file);
+    std::vector<std::string> expected = c.expected;
+    expected.push_back((model / c.file).string() + ": ");
+    ExpectInputError(std::string("bad-parameter-") + c.name, model, corpus.Manifest(), expected);
+    // normalize loads --model-in the same way.
+    const CommandResult r = RunCommand(Pstrain("normalize --accum " + ShellQuote(accum.string()) + " --model-in " +
+                                               ShellQuote(model.string()) + " --out " +
+                                               ShellQuote((model.parent_path() / (model.filename().string() + "-norm")).string())));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const std::string& text : expected) EXPECT_THAT(r.output, HasSubstr(text));
+  }
+}
+
+// A variance of exactly zero is legitimate (a constant dimension; SphinxTrain's flat start can
+// write one): it is floored to --varfloor when the model is loaded, and training proceeds.
+TEST(BadInputTest, ZeroVarianceIsAcceptedAndFloored) {
+  SmallCorpus corpus = MakeSmallCorpus("zero-variance-corpus", 3);
+  Import(corpus);
+  const fs::path model = CopyModel("zero-variance-model");
+  GaussianParams variances = ReadGaussianFile((model / "variances").string());
+  for (std::uint32_t dim = 0; dim < variances.veclen[0]; ++dim) variances.data[variances.Offset(3, 0, 0) + dim] = 0.0f;
+  variances.data[variances.Offset(4, 0, 0)] = -0.0f;
+  WriteGaussianFile((model / "variances").string(), variances);
+  const fs::path out = ScratchDir("zero-variance-run");
+  const CommandResult r = RunPstrain(Command::kTrain, model, corpus.Manifest(), out);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 // ---------------------------------------------------------------------------------------------

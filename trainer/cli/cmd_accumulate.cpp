@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "common/file_io.h"
 #include "coordinator/pass_runner.h"
+#include "model/model_checks.h"
 #include "shards/partition.h"
 #include "training/pass_summary.h"
 
@@ -41,7 +42,7 @@ int RunAccumulate(int argc, char** argv) {
   }
   CheckOutputApartFromInputs(out, inputs, {});  // ACCUMDIR is replaced as a whole
   const PassInputs pass_inputs = ResolvePassInputs(inputs, flags, reduction);
-  ModelFiles::Load(inputs.model);  // bad model files fail here, before any worker starts
+  LoadCheckedModel(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);
   CheckManifest(manifest, pass_inputs.corpus_root);
   CheckWords(manifest, LoadMergedDictionary(inputs));
