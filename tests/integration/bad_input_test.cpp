@@ -250,6 +250,40 @@ TEST(BadInputTest, NonFiniteAndNegativeModelParametersAreRefusedAtLoad) {
   }
 }
 
+// Features other than pstrain's (issue 13): `-feat s2_4x` in feat.params was accepted, training
+// proceeded as 1s_c_d_dd and the output feat.params still said s2_4x. Every setting that declares
+// other features is refused, naming the file, the line and the value.
+TEST(BadInputTest, UnsupportedFeatureSettingsInFeatParamsAreRefused) {
+  struct Case {
+    const char* name;
+    const char* line;  // replaces or is added to the shipped feat.params
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"s2_4x", "-feat s2_4x", {"feat.params:4: setting -feat s2_4x is not supported", "1s_c_d_dd"}},
+      {"1s_c", "-feat 1s_c", {"feat.params:4: setting -feat 1s_c is not supported"}},
+      {"ceplen", "-ceplen 16", {"feat.params:8: setting -ceplen 16 is not supported", "13 cepstral"}},
+      {"ncep", "-ncep 20", {"feat.params:8: setting -ncep 20 is not supported"}},
+      {"lda", "-lda feature_transform", {"feat.params:8: setting -lda feature_transform is not supported", "transform"}},
+      {"svspec", "-svspec 0-12/13-25/26-38", {"feat.params:8: setting -svspec 0-12/13-25/26-38 is not supported", "stream"}},
+  };
+  SmallCorpus corpus = MakeSmallCorpus("feat-params-corpus", 3);
+  Import(corpus);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path model = CopyModel(std::string("feat-params-") + c.name);
+    std::string text = ReadFileText(model / "feat.params");
+    const std::string feat_line = "-feat 1s_c_d_dd\n";
+    ASSERT_NE(text.find(feat_line), std::string::npos) << text;
+    if (std::string(c.line).starts_with("-feat ")) text.replace(text.find(feat_line), feat_line.size(), std::string(c.line) + "\n");
+    else text += std::string(c.line) + "\n";
+    WriteText(model / "feat.params", text);
+    std::vector<std::string> expected = c.expected;
+    expected.push_back((model / "feat.params").string());
+    ExpectInputError(std::string("feat-params-") + c.name, model, corpus.Manifest(), expected);
+  }
+}
+
 // A variance of exactly zero is legitimate (a constant dimension; SphinxTrain's flat start can
 // write one): it is floored to --varfloor when the model is loaded, and training proceeds.
 TEST(BadInputTest, ZeroVarianceIsAcceptedAndFloored) {

@@ -23,8 +23,31 @@ FeatParams FeatParams::Parse(const std::string& text, const std::string& path) {
     if (tokens >> extra) throw RecordError(path, line_no, "setting " + name + " has more than one value");
     if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + name + " appears twice");
     params.entries_.emplace_back(name.substr(1), value);
+    params.lines_.push_back(line_no);
   }
   return params;
+}
+
+void CheckFeatParamsSupported(const FeatParams& params, const std::string& path) {
+  const auto& entries = params.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, value] = entries[i];
+    std::string problem;
+    if (name == "feat" && value != "1s_c_d_dd") {
+      problem = "is not supported: pstrain computes 1s_c_d_dd features only (13 cepstra, their deltas and double deltas, one stream)";
+    } else if ((name == "ceplen" || name == "ncep") && value != "13") {
+      problem = "is not supported: pstrain's features are computed from 13 cepstral coefficients";
+    } else if (name == "lda" || name == "ldadim") {
+      problem = "is not supported: pstrain applies no feature transform (LDA/MLLT)";
+    } else if (name == "svspec") {
+      problem = "is not supported: pstrain trains one feature stream (no subvector split)";
+    }
+    if (problem.empty()) continue;
+    const std::string what = "setting -" + name + " " + value + " " + problem +
+                             "; training would proceed with other features than this file declares";
+    if (params.line_of(i) == 0) throw FileError(path, what);
+    throw RecordError(path, params.line_of(i), what);
+  }
 }
 
 FeatParams FeatParams::Load(const std::string& path) { return Parse(ReadFileText(path), path); }
@@ -50,6 +73,7 @@ void FeatParams::Set(const std::string& name, const std::string& value) {
     }
   }
   entries_.emplace_back(name, value);
+  lines_.push_back(0);
 }
 
 }  // namespace pstrain

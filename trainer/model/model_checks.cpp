@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "formats/feat_params.h"
 
 namespace pstrain {
 
@@ -75,6 +76,10 @@ void CheckTransitions(const Array3D& tmat, const fs::path& path) {
 
 void CheckModelParameters(const ModelFiles& files, const std::string& dir_string) {
   const fs::path dir(dir_string);
+  if (files.has_feat_params) {
+    const std::string path = (dir / "feat.params").string();
+    CheckFeatParamsSupported(FeatParams::Parse(files.feat_params_text, path), path);
+  }
   CheckGaussians(files.means, dir / "means", nullptr);
   CheckGaussians(files.variances, dir / "variances", "a variance must not be negative; 0 is allowed and floored to --varfloor");
   CheckMixtureWeights(files.mixture_weights, dir / "mixture_weights");

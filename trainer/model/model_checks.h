@@ -11,6 +11,9 @@
 // -0.5 everywhere normalized into one with skip and exit transitions. Each failure is an InputError
 // naming the file, the tied state (senone) or transition matrix, the density or transition, and the
 // dimension, e.g. "MODEL/means: senone 5, density 2, dimension 7 is NaN (...)".
+//
+// feat.params, when present, must declare the features pstrain computes (CheckFeatParamsSupported
+// in formats/feat_params.h: 1s_c_d_dd from 13 cepstra, no transform).
 #pragma once
 
 #include <string>
@@ -19,8 +22,9 @@
 
 namespace pstrain {
 
-// Throws InputError for the first value (in file order) that breaks the rules above. `dir` is the
-// model directory the files were loaded from (for the message).
+// Throws InputError for the first setting or value (feat.params first, then the parameter files
+// in file order) that breaks the rules above. `dir` is the model directory the files were loaded
+// from (for the message).
 void CheckModelParameters(const ModelFiles& files, const std::string& dir);
 
 // ModelFiles::Load(dir) followed by every check of this file: what pstrain uses wherever it loads
