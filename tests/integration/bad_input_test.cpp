@@ -561,5 +561,59 @@ TEST(BadInputTest, NormalizeRefusesAnOutputThatWouldOverwriteItsInputs) {
   ExpectRefusedWithoutWriting(work, cases);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Unsigned options (issue 13): Boost's parser read "-1" for an unsigned option as 4294967295
+// (`--jobs=-1` recorded requested_jobs 4294967295, `--max-passes -1` and `--topn -1` likewise).
+// Every negative, non-numeric or out-of-range value of every unsigned option is refused with exit 2,
+// naming the option and the value, before anything runs.
+TEST(BadInputTest, NegativeAndOutOfRangeUnsignedOptionsAreRefused) {
+  SmallCorpus corpus = MakeSmallCorpus("unsigned-options-corpus", 3);
+  Import(corpus);
+  const fs::path out = ScratchDir("unsigned-options-out");
+  const std::string inputs = CorpusFlags(An4Model(), corpus.Manifest());
+  const std::string train_any_passes = "train " + inputs + " --out " + ShellQuote((out / "run").string()) + " ";
+  const std::string train = train_any_passes + "--max-passes 1 ";
+  const std::string accumulate = "accumulate " + inputs + " --out " + ShellQuote((out / "acc").string()) + " ";
+  const std::string worker = "worker " + inputs + " --out " + ShellQuote((out / "shard").string()) + " ";
+  struct Case {
+    std::string args;
+    std::string option, value;
+  };
+  const Case cases[] = {
+      {train + "--jobs=-1", "--jobs", "-1"},
+      {train + "--jobs -1", "--jobs", "-1"},
+      {train + "--jobs 0", "--jobs", "0"},
+      {train + "--jobs 4294967296", "--jobs", "4294967296"},
+      {train + "--jobs 2x", "--jobs", "2x"},
+      {train_any_passes + "--max-passes -1", "--max-passes", "-1"},
+      {train_any_passes + "--max-passes 0", "--max-passes", "0"},
+      {train + "--min-passes -1", "--min-passes", "-1"},
+      {train + "--topn -1", "--topn", "-1"},
+      {train + "--topn=-4", "--topn", "-4"},
+      {accumulate + "--jobs -1", "--jobs", "-1"},
+      {accumulate + "--jobs 0", "--jobs", "0"},
+      {accumulate + "--topn -1", "--topn", "-1"},
+      {accumulate + "--topn 99999999999", "--topn", "99999999999"},
+      {worker + "--pass -1 --shard 0 --shards 1", "--pass", "-1"},
+      {worker + "--pass 1 --shard -1 --shards 1", "--shard", "-1"},
+      {worker + "--pass 1 --shard 0 --shards -1", "--shards", "-1"},
+      {worker + "--pass 1 --shard 0 --shards 1 --coordinator-pid -5", "--coordinator-pid", "-5"},
+      {worker + "--pass 1 --shard 0 --shards 1 --topn -2", "--topn", "-2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const CommandResult r = RunCommand(Pstrain(c.args));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("the argument ('" + c.value + "') for option '" + c.option + "' is invalid"));
+    EXPECT_THAT(r.output, HasSubstr("expected a whole number from"));
+    EXPECT_FALSE(fs::exists(out / "run" / "model")) << "a refused command trained";
+    EXPECT_FALSE(fs::exists(out / "acc")) << "a refused command accumulated";
+    EXPECT_FALSE(fs::exists(out / "shard" / "artifact.json")) << "a refused worker ran";
+  }
+  // The valid extremes still parse.
+  const CommandResult fine = RunCommand(Pstrain(train + "--jobs 2 --topn 0 --min-passes 0"));
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
 }  // namespace
 }  // namespace pstrain::testing

@@ -27,7 +27,7 @@ int RunAccumulate(int argc, char** argv) {
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
       ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)")
-      ("jobs", po::value(&jobs)->default_value(jobs), "shard worker processes (1 runs inline)")
+      ("jobs", UnsignedOption<1>(&jobs), "shard worker processes (1 runs inline)")
       ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32")
       ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local or slurm (docs/slurm.md)");
   SlurmOptions slurm;

@@ -21,12 +21,12 @@ int RunWorker(int argc, char** argv) {
   po::options_description desc("pstrain worker options");
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
-      ("pass", po::value(&task.pass)->required(), "pass number")
-      ("shard", po::value(&task.shard)->required(), "shard id (0-based)")
-      ("shards", po::value(&task.shard_count)->required(), "shard count")
+      ("pass", RequiredUnsignedOption<1>(&task.pass), "pass number")
+      ("shard", RequiredUnsignedOption(&task.shard), "shard id (0-based)")
+      ("shards", RequiredUnsignedOption<1>(&task.shard_count), "shard count")
       ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32 (enters the configuration fingerprint)")
       ("out", po::value(&task.shard_dir)->required(), "shard directory to write")
-      ("coordinator-pid", po::value(&coordinator_pid)->default_value(0), "exit when this process is gone (0: no watch)");
+      ("coordinator-pid", UnsignedOption(&coordinator_pid), "exit when this process is gone (0: no watch)");
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc, "usage: pstrain worker --model DIR --manifest M --dict D --filler F --pass P --shard I --shards N --out DIR [options]\n"
