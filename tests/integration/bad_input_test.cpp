@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -613,6 +614,96 @@ TEST(BadInputTest, NegativeAndOutOfRangeUnsignedOptionsAreRefused) {
   // The valid extremes still parse.
   const CommandResult fine = RunCommand(Pstrain(train + "--jobs 2 --topn 0 --min-passes 0"));
   EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unprintable file content in messages (issue 13): a manifest line with a NUL byte gave
+// `...:4: word "</s>` and the reason was lost (what() is a C string). Quoted content is escaped
+// (\x00, invalid UTF-8 as \xNN), whatever the file.
+TEST(BadInputTest, NulAndInvalidUtf8InFilesAreEscapedAndTheReasonKept) {
+  using std::string_literals::operator""s;
+  SmallCorpus corpus = MakeSmallCorpus("unprintable-corpus", 3);
+  Import(corpus);
+  const fs::path dir = ScratchDir("unprintable");
+  const fs::path corpus_dir = CorpusDir();
+
+  // A manifest whose last word on line 4 ends with a NUL.
+  const fs::path manifest = dir / "nul.manifest";
+  std::string text = ReadFileText(corpus.Manifest());
+  const std::size_t line4 = text.find('\n', text.find('\n', text.find('\n') + 1) + 1) + 1;
+  const std::size_t close = text.find("</s>", line4);
+  ASSERT_NE(close, std::string::npos);
+  text.insert(close + 4, "\0"s);
+  WriteText(manifest, text);
+  const std::string manifest_reason = manifest.string() + ":4: word \"</s>\\x00\" contains control character 0x00";
+  ExpectInputError("unprintable-manifest", An4Model(), manifest, {manifest_reason});
+  const CommandResult check = RunCommand(Pstrain("manifest check " + ShellQuote(manifest.string())));
+  EXPECT_EQ(check.exit_code, 2) << check.output;
+  EXPECT_THAT(check.output, HasSubstr(manifest_reason));
+
+  // Dictionaries: a NUL inside a line, a headword that is not UTF-8.
+  const std::string dictionary = ReadFileText(corpus_dir / "corpus.dic");
+  WriteText(dir / "nul.dic", dictionary + "BAD\0WORD B AE D\n"s);
+  WriteText(dir / "latin1.dic", dictionary + "\xff" "BAD\n");
+  const std::size_t extra_line = static_cast<std::size_t>(std::count(dictionary.begin(), dictionary.end(), '\n')) + 1;
+  struct DictCase {
+    const char* file;
+    std::string expected;
+  };
+  const DictCase dict_cases[] = {
+      {"nul.dic", ":" + std::to_string(extra_line) + ": control character 0x00 in line \"BAD\\x00WORD B AE D\""},
+      {"latin1.dic", ":" + std::to_string(extra_line) + ": headword \"\\xffBAD\" has no phones"},
+  };
+  for (const DictCase& c : dict_cases) {
+    SCOPED_TRACE(c.file);
+    for (const char* command : {"accumulate", "train --max-passes 1"}) {
+      const CommandResult r = RunCommand(Pstrain(std::string(command) + " --model " + ShellQuote(An4Model().string()) + " --manifest " +
+                                                 ShellQuote(corpus.Manifest().string()) + " --dict " + ShellQuote((dir / c.file).string()) +
+                                                 " --filler " + ShellQuote((corpus_dir / "corpus.filler").string()) + " --out " +
+                                                 ShellQuote((dir / "out").string())));
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_THAT(r.output, HasSubstr((dir / c.file).string() + c.expected));
+    }
+  }
+
+  // A transcript and a control file with a NUL, through `pstrain manifest import`.
+  std::string transcription = ReadFileText(corpus.Transcription());
+  const std::size_t end_of_first = transcription.find("</s>") + 4;
+  const std::string first_line = transcription.substr(0, transcription.find('\n'));
+  transcription.insert(end_of_first, "\0"s);
+  WriteText(dir / "nul.transcription", transcription);
+  std::string escaped_line = first_line;
+  escaped_line.insert(end_of_first, "\\x00");
+  std::string fileids = ReadFileText(corpus.Fileids());
+  fileids.insert(fileids.find('\n'), "\0"s);
+  WriteText(dir / "nul.fileids", fileids);
+  struct ImportCase {
+    fs::path fileids, transcription;
+    std::string expected;
+  };
+  const ImportCase import_cases[] = {
+      {corpus.Fileids(), dir / "nul.transcription",
+       (dir / "nul.transcription").string() + ":1: control character 0x00 in line \"" + escaped_line + "\""},
+      {dir / "nul.fileids", corpus.Transcription(),
+       (dir / "nul.fileids").string() + ":1: control character 0x00 in line \"" + corpus.utt_ids[0] + "\\x00\""},
+  };
+  for (const ImportCase& c : import_cases) {
+    SCOPED_TRACE(c.expected);
+    const CommandResult r = RunCommand(Pstrain("manifest import --fileids " + ShellQuote(c.fileids.string()) + " --transcription " +
+                                               ShellQuote(c.transcription.string()) + " --cepdir " +
+                                               ShellQuote((corpus.dir / "feat").string()) + " --out " +
+                                               ShellQuote((corpus.dir / "imported.manifest").string())));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.expected));
+  }
+
+  // A feat.params value with a NUL.
+  const fs::path model = CopyModel("unprintable-model");
+  std::string params = ReadFileText(model / "feat.params");
+  params.replace(params.find("-feat 1s_c_d_dd"), 15, "-feat 1s_c\0_d_dd"s);
+  WriteText(model / "feat.params", params);
+  ExpectInputError("unprintable-feat-params", model, corpus.Manifest(),
+                   {(model / "feat.params").string() + ":4: setting -feat 1s_c\\x00_d_dd is not supported"});
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ namespace {
 bool ParseYesNo(const std::string& value, const char* option) {
   if (value == "yes") return true;
   if (value == "no") return false;
-  throw UsageError(std::string("--") + option + " must be yes or no, got \"" + value + "\"");
+  throw UsageError(std::string("--") + option + " must be yes or no, got " + Quoted(value));
 }
 
 }  // namespace
@@ -161,7 +161,7 @@ void RefuseOverlap(const std::string& output_label, const fs::path& output, cons
     case PathOverlap::kOutputInsideInput: relation = "lies inside"; detail = resolved_out + " is inside " + resolved_in; break;
     case PathOverlap::kNone: return;
   }
-  throw UsageError(output_label + " " + relation + " " + input_label + " (" + detail +
+  throw UsageError(Printable(output_label) + " " + relation + " " + Printable(input_label) + " (" + Printable(detail) +
                    "): writing the output there would overwrite or remove the input; choose an output apart from the inputs");
 }
 

@@ -18,10 +18,10 @@ FeatParams FeatParams::Parse(const std::string& text, const std::string& path) {
     std::string name, value, extra;
     if (!(tokens >> name)) continue;
     if (name[0] == '#') continue;
-    if (name.size() < 2 || name[0] != '-') throw RecordError(path, line_no, "expected \"-name value\", found \"" + line + "\"");
-    if (!(tokens >> value)) throw RecordError(path, line_no, "setting " + name + " has no value");
-    if (tokens >> extra) throw RecordError(path, line_no, "setting " + name + " has more than one value");
-    if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + name + " appears twice");
+    if (name.size() < 2 || name[0] != '-') throw RecordError(path, line_no, "expected \"-name value\", found " + Quoted(line));
+    if (!(tokens >> value)) throw RecordError(path, line_no, "setting " + Printable(name) + " has no value");
+    if (tokens >> extra) throw RecordError(path, line_no, "setting " + Printable(name) + " has more than one value");
+    if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + Printable(name) + " appears twice");
     params.entries_.emplace_back(name.substr(1), value);
     params.lines_.push_back(line_no);
   }
@@ -43,7 +43,7 @@ void CheckFeatParamsSupported(const FeatParams& params, const std::string& path)
       problem = "is not supported: pstrain trains one feature stream (no subvector split)";
     }
     if (problem.empty()) continue;
-    const std::string what = "setting -" + name + " " + value + " " + problem +
+    const std::string what = "setting -" + Printable(name) + " " + Printable(value) + " " + problem +
                              "; training would proceed with other features than this file declares";
     if (params.line_of(i) == 0) throw FileError(path, what);
     throw RecordError(path, params.line_of(i), what);
