@@ -706,5 +706,50 @@ TEST(BadInputTest, NulAndInvalidUtf8InFilesAreEscapedAndTheReasonKept) {
                    {(model / "feat.params").string() + ":4: setting -feat 1s_c\\x00_d_dd is not supported"});
 }
 
+// ---------------------------------------------------------------------------------------------
+// Bad input found by a shard worker (issue 13): a bad .mfc gave exit 2 and a clean message with
+// --jobs 1 (the shard runs inline) but exit 1 "training failed: ... worker exited with status 2"
+// with --jobs 2, the cause only in the tail of the worker's output. The worker's reason travels back
+// (SHARD_DIR/failure.json): exit 2 and the same message whatever the job count.
+
+// The line of `output` that holds the error message.
+std::string ErrorLine(const std::string& output) {
+  std::size_t begin = 0;
+  while (begin < output.size()) {
+    const std::size_t end = output.find('\n', begin);
+    const std::string line = output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (line.find(": error: ") != std::string::npos || line.find(": training failed: ") != std::string::npos) return line;
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return "(no error line in: " + output + ")";
+}
+
+TEST(BadInputTest, BadInputFoundByAWorkerGivesExit2AndTheSameMessageForEveryJobCount) {
+  SmallCorpus corpus = MakeSmallCorpus("worker-input-error", 4);
+  const fs::path bad = corpus.Feature(corpus.utt_ids[2]);
+  Truncate(bad, 1001);  // before the import: only the shard's .mfc parser can tell
+  Import(corpus);
+  for (const Command command : {Command::kAccumulate, Command::kTrain}) {
+    SCOPED_TRACE(CommandName(command));
+    std::string inline_message;
+    for (const int jobs : {1, 2, 4}) {
+      SCOPED_TRACE("--jobs " + std::to_string(jobs));
+      const fs::path out = ScratchDir("worker-input-error-" + std::string(CommandName(command)) + "-" + std::to_string(jobs)) / "out";
+      std::string args = std::string(CommandName(command)) + " " + CorpusFlags(An4Model(), corpus.Manifest()) + " --out " +
+                         ShellQuote(out.string()) + " --jobs " + std::to_string(jobs);
+      if (command == Command::kTrain) args += " --max-passes 1";
+      const CommandResult r = RunCommand(Pstrain(args));
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      const std::string message = ErrorLine(r.output);
+      EXPECT_THAT(message, HasSubstr(std::string("pstrain ") + CommandName(command) + ": error: " + bad.string() + ": "));
+      EXPECT_THAT(message, HasSubstr("truncated"));
+      EXPECT_THAT(r.output, ::testing::Not(HasSubstr("worker exited"))) << "the worker's reason did not travel back";
+      if (jobs == 1) inline_message = message;
+      else EXPECT_EQ(message, inline_message);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pstrain::testing

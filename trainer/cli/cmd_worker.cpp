@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/error.h"
+#include "coordinator/worker_failure.h"
 #include "shards/shard_worker.h"
 
 namespace pstrain::cli {
@@ -41,8 +43,17 @@ int RunWorker(int argc, char** argv) {
       return 1;
     }
   }
-  task.inputs = ResolvePassInputs(inputs, flags, reduction);
-  RunShardTask(task);
+  // Bad input (exit 2) is reported to the coordinator in SHARD_DIR/failure.json as well as on stderr,
+  // so that it fails the pass as an input error with this message (coordinator/worker_failure.h).
+  RequireOutput("--out", task.shard_dir);
+  ClearWorkerFailure(task.shard_dir);
+  try {
+    task.inputs = ResolvePassInputs(inputs, flags, reduction);
+    RunShardTask(task);
+  } catch (const InputError& error) {
+    WriteWorkerInputError(task.shard_dir, error.what());
+    throw;
+  }
   return 0;
 }
 
