@@ -168,7 +168,8 @@ Expected ExpectedParameters(const Accumulators& acc, const ModelFiles& previous,
       const double mu_prev = previous.means.data[at], var_prev = previous.variances.data[at];
       const double mean = (copy.mean(senone, k)[l] + w * mu_prev) / dnom;
       out.means.push_back(static_cast<float>(mean));
-      out.variances.push_back(static_cast<float>((copy.var(senone, k)[l] + w * (var_prev + mu_prev * mu_prev)) / dnom - mean * mean));
+      const double var = (copy.var(senone, k)[l] + w * (var_prev + mu_prev * mu_prev)) / dnom - mean * mean;
+      out.variances.push_back(var < 0.0 ? 0.0f : static_cast<float>(var));  // cancellation below 0 is written as 0
     }
   }
   return out;

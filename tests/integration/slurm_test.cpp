@@ -31,9 +31,11 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "integration/fault_fixture_util.h"
 #include "integration/shard_fixture.h"
 #include "integration/test_util.h"
+#include "manifest/manifest.h"
 
 namespace pstrain::testing {
 namespace {
@@ -259,6 +261,42 @@ TEST_F(SlurmTest, RetryFailedShardsResubmitsAFailedTaskOnceAndRecordsIt) {
   const Finished local = Run(Train(dir / "local", {"--jobs", "2", "--max-passes", "1"}), {}, dir / "local.out");
   ASSERT_EQ(ExitCode(local.status), 0) << local.output;
   EXPECT_EQ(ComparableDigests(run), ComparableDigests(dir / "local"));
+}
+
+// Bad input found by a task's worker (issue 13): the worker's reason travels back through
+// SHARD_DIR/failure.json on the shared filesystem, so the pass fails as an input error (exit 2) with
+// the message of an inline run, not as "worker exited with status 2".
+TEST_F(SlurmTest, BadInputFoundByATaskIsAnInputErrorWithTheInlineMessage) {
+  const fs::path dir = Scratch("bad-input");
+  // The small corpus with one feature file truncated before its digest is recorded: only the
+  // shard's .mfc parser can tell.
+  const CorpusFixture small = SmallCorpus(dir / "small");
+  std::vector<ManifestEntry> entries = Manifest::Load(small.manifest).entries();
+  const fs::path root = dir / "corpus";
+  for (ManifestEntry& entry : entries) {
+    const fs::path target = root / entry.feature_path;
+    fs::create_directories(target.parent_path());
+    fs::copy_file(small.corpus_root / entry.feature_path, target);
+  }
+  const fs::path bad = root / entries[5].feature_path;  // shard 1 of 2
+  fs::resize_file(bad, 1001);
+  entries[5].feature_sha256 = Sha256OfFile(bad);
+  const fs::path manifest = dir / "bad.manifest";
+  Manifest(entries, "bad corpus").Save(manifest);
+  auto train = [&](const fs::path& run, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--corpus-root", root.string(), "--quiet", "--max-passes", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return TrainArgv(run, args, manifest);
+  };
+  const Finished inline_run = Run(train(dir / "inline", {"--jobs", "1"}), {}, dir / "inline.out");
+  ASSERT_EQ(ExitCode(inline_run.status), 2) << inline_run.output;
+  ASSERT_THAT(inline_run.output, HasSubstr("pstrain train: error: " + bad.string() + ": "));
+  const Finished slurm = Run(train(dir / "slurm", {"--jobs", "2", "--launcher", "slurm"}), {}, dir / "slurm.out");
+  EXPECT_EQ(ExitCode(slurm.status), 2) << slurm.output;
+  EXPECT_EQ(slurm.output, inline_run.output);
+  JobIds(dir / "slurm" / "passes" / ".001.staging");  // for TearDown
+  EXPECT_TRUE(fs::is_regular_file(dir / "slurm" / "passes" / ".001.staging" / "shard-001" / "failure.json"));
+  EXPECT_FALSE(fs::exists(dir / "slurm" / "model"));
 }
 
 // A task cancelled from outside (scancel of one array task) never writes an exit marker: the

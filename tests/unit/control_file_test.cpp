@@ -89,7 +89,7 @@ TEST(ControlFileTest, MalformedLinesAreErrorsNamingFileAndLine) {
       {"a 1 2.5\n", "c.fileids:1: end frame \"2.5\""},
       {"a 9 3\n", "c.fileids:1: start frame 9 is after end frame 3"},
       {"dir/\n", "c.fileids:1: path \"dir/\" ends with '/'"},
-      {"0\r01\n", "c.fileids:1: control character 0x0d in line (a CR is only accepted at the end of a line)"},
+      {"0\r01\n", "c.fileids:1: control character 0x0d in line \"0\\r01\" (a CR is only accepted at the end of a line)"},
       {"001\n0\x01\n", "c.fileids:2: control character 0x01"},
   };
   for (const Case& c : cases) {

@@ -183,7 +183,7 @@ TEST(ManifestTest, ParseRejectsNonCanonicalBytes) {
       {"empty id", entry2("", "feat/002.mfc", kSha002, "A"), "m.manifest:3: utterance id \"\" is empty"},
       {"space in id", entry2("0 2", "feat/002.mfc", kSha002, "A"), "m.manifest:3: utterance id \"0 2\" contains a space"},
       {"control char in word", entry2("002", "feat/002.mfc", kSha002, "A\x01"),
-       "m.manifest:3: word \"A\x01\" contains control character 0x01"},
+       "m.manifest:3: word \"A\\x01\" contains control character 0x01"},
       {"uppercase digest", entry2("002", "feat/002.mfc", "EDD4C13FA0C3072EAA40B9E5427D04BE20B8755905C1D79C838AB2FA3788A135", "A"),
        "m.manifest:3: feature SHA-256 \"EDD4"},
       {"short digest", entry2("002", "feat/002.mfc", "edd4c13f", "A"), "has 8 characters"},

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "common/file_io.h"
 #include "coordinator/pass_runner.h"
+#include "model/model_checks.h"
 #include "shards/partition.h"
 #include "training/pass_summary.h"
 
@@ -26,7 +27,7 @@ int RunAccumulate(int argc, char** argv) {
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
       ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)")
-      ("jobs", po::value(&jobs)->default_value(jobs), "shard worker processes (1 runs inline)")
+      ("jobs", UnsignedOption<1>(&jobs), "shard worker processes (1 runs inline)")
       ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32")
       ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local or slurm (docs/slurm.md)");
   SlurmOptions slurm;
@@ -39,8 +40,9 @@ int RunAccumulate(int argc, char** argv) {
                         vm)) {
     return 0;
   }
+  CheckOutputApartFromInputs(out, inputs, {});  // ACCUMDIR is replaced as a whole
   const PassInputs pass_inputs = ResolvePassInputs(inputs, flags, reduction);
-  ModelFiles::Load(inputs.model);  // bad model files fail here, before any worker starts
+  LoadCheckedModel(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);
   CheckManifest(manifest, pass_inputs.corpus_root);
   CheckWords(manifest, LoadMergedDictionary(inputs));

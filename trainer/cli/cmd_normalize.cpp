@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
+#include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 
 namespace pstrain::cli {
@@ -34,9 +35,13 @@ int RunNormalize(int argc, char** argv) {
     if (!dir.empty()) dirs.push_back(dir);
   }
   if (dirs.empty()) throw UsageError("--accum names no directory");
+  // The output directory is replaced as a whole: it must not be, contain or lie inside an input.
+  RequireOutput("--out", out);
+  RefuseOutputOverlapping("--out", out, "the input model directory", "--model-in", model_in);
+  for (const std::string& dir : dirs) RefuseOutputOverlapping("--out", out, "the accumulator directory", "--accum", dir);
   Accumulators total = Accumulators::Read(dirs[0]);
   for (std::size_t i = 1; i < dirs.size(); ++i) total.Add(Accumulators::Read(dirs[i]), dirs[i]);
-  const ModelFiles previous = ModelFiles::Load(model_in);
+  const ModelFiles previous = LoadCheckedModel(model_in);
   // Multipron accumulator directories carry the activation sidecar: their union gets the survival
   // prior, once.
   std::vector<std::uint8_t> activated;

@@ -19,11 +19,11 @@ int RunTrain(int argc, char** argv) {
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
       ("out", po::value(&out)->required(), "run directory: RUNDIR/model/ (final model) and RUNDIR/passes/NNN/")
-      ("min-passes", po::value(&options.stop.min_passes)->default_value(options.stop.min_passes), "run at least this many passes")
-      ("max-passes", po::value(&options.stop.max_passes)->default_value(options.stop.max_passes), "run at most this many passes")
+      ("min-passes", UnsignedOption(&options.stop.min_passes), "run at least this many passes")
+      ("max-passes", UnsignedOption<1>(&options.stop.max_passes), "run at most this many passes (at least 1)")
       ("convergence", po::value(&options.stop.convergence)->default_value(options.stop.convergence, "0.1"),
        "converged when the per-frame log-likelihood gain is not above this (SphinxTrain's rule)")
-      ("jobs", po::value(&options.requested_jobs)->default_value(1),
+      ("jobs", UnsignedOption<1>(&options.requested_jobs),
        "shard worker processes (effective shard count = min(jobs, utterances); 1 runs inline, no process pool)")
       ("reduction", po::value(&reduction)->default_value(reduction),
        "exact: results identical for every shard count; float32: SphinxTrain-style float32 partial sums")
@@ -38,6 +38,7 @@ int RunTrain(int argc, char** argv) {
                         vm)) {
     return 0;
   }
+  CheckOutputApartFromInputs(out, inputs, {"model", "passes"});  // training replaces RUNDIR/model and RUNDIR/passes/NNN
   options.inputs = ResolvePassInputs(inputs, flags, reduction);
   options.progress = !quiet && ::isatty(STDERR_FILENO);
   TrainResult result = Train(options, out, std::cout);

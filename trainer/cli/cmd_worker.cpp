@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/error.h"
+#include "coordinator/worker_failure.h"
 #include "shards/shard_worker.h"
 
 namespace pstrain::cli {
@@ -21,12 +23,12 @@ int RunWorker(int argc, char** argv) {
   po::options_description desc("pstrain worker options");
   AddCorpusInputOptions(desc, inputs);
   desc.add_options()
-      ("pass", po::value(&task.pass)->required(), "pass number")
-      ("shard", po::value(&task.shard)->required(), "shard id (0-based)")
-      ("shards", po::value(&task.shard_count)->required(), "shard count")
+      ("pass", RequiredUnsignedOption<1>(&task.pass), "pass number")
+      ("shard", RequiredUnsignedOption(&task.shard), "shard id (0-based)")
+      ("shards", RequiredUnsignedOption<1>(&task.shard_count), "shard count")
       ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32 (enters the configuration fingerprint)")
       ("out", po::value(&task.shard_dir)->required(), "shard directory to write")
-      ("coordinator-pid", po::value(&coordinator_pid)->default_value(0), "exit when this process is gone (0: no watch)");
+      ("coordinator-pid", UnsignedOption(&coordinator_pid), "exit when this process is gone (0: no watch)");
   AddAccumulateOptions(desc, flags);
   po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc, "usage: pstrain worker --model DIR --manifest M --dict D --filler F --pass P --shard I --shards N --out DIR [options]\n"
@@ -41,8 +43,17 @@ int RunWorker(int argc, char** argv) {
       return 1;
     }
   }
-  task.inputs = ResolvePassInputs(inputs, flags, reduction);
-  RunShardTask(task);
+  // Bad input (exit 2) is reported to the coordinator in SHARD_DIR/failure.json as well as on stderr,
+  // so that it fails the pass as an input error with this message (coordinator/worker_failure.h).
+  RequireOutput("--out", task.shard_dir);
+  ClearWorkerFailure(task.shard_dir);
+  try {
+    task.inputs = ResolvePassInputs(inputs, flags, reduction);
+    RunShardTask(task);
+  } catch (const InputError& error) {
+    WriteWorkerInputError(task.shard_dir, error.what());
+    throw;
+  }
   return 0;
 }
 

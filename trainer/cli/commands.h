@@ -4,12 +4,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/error.h"
+
 namespace pstrain::cli {
 
 // Bad command-line usage (unknown option, missing value): exit 2 with a pointer to --help.
 class UsageError : public std::runtime_error {
  public:
-  explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+  explicit UsageError(const std::string& message) : std::runtime_error(SanitizedMessage(message)) {}
 };
 
 int RunManifest(int argc, char** argv);

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     if (command == "train") return pstrain::cli::RunTrain(argc - 1, argv + 1);
     if (command == "validate") return pstrain::cli::RunValidate(argc - 1, argv + 1);
     if (command == "worker") return pstrain::cli::RunWorker(argc - 1, argv + 1);
-    std::cerr << "pstrain: unknown command '" << command << "'\n\n" << kUsage;
+    std::cerr << "pstrain: unknown command '" << pstrain::Printable(command) << "'\n\n" << kUsage;
     return 2;
   } catch (const pstrain::cli::UsageError& error) {
     std::cerr << "pstrain " << command << ": " << error.what() << "\n(see `pstrain " << command << " --help`)\n";

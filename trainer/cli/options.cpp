@@ -20,7 +20,7 @@ void AddAccumulateOptions(po::options_description& desc, AccumulateFlags& flags)
   desc.add_options()
       ("cmn", po::value(&flags.cmn)->default_value(flags.cmn), "cepstral mean normalization: batch (= current) or none. live is refused (order-dependent)")
       ("varnorm", po::value(&flags.varnorm)->default_value(flags.varnorm), "variance normalization with batch CMN: yes|no")
-      ("topn", po::value(&flags.topn)->default_value(flags.topn), "densities evaluated per mixture (0 = all, SphinxTrain's CI setting)")
+      ("topn", UnsignedOption(&flags.topn), "densities evaluated per mixture (0 = all, SphinxTrain's CI setting)")
       ("abeam", po::value(&flags.abeam)->default_value(flags.abeam, "1e-90"), "forward (alpha) beam, relative to the best state")
       ("bbeam", po::value(&flags.bbeam)->default_value(flags.bbeam, "1e-10"), "backward (beta) beam, relative to the final alpha")
       ("2passvar", po::value(&flags.pass2var)->default_value(flags.pass2var), "accumulate variances around the input means: yes|no")
@@ -39,7 +39,7 @@ namespace {
 bool ParseYesNo(const std::string& value, const char* option) {
   if (value == "yes") return true;
   if (value == "no") return false;
-  throw UsageError(std::string("--") + option + " must be yes or no, got \"" + value + "\"");
+  throw UsageError(std::string("--") + option + " must be yes or no, got " + Quoted(value));
 }
 
 }  // namespace
@@ -106,6 +106,102 @@ Dictionary LoadMergedDictionary(const CorpusInputs& inputs) {
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));
   return dictionary;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec) resolved = fs::absolute(path);
+  resolved = resolved.lexically_normal();
+  if (!resolved.has_filename() && resolved.has_relative_path()) resolved = resolved.parent_path();  // "dir/" -> "dir"
+  return resolved;
+}
+
+// Whether `inner` is `outer` or lies below it (both resolved).
+bool IsWithin(const fs::path& inner, const fs::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+PathOverlap ResolvedOverlap(const fs::path& output, const fs::path& input) {
+  const fs::path out = Resolved(output), in = Resolved(input);
+  const bool out_in_in = IsWithin(out, in), in_in_out = IsWithin(in, out);
+  if (out_in_in && in_in_out) return PathOverlap::kSame;
+  if (in_in_out) return PathOverlap::kOutputContainsInput;
+  if (out_in_in) return PathOverlap::kOutputInsideInput;
+  return PathOverlap::kNone;
+}
+
+void RequireOutput(const std::string& out_option, const std::string& out) {
+  if (out.empty()) throw UsageError(out_option + " is empty (it would write into the current directory); name an output directory");
+}
+
+namespace {
+
+// `output_label` and `input_label` name the two paths in the message ("--out D", "the input model
+// directory --model M").
+void RefuseOverlap(const std::string& output_label, const fs::path& output, const std::string& input_label, const fs::path& input,
+                   bool inside_too) {
+  const PathOverlap overlap = ResolvedOverlap(output, input);
+  if (overlap == PathOverlap::kNone || (overlap == PathOverlap::kOutputInsideInput && !inside_too)) return;
+  const std::string resolved_out = Resolved(output).string(), resolved_in = Resolved(input).string();
+  std::string relation, detail;
+  switch (overlap) {
+    case PathOverlap::kSame: relation = "is"; detail = "both are " + resolved_in; break;
+    case PathOverlap::kOutputContainsInput: relation = "contains"; detail = resolved_out + " contains " + resolved_in; break;
+    case PathOverlap::kOutputInsideInput: relation = "lies inside"; detail = resolved_out + " is inside " + resolved_in; break;
+    case PathOverlap::kNone: return;
+  }
+  throw UsageError(Printable(output_label) + " " + relation + " " + Printable(input_label) + " (" + Printable(detail) +
+                   "): writing the output there would overwrite or remove the input; choose an output apart from the inputs");
+}
+
+}  // namespace
+
+void RefuseOutputOverlapping(const std::string& out_option, const std::string& out, const std::string& what,
+                             const std::string& input_option, const std::string& input) {
+  RefuseOverlap(out_option + " " + out, out, what + " " + input_option + " " + input, input, true);
+}
+
+void RefuseOutputContaining(const std::string& out_option, const std::string& out, const std::string& what,
+                            const std::string& input_option, const std::string& input) {
+  RefuseOverlap(out_option + " " + out, out, what + " " + input_option + " " + input, input, false);
+}
+
+void CheckOutputApartFromInputs(const std::string& out, const CorpusInputs& inputs, const std::vector<std::string>& out_subdirs) {
+  RequireOutput("--out", out);
+  RefuseOutputOverlapping("--out", out, "the input model directory", "--model", inputs.model);
+  // The other inputs are only read: they are in danger when they lie in a directory that is
+  // replaced (or removed) as a whole.
+  struct Input {
+    std::string label;
+    fs::path path;
+  };
+  std::vector<Input> others = {{"the manifest --manifest " + inputs.manifest, inputs.manifest},
+                               {"the dictionary --dict " + inputs.dict, inputs.dict},
+                               {"the filler dictionary --filler " + inputs.filler, inputs.filler}};
+  if (!inputs.corpus_root.empty()) others.push_back({"the corpus root --corpus-root " + inputs.corpus_root, inputs.corpus_root});
+  else others.push_back({"the corpus root " + CorpusRoot(inputs).string() + " (the manifest's directory)", CorpusRoot(inputs)});
+  for (const Input& input : others) {
+    if (input.path.empty()) continue;
+    if (out_subdirs.empty()) {
+      RefuseOverlap("--out " + out, out, input.label, input.path, false);
+      continue;
+    }
+    for (const std::string& sub : out_subdirs) {
+      const fs::path replaced = fs::path(out) / sub;
+      RefuseOverlap(replaced.string() + " (replaced by --out " + out + ")", replaced, input.label, input.path, false);
+    }
+  }
 }
 
 std::filesystem::path CorpusRoot(const CorpusInputs& inputs) {

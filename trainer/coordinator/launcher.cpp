@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "coordinator/worker_failure.h"
 
 namespace pstrain {
 
@@ -143,6 +144,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
   ProgressLine progress(progress_, tasks);
   std::size_t next = 0;
   std::optional<std::string> failure;
+  std::optional<std::string> input_failure;  // a worker's bad-input report: fails the pass as an InputError
 
   auto stop_all = [&]() {
     for (Running& r : running) {
@@ -179,6 +181,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
       running[i].child.wait(ec);
       const int status = running[i].child.native_exit_code();
       const ShardTask& task = tasks[running[i].task];
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) input_failure = ReadWorkerInputError(task.shard_dir);
       if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         const fs::path stderr_log = fs::path(task.shard_dir) / "worker.stderr";
         const fs::path utterance_log = fs::path(task.shard_dir) / "worker.log";
@@ -201,6 +204,8 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
     if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stop_all();
+  // Bad input found by a worker: the same InputError (exit 2, same message) as with one job.
+  if (input_failure) throw InputError(*input_failure);
   if (failure) throw TrainingError(*failure);
 }
 

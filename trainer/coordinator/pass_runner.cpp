@@ -54,7 +54,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
 
 std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs, const SlurmOptions& slurm) {
   if (name == "slurm") return std::make_unique<SlurmLauncher>(SelfExecutable(), slurm);
-  if (name != "local") throw InputError("--launcher: unknown launcher \"" + name + "\" (available: local, slurm)");
+  if (name != "local") throw InputError("--launcher: unknown launcher " + Quoted(name) + " (available: local, slurm)");
   if (!slurm.partition.empty() || !slurm.sbatch_args.empty() || slurm.retry_failed) {
     throw InputError("--slurm-partition, --slurm-opt and --retry-failed-shards need --launcher slurm");
   }

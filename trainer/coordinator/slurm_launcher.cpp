@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
+#include "coordinator/worker_failure.h"
 
 namespace pstrain {
 
@@ -512,6 +513,14 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
     failed = run_array(failed, "task-%a.retry.out", true);
   }
   if (!failed.empty()) {
+    // Bad input found by the worker of the first failed task: the same InputError (exit 2, same
+    // message) as with one job or the local launcher.
+    const TaskRecord& first = records[failed.front()];
+    if (first.exit_status && *first.exit_status == 2) {
+      if (std::optional<std::string> input_error = ReadWorkerInputError(tasks[failed.front()].shard_dir)) {
+        throw InputError(*input_error);
+      }
+    }
     std::string message = failure_text(failed.front());
     if (failed.size() > 1) {
       message += "\n(" + std::to_string(failed.size() - 1) + " more failed task(s) of this pass; see " + (slurm_dir / "job.json").string() + ")";

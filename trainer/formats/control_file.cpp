@@ -60,7 +60,7 @@ std::string ControlCharProblem(const std::string& line) {
     if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(byte));
-      return std::string("control character ") + hex + " in line" +
+      return std::string("control character ") + hex + " in line " + Quoted(line) +
              (c == '\r' ? " (a CR is only accepted at the end of a line)" : "");
     }
   }
@@ -137,7 +137,7 @@ std::string ParseTranscript(const std::string& raw_line, std::size_t line_number
     entry->utt_id = line.substr(open + 1, line.size() - open - 2);
     if (entry->utt_id.empty()) return "empty utterance id \"()\"";
     for (char c : entry->utt_id) {
-      if (IsBlank(c)) return "utterance id \"" + entry->utt_id + "\" contains whitespace";
+      if (IsBlank(c)) return "utterance id " + Quoted(entry->utt_id) + " contains whitespace";
     }
     text = line.substr(0, open);
   }
@@ -164,10 +164,10 @@ std::vector<ControlEntry> ParseControlFile(const std::string& text, const std::s
     entry.line_number = line.line_number;
     if (fields.size() >= 3) {
       if (!ParseFrame(fields[1], &entry.start_frame)) {
-        throw RecordError(path, line.line_number, "start frame \"" + fields[1] + "\" is not a non-negative integer");
+        throw RecordError(path, line.line_number, "start frame " + Quoted(fields[1]) + " is not a non-negative integer");
       }
       if (!ParseFrame(fields[2], &entry.end_frame)) {
-        throw RecordError(path, line.line_number, "end frame \"" + fields[2] + "\" is not a non-negative integer");
+        throw RecordError(path, line.line_number, "end frame " + Quoted(fields[2]) + " is not a non-negative integer");
       }
       if (entry.start_frame > entry.end_frame) {
         throw RecordError(path, line.line_number,
@@ -181,7 +181,7 @@ std::vector<ControlEntry> ParseControlFile(const std::string& text, const std::s
       entry.utt_id = slash == std::string::npos ? entry.path : entry.path.substr(slash + 1);
       if (entry.utt_id.empty()) {
         throw RecordError(path, line.line_number,
-                          "path \"" + entry.path + "\" ends with '/': no utterance id can be derived from it");
+                          "path " + Quoted(entry.path) + " ends with '/': no utterance id can be derived from it");
       }
     }
     entries.push_back(std::move(entry));

@@ -37,7 +37,7 @@ std::string SplitFields(const std::string& line, std::vector<std::string>* field
       if (byte < 0x20 || byte == 0x7f) {
         char hex[8];
         std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(byte));
-        return std::string("control character ") + hex + " in line";
+        return std::string("control character ") + hex + " in line " + Quoted(line);
       }
       ++pos;
     }
@@ -86,7 +86,7 @@ Dictionary Dictionary::Parse(const std::string& text, const std::string& path, b
     const std::string problem = SplitFields(line, &fields);
     if (!problem.empty()) throw RecordError(path, line_number, problem);
     if (fields.size() < 2) {
-      throw RecordError(path, line_number, "headword \"" + fields[0] + "\" has no phones");
+      throw RecordError(path, line_number, "headword " + Quoted(fields[0]) + " has no phones");
     }
     Pronunciation pron;
     pron.word = fields[0];

@@ -18,13 +18,36 @@ FeatParams FeatParams::Parse(const std::string& text, const std::string& path) {
     std::string name, value, extra;
     if (!(tokens >> name)) continue;
     if (name[0] == '#') continue;
-    if (name.size() < 2 || name[0] != '-') throw RecordError(path, line_no, "expected \"-name value\", found \"" + line + "\"");
-    if (!(tokens >> value)) throw RecordError(path, line_no, "setting " + name + " has no value");
-    if (tokens >> extra) throw RecordError(path, line_no, "setting " + name + " has more than one value");
-    if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + name + " appears twice");
+    if (name.size() < 2 || name[0] != '-') throw RecordError(path, line_no, "expected \"-name value\", found " + Quoted(line));
+    if (!(tokens >> value)) throw RecordError(path, line_no, "setting " + Printable(name) + " has no value");
+    if (tokens >> extra) throw RecordError(path, line_no, "setting " + Printable(name) + " has more than one value");
+    if (params.Get(name.substr(1))) throw RecordError(path, line_no, "setting " + Printable(name) + " appears twice");
     params.entries_.emplace_back(name.substr(1), value);
+    params.lines_.push_back(line_no);
   }
   return params;
+}
+
+void CheckFeatParamsSupported(const FeatParams& params, const std::string& path) {
+  const auto& entries = params.entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, value] = entries[i];
+    std::string problem;
+    if (name == "feat" && value != "1s_c_d_dd") {
+      problem = "is not supported: pstrain computes 1s_c_d_dd features only (13 cepstra, their deltas and double deltas, one stream)";
+    } else if ((name == "ceplen" || name == "ncep") && value != "13") {
+      problem = "is not supported: pstrain's features are computed from 13 cepstral coefficients";
+    } else if (name == "lda" || name == "ldadim") {
+      problem = "is not supported: pstrain applies no feature transform (LDA/MLLT)";
+    } else if (name == "svspec") {
+      problem = "is not supported: pstrain trains one feature stream (no subvector split)";
+    }
+    if (problem.empty()) continue;
+    const std::string what = "setting -" + Printable(name) + " " + Printable(value) + " " + problem +
+                             "; training would proceed with other features than this file declares";
+    if (params.line_of(i) == 0) throw FileError(path, what);
+    throw RecordError(path, params.line_of(i), what);
+  }
 }
 
 FeatParams FeatParams::Load(const std::string& path) { return Parse(ReadFileText(path), path); }
@@ -50,6 +73,7 @@ void FeatParams::Set(const std::string& name, const std::string& value) {
     }
   }
   entries_.emplace_back(name, value);
+  lines_.push_back(0);
 }
 
 }  // namespace pstrain

@@ -35,7 +35,7 @@ WordPosition ParsePosition(const std::string& token, const std::string& path, st
   if (token == "s") return WordPosition::kSingle;
   if (token == "i") return WordPosition::kInternal;
   if (token == "-") return WordPosition::kNone;
-  throw RecordError(path, line_no, "unknown word position \"" + token + "\" (expected b, e, s, i or -)");
+  throw RecordError(path, line_no, "unknown word position " + Quoted(token) + " (expected b, e, s, i or -)");
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     }
     if (!seen_version) {
       if (tokens.size() != 1 || tokens[0] != "0.3") {
-        throw RecordError(path, line_no, "expected mdef format version \"0.3\", found \"" + line + "\"");
+        throw RecordError(path, line_no, "expected mdef format version \"0.3\", found " + Quoted(line));
       }
       seen_version = true;
       continue;
@@ -99,11 +99,11 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     phone.posn = ParsePosition(tokens[3], path, line_no);
     phone.attributes = tokens[4];
     phone.is_filler = (("," + tokens[4] + ",").find(",filler,") != std::string::npos);
-    if (!ParseUnsigned(tokens[5], phone.tmat)) throw RecordError(path, line_no, "bad tmat id \"" + tokens[5] + "\"");
+    if (!ParseUnsigned(tokens[5], phone.tmat)) throw RecordError(path, line_no, "bad tmat id " + Quoted(tokens[5]));
     std::size_t col = 6;
     for (; col < tokens.size() && tokens[col][0] != 'N'; ++col) {
       std::uint32_t senone;
-      if (!ParseUnsigned(tokens[col], senone)) throw RecordError(path, line_no, "bad senone id \"" + tokens[col] + "\"");
+      if (!ParseUnsigned(tokens[col], senone)) throw RecordError(path, line_no, "bad senone id " + Quoted(tokens[col]));
       phone.senones.push_back(senone);
     }
     if (col != tokens.size() - 1) throw RecordError(path, line_no, "a phone row must end with exactly one non-emitting state \"N\"");
@@ -116,15 +116,15 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     const bool is_ci = mdef.phones_.size() < mdef.n_base_;
     if (is_ci) {
       if (phone.left != "-" || phone.right != "-" || phone.posn != WordPosition::kNone) {
-        throw RecordError(path, line_no, "CI phone \"" + phone.base + "\" must have '-' contexts and position (CI phones come first)");
+        throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " must have '-' contexts and position (CI phones come first)");
       }
       if (!mdef.ci_index_.emplace(phone.base, static_cast<std::uint32_t>(mdef.phones_.size())).second) {
-        throw RecordError(path, line_no, "CI phone \"" + phone.base + "\" is defined twice");
+        throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " is defined twice");
       }
     } else {
       for (const std::string* name : {&phone.base, &phone.left, &phone.right}) {
         if (!mdef.ci_index_.count(*name)) {
-          throw RecordError(path, line_no, "triphone uses phone \"" + *name + "\" which is not a defined CI phone");
+          throw RecordError(path, line_no, "triphone uses phone " + Quoted(*name) + " which is not a defined CI phone");
         }
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");

@@ -66,7 +66,7 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
     }
     if (first == std::string::npos) throw FileError(path, "blank line inside the s3 header");
     std::size_t space = line.find(' ', first);
-    if (space == std::string::npos) throw FileError(path, "s3 header line without a value: \"" + line + "\"");
+    if (space == std::string::npos) throw FileError(path, "s3 header line without a value: " + Quoted(line));
     file.header.emplace_back(line.substr(first, space - first), line.substr(space + 1));
   }
   if (!found_end) throw FileError(path, "s3 header is not terminated by \"endhdr\" (file truncated?)");
@@ -74,7 +74,7 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
   bool version_ok = false;
   for (const auto& [key, value] : file.header) {
     if (key == "version") {
-      if (value != "1.0") throw FileError(path, "unsupported s3 version \"" + value + "\" (expected 1.0)");
+      if (value != "1.0") throw FileError(path, "unsupported s3 version " + Quoted(value) + " (expected 1.0)");
       version_ok = true;
     } else if (key == "chksum0") {
       file.has_checksum = (value == "yes");

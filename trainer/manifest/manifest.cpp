@@ -113,17 +113,17 @@ std::string Sha256Problem(std::string_view digest) {
 // First problem of an entry's fields, as "FIELD \"VALUE\" PROBLEM", or empty.
 std::string EntryProblem(const ManifestEntry& entry) {
   if (std::string problem = TokenProblem(entry.utt_id); !problem.empty()) {
-    return "utterance id \"" + entry.utt_id + "\" " + problem;
+    return "utterance id " + Quoted(entry.utt_id) + " " + problem;
   }
   if (std::string problem = FeaturePathProblem(entry.feature_path); !problem.empty()) {
-    return "feature path \"" + entry.feature_path + "\" " + problem;
+    return "feature path " + Quoted(entry.feature_path) + " " + problem;
   }
   if (std::string problem = Sha256Problem(entry.feature_sha256); !problem.empty()) {
-    return "feature SHA-256 \"" + entry.feature_sha256 + "\" " + problem;
+    return "feature SHA-256 " + Quoted(entry.feature_sha256) + " " + problem;
   }
   if (entry.words.empty()) return "transcript has no words";
   for (const std::string& word : entry.words) {
-    if (std::string problem = TokenProblem(word); !problem.empty()) return "word \"" + word + "\" " + problem;
+    if (std::string problem = TokenProblem(word); !problem.empty()) return "word " + Quoted(word) + " " + problem;
   }
   return {};
 }
@@ -207,7 +207,7 @@ Manifest::Manifest(std::vector<ManifestEntry> entries, std::string source)
     if (std::string problem = EntryProblem(entry); !problem.empty()) throw FileError(source_, where + problem);
     auto [it, inserted] = first_index_of_id.try_emplace(entry.utt_id, entry_idx);
     if (!inserted) {
-      throw FileError(source_, where + "duplicate utterance id \"" + entry.utt_id + "\" (first at entry " +
+      throw FileError(source_, where + "duplicate utterance id " + Quoted(entry.utt_id) + " (first at entry " +
                                    std::to_string(it->second + 1) + ")");
     }
   }
@@ -282,7 +282,7 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
     if (std::string problem = EntryProblem(entry); !problem.empty()) throw RecordError(path, line_number, problem);
     auto [it, inserted] = first_line_of_id.try_emplace(entry.utt_id, line_number);
     if (!inserted) {
-      throw RecordError(path, line_number, "duplicate utterance id \"" + entry.utt_id + "\" (first at line " +
+      throw RecordError(path, line_number, "duplicate utterance id " + Quoted(entry.utt_id) + " (first at line " +
                                                std::to_string(it->second) + ")");
     }
     entries.push_back(std::move(entry));
@@ -311,7 +311,7 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
   if (!extension.empty()) {
     std::string problem = TokenProblem(extension);
     if (problem.empty() && extension.find('/') != std::string::npos) problem = "contains '/'";
-    if (!problem.empty()) throw InputError("feature extension (cepext) \"" + cepext + "\" " + problem);
+    if (!problem.empty()) throw InputError("feature extension (cepext) " + Quoted(cepext) + " " + problem);
   }
   std::error_code ec;
   if (!fs::is_directory(cepdir, ec)) throw FileError(cepdir.string(), "corpus root (cepdir) is not a directory");
@@ -321,7 +321,7 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
   if (controls.empty()) throw FileError(ctl_name, "the control file lists no utterances");
   if (controls.size() > transcripts.size()) {
     throw RecordError(ctl_name, controls[transcripts.size()].line_number,
-                      "utterance \"" + controls[transcripts.size()].utt_id + "\" has no transcript: " + lsn_name +
+                      "utterance " + Quoted(controls[transcripts.size()].utt_id) + " has no transcript: " + lsn_name +
                           " has " + std::to_string(transcripts.size()) + " entries, the control file " +
                           std::to_string(controls.size()));
   }
@@ -345,8 +345,8 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
     }
     if (!transcript.utt_id.empty() && !EqualsIgnoreAsciiCase(transcript.utt_id, control.utt_id)) {
       throw RecordError(ctl_name, control.line_number,
-                        "utterance id \"" + control.utt_id + "\" does not match the transcript's id \"" +
-                            transcript.utt_id + "\" at " + lsn_name + ":" + std::to_string(transcript.line_number) +
+                        "utterance id " + Quoted(control.utt_id) + " does not match the transcript's id " +
+                            Quoted(transcript.utt_id) + " at " + lsn_name + ":" + std::to_string(transcript.line_number) +
                             " (entries are paired in order)");
     }
     ManifestEntry& entry = entries[entry_idx];
@@ -354,20 +354,20 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
     entry.feature_path = extension.empty() ? control.path : control.path + "." + extension;
     entry.words = transcript.words;
     if (std::string problem = TokenProblem(entry.utt_id); !problem.empty()) {
-      throw RecordError(ctl_name, control.line_number, "utterance id \"" + entry.utt_id + "\" " + problem);
+      throw RecordError(ctl_name, control.line_number, "utterance id " + Quoted(entry.utt_id) + " " + problem);
     }
     if (std::string problem = FeaturePathProblem(entry.feature_path); !problem.empty()) {
-      throw RecordError(ctl_name, control.line_number, "feature path \"" + entry.feature_path + "\" " + problem);
+      throw RecordError(ctl_name, control.line_number, "feature path " + Quoted(entry.feature_path) + " " + problem);
     }
     for (const std::string& word : entry.words) {
       if (std::string problem = TokenProblem(word); !problem.empty()) {
-        throw RecordError(lsn_name, transcript.line_number, "word \"" + word + "\" " + problem);
+        throw RecordError(lsn_name, transcript.line_number, "word " + Quoted(word) + " " + problem);
       }
     }
     auto [it, inserted] = first_line_of_id.try_emplace(entry.utt_id, control.line_number);
     if (!inserted) {
-      throw RecordError(ctl_name, control.line_number, "duplicate utterance id \"" + entry.utt_id +
-                                                           "\" (first at line " + std::to_string(it->second) + ")");
+      throw RecordError(ctl_name, control.line_number, "duplicate utterance id " + Quoted(entry.utt_id) +
+                                                           " (first at line " + std::to_string(it->second) + ")");
     }
   }
 
@@ -376,7 +376,7 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
     const fs::path feature_file = ResolveFeaturePath(entry, cepdir);
     if (std::string problem = FeatureFileProblem(feature_file); !problem.empty()) {
       throw RecordError(ctl_name, controls[entry_idx].line_number,
-                        "utterance \"" + entry.utt_id + "\": feature file " + feature_file.string() + " " + problem);
+                        "utterance " + Quoted(entry.utt_id) + ": feature file " + feature_file.string() + " " + problem);
     }
     entry.feature_sha256 = Sha256OfFile(feature_file);
   }
@@ -411,7 +411,7 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root) {
     }
     if (problem.empty()) continue;
     if (++n_failed == 1) {
-      first_failure = feature_file.string() + ": utterance \"" + entry.utt_id + "\" of " + manifest.source() + ": " + problem;
+      first_failure = feature_file.string() + ": utterance " + Quoted(entry.utt_id) + " of " + manifest.source() + ": " + problem;
     }
   }
   if (n_failed > 0) {
@@ -434,8 +434,8 @@ void CheckWords(const Manifest& manifest, const Dictionary& merged) {
     if (unknown.empty()) continue;
     if (++n_affected == 1) {
       std::string list;
-      for (const std::string& word : unknown) list += (list.empty() ? "" : ", ") + word;
-      first_failure = "utterance \"" + entry.utt_id + "\": word" + (unknown.size() > 1 ? "s" : "") +
+      for (const std::string& word : unknown) list += (list.empty() ? "" : ", ") + Printable(word);
+      first_failure = "utterance " + Quoted(entry.utt_id) + ": word" + (unknown.size() > 1 ? "s" : "") +
                       " not in the dictionary: " + list;
     }
   }

@@ -25,7 +25,7 @@ const char* ReductionModeName(ReductionMode mode) { return mode == ReductionMode
 ReductionMode ParseReductionMode(const std::string& text) {
   if (text == "exact") return ReductionMode::kExact;
   if (text == "float32") return ReductionMode::kFloat32;
-  throw InputError("--reduction: unknown mode \"" + text + "\" (expected exact or float32)");
+  throw InputError("--reduction: unknown mode " + Quoted(text) + " (expected exact or float32)");
 }
 
 std::string DictionaryFingerprint(const std::string& dict_path, const std::string& filler_path) {

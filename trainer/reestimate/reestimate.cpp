@@ -67,7 +67,10 @@ ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, Re
         const double mu = mean_acc[l] / dnom;
         const double var = acc.pass2var() ? var_acc[l] / dnom : var_acc[l] / dnom - mu * mu;
         next.means.data[offset + l] = static_cast<float>(mu);
-        next.variances.data[offset + l] = static_cast<float>(var);
+        // Cancellation in E[x^2] - mu^2 can make a variance slightly negative; it is written as 0
+        // (which every loader floors, as it would the negative value), so that no model pstrain
+        // writes has a negative variance (a loaded model with one is refused).
+        next.variances.data[offset + l] = var < 0.0 ? 0.0f : static_cast<float>(var);
         if (var < 0.0) ++report.negative_variances;
       }
     }

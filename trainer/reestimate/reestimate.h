@@ -7,7 +7,8 @@
 // Computed in double and rounded once to float32. Unlike norm, a density, mixture-weight row or
 // transition row that received no counts keeps its previous parameters instead of becoming zero,
 // and each such case is counted in the report. Variances are not floored on write (pocketsphinx and
-// bw floor on load), again as norm does; negative variances (float cancellation) are reported.
+// bw floor on load), again as norm does; a variance that float cancellation makes negative is
+// written as 0 (norm writes the negative value) and reported.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,7 @@ struct ReestimationReport {
   std::uint32_t densities_without_counts = 0;   // kept previous mean and variance
   std::uint32_t mixw_rows_without_counts = 0;   // kept previous mixture weights
   std::uint32_t tmat_rows_without_counts = 0;   // kept previous transition row
-  std::uint32_t negative_variances = 0;         // written as computed (floored on load)
+  std::uint32_t negative_variances = 0;         // written as 0 (floored on load)
   std::vector<std::uint32_t> unseen_senones;    // senones whose every density had no counts
   // Multipron survival prior (docs/multipron.md): activated states that had counts and got the
   // prior, and activated states without counts (they keep their previous parameters exactly).

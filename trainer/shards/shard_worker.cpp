@@ -19,6 +19,7 @@
 #include "common/sha256.h"
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
+#include "model/model_checks.h"
 #include "numerics/isa.h"
 #include "provenance/provenance.h"
 #include "shards/artifact.h"
@@ -91,7 +92,7 @@ void RunShardTask(const ShardTask& task) {
   fs::create_directories(dir);
 
   const PassInputs& inputs = task.inputs;
-  const ModelFiles model = ModelFiles::Load(inputs.model_dir);
+  const ModelFiles model = LoadCheckedModel(inputs.model_dir);
   const Manifest manifest = Manifest::Load(inputs.manifest_path);
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));

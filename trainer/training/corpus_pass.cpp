@@ -29,10 +29,10 @@ std::vector<BeamOptions> ParseRetryBeams(const std::string& text) {
       beam.bbeam = std::stod(pair.substr(colon + 1), &used_b);
       if (used_a != colon || used_b != pair.size() - colon - 1) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
-      throw InputError("--retry-beams: \"" + pair + "\" is not ABEAM:BBEAM (e.g. 1e-150:1e-30), or use \"none\"");
+      throw InputError("--retry-beams: " + Quoted(pair) + " is not ABEAM:BBEAM (e.g. 1e-150:1e-30), or use \"none\"");
     }
     if (!(beam.abeam > 0.0 && beam.abeam <= 1.0 && beam.bbeam > 0.0 && beam.bbeam <= 1.0)) {
-      throw InputError("--retry-beams: beams must be in (0, 1], got \"" + pair + "\"");
+      throw InputError("--retry-beams: beams must be in (0, 1], got " + Quoted(pair));
     }
     beams.push_back(beam);
   }

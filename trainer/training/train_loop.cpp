@@ -12,6 +12,7 @@
 #include "common/sha256.h"
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
+#include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
 #include "training/pass_summary.h"
@@ -183,7 +184,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // nothing is promoted, and the error says why.
   InterruptGuard interrupt_guard;
   const PassInputs& base = options.inputs;
-  ModelFiles initial = ModelFiles::Load(base.model_dir);
+  ModelFiles initial = LoadCheckedModel(base.model_dir);
   const Manifest manifest = Manifest::Load(base.manifest_path);
   CheckManifest(manifest, base.corpus_root);
   Dictionary dictionary = Dictionary::Load(base.dict, false);
@@ -247,7 +248,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     const fs::path pass_dir = run_dir / "passes" / PassName(pass);
     const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
     if (!completed.valid) break;
-    model = ModelFiles::Load((pass_dir / "model").string());
+    model = LoadCheckedModel((pass_dir / "model").string());
     pass_records.push_back(json::parse(ReadFileText(pass_dir / "pass.json")).as_object());
     has_previous = true;
     previous_per_frame = completed.per_frame;

@@ -1,0 +1,95 @@
+#include "model/model_checks.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/error.h"
+#include "formats/feat_params.h"
+
+namespace pstrain {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ValueText(float value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(value));
+  return buffer;
+}
+
+// The problem with `value`, or empty. `negative_rule` (null: negative values are fine) is the rule a
+// negative value breaks, for the message.
+std::string Problem(float value, const char* negative_rule) {
+  if (!std::isfinite(value)) return ValueText(value) + " (model parameters must be finite numbers)";
+  if (negative_rule != nullptr && value < 0.0f) return ValueText(value) + " (" + negative_rule + ")";
+  return {};
+}
+
+void CheckGaussians(const GaussianParams& params, const fs::path& path, const char* negative_rule) {
+  for (std::uint32_t senone = 0; senone < params.n_mgau; ++senone) {
+    for (std::uint32_t feat = 0; feat < params.n_feat; ++feat) {
+      for (std::uint32_t density = 0; density < params.n_density; ++density) {
+        const std::size_t offset = params.Offset(senone, feat, density);
+        for (std::uint32_t dim = 0; dim < params.veclen[feat]; ++dim) {
+          const std::string problem = Problem(params.data[offset + dim], negative_rule);
+          if (problem.empty()) continue;
+          throw FileError(path.string(), "senone " + std::to_string(senone) + (params.n_feat > 1 ? ", stream " + std::to_string(feat) : "") +
+                                             ", density " + std::to_string(density) + ", dimension " + std::to_string(dim) + " is " + problem);
+        }
+      }
+    }
+  }
+}
+
+void CheckMixtureWeights(const Array3D& mixw, const fs::path& path) {
+  for (std::uint32_t senone = 0; senone < mixw.d1; ++senone) {
+    for (std::uint32_t feat = 0; feat < mixw.d2; ++feat) {
+      for (std::uint32_t density = 0; density < mixw.d3; ++density) {
+        const std::string problem = Problem(mixw.at(senone, feat, density), "a mixture weight must not be negative");
+        if (problem.empty()) continue;
+        throw FileError(path.string(), "senone " + std::to_string(senone) + (mixw.d2 > 1 ? ", stream " + std::to_string(feat) : "") +
+                                           ", density " + std::to_string(density) + " is " + problem);
+      }
+    }
+  }
+}
+
+void CheckTransitions(const Array3D& tmat, const fs::path& path) {
+  for (std::uint32_t matrix = 0; matrix < tmat.d1; ++matrix) {
+    for (std::uint32_t from = 0; from < tmat.d2; ++from) {
+      for (std::uint32_t to = 0; to < tmat.d3; ++to) {
+        const std::string problem = Problem(tmat.at(matrix, from, to), "a transition probability must not be negative");
+        if (problem.empty()) continue;
+        throw FileError(path.string(), "transition matrix " + std::to_string(matrix) + ", from state " + std::to_string(from) +
+                                           " to state " + std::to_string(to) + (to + 1 == tmat.d3 ? " (the exit)" : "") + " is " +
+                                           problem);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void CheckModelParameters(const ModelFiles& files, const std::string& dir_string) {
+  const fs::path dir(dir_string);
+  if (files.has_feat_params) {
+    const std::string path = (dir / "feat.params").string();
+    CheckFeatParamsSupported(FeatParams::Parse(files.feat_params_text, path), path);
+  }
+  CheckGaussians(files.means, dir / "means", nullptr);
+  CheckGaussians(files.variances, dir / "variances", "a variance must not be negative; 0 is allowed and floored to --varfloor");
+  CheckMixtureWeights(files.mixture_weights, dir / "mixture_weights");
+  CheckTransitions(files.transition_matrices, dir / "transition_matrices");
+}
+
+ModelFiles LoadCheckedModel(const std::string& dir) {
+  ModelFiles files = ModelFiles::Load(dir);
+  CheckModelParameters(files, dir);
+  return files;
+}
+
+}  // namespace pstrain
