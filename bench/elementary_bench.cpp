@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "isa_util.h"
 #include "numerics/elementary.h"
 #include "numerics/isa.h"
 #include "numerics/vector_kernels.h"
@@ -61,15 +62,9 @@ BENCHMARK(BM_Exp)->ArgName("impl")->Arg(0)->Arg(1);
 BENCHMARK(BM_Log)->ArgName("impl")->Arg(0)->Arg(1);
 
 void BM_ExpShifted(benchmark::State& state) {
-  const auto level = static_cast<numerics::IsaLevel>(state.range(0));
-  bool supported = false;
-  for (const numerics::IsaLevel have : numerics::SupportedIsaLevels()) supported = supported || have == level;
-  if (!supported) {
-    state.SkipWithError((std::string(numerics::IsaName(level)) + ": not supported by this CPU").c_str());
-    return;
-  }
-  const numerics::VectorKernels& kernels = numerics::KernelsFor(level);
-  state.SetLabel(std::string(numerics::IsaName(level)));
+  const numerics::VectorKernels* kernels_ptr = KernelsOrSkip(state, state.range(0));
+  if (kernels_ptr == nullptr) return;
+  const numerics::VectorKernels& kernels = *kernels_ptr;
   const std::vector<double> in = Inputs(-50.0, 20.0, false);
   std::vector<double> out(in.size());
   for (auto _ : state) {
@@ -82,15 +77,9 @@ void BM_ExpShifted(benchmark::State& state) {
 BENCHMARK(BM_ExpShifted)->ArgName("isa")->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
 void BM_LogArray(benchmark::State& state) {
-  const auto level = static_cast<numerics::IsaLevel>(state.range(0));
-  bool supported = false;
-  for (const numerics::IsaLevel have : numerics::SupportedIsaLevels()) supported = supported || have == level;
-  if (!supported) {
-    state.SkipWithError((std::string(numerics::IsaName(level)) + ": not supported by this CPU").c_str());
-    return;
-  }
-  const numerics::VectorKernels& kernels = numerics::KernelsFor(level);
-  state.SetLabel(std::string(numerics::IsaName(level)));
+  const numerics::VectorKernels* kernels_ptr = KernelsOrSkip(state, state.range(0));
+  if (kernels_ptr == nullptr) return;
+  const numerics::VectorKernels& kernels = *kernels_ptr;
   const std::vector<double> in = Inputs(-30.0, 30.0, true);
   std::vector<double> out(in.size());
   for (auto _ : state) {

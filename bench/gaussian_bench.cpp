@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "isa_util.h"
 #include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
 #include "numerics/isa.h"
@@ -109,15 +110,8 @@ void BM_GaussianLogDensity(benchmark::State& state) {
   const auto n_density = static_cast<std::uint32_t>(state.range(kGrouped ? 1 : 0));
   const numerics::VectorKernels* kernels = nullptr;
   if constexpr (kGrouped) {
-    const auto level = static_cast<numerics::IsaLevel>(state.range(0));
-    bool supported = false;
-    for (const numerics::IsaLevel have : numerics::SupportedIsaLevels()) supported = supported || have == level;
-    if (!supported) {
-      state.SkipWithError((std::string(numerics::IsaName(level)) + ": not supported by this CPU").c_str());
-      return;
-    }
-    kernels = &numerics::KernelsFor(level);
-    state.SetLabel(std::string(numerics::IsaName(level)));
+    kernels = KernelsOrSkip(state, state.range(0));
+    if (kernels == nullptr) return;
   }
   GaussianCase c;
   const std::string error = LoadGaussianCase(n_density, c);
