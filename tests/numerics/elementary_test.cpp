@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -237,13 +238,17 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   }
 }
 
-TEST(Isa, ForcedLevelsAndErrors) {
+TEST(Isa, SupportedLevelsAreBuiltAndStartWithScalar) {
+  // Forcing a level (PSTRAIN_ISA) and its errors: PortableNumerics.ForcedLevelTheCpuLacksIsBadInput
+  // and Gate.CrossMachineReproducibility, which run the binary.
   // The best supported level is the default; every supported level is in the build's list.
   const std::vector<IsaLevel> supported = SupportedIsaLevels();
   ASSERT_FALSE(supported.empty());
   EXPECT_EQ(supported.front(), IsaLevel::kScalar);
   const std::vector<IsaLevel> built = BuildIsaLevels();
   for (const IsaLevel level : supported) EXPECT_NE(std::find(built.begin(), built.end(), level), built.end());
+  // Without PSTRAIN_ISA the process uses the best level the CPU has.
+  if (std::getenv("PSTRAIN_ISA") == nullptr) EXPECT_EQ(ActiveIsaLevel(), supported.back());
 }
 
 }  // namespace
