@@ -80,6 +80,17 @@ class ConditionEvaluator {
   }
 
   Value Unary() {
+    // `!`, `-` and `(` recurse: bound the depth (`#if ((((...` or `#if !!!!...`).
+    struct Guard {
+      explicit Guard(ConditionEvaluator& e) : e_(e) {
+        if (++e_.nesting_ > kMaxNestingDepth) {
+          throw SourceLimitError(e_.t_.empty() ? 0 : e_.t_[0].line,
+                                 "#if expression nested more than " + std::to_string(kMaxNestingDepth) + " deep");
+        }
+      }
+      ~Guard() { --e_.nesting_; }
+      ConditionEvaluator& e_;
+    } guard(*this);
     if (Accept("!")) {
       const Value v = Unary();
       return v ? Value(*v == 0 ? 1 : 0) : std::nullopt;
@@ -133,6 +144,7 @@ class ConditionEvaluator {
   const std::map<std::string, Macro>& macros_;
   int depth_;
   std::size_t pos_ = 0;
+  std::size_t nesting_ = 0;
 };
 
 // One #if/#elif/#else chain.

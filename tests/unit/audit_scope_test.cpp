@@ -2,7 +2,11 @@
 // check (CHECKED) from what the declaration describes (DESCRIBES); calls that are not compiled or
 // not reachable do not count; the ledger cross-check and the docs/contract.md section check.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -707,6 +711,33 @@ TEST_F(AuditScopeFilesTest, CheckWithoutMarkersOrFileExitsTwo) {
 TEST(AuditScopeDocTest, UnifiedDiffOfEqualTextsIsEmpty) {
   EXPECT_EQ(UnifiedDiff("a\nb\n", "a\nb\n", "x", "y"), "");
   EXPECT_EQ(UnifiedDiff("a\nb\nc\n", "a\nB\nc\n", "x", "y"), "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+}
+
+// ---- hostile sources (issue 13) -------------------------------------------------------------
+
+// 20,000 nested namespaces or structs used to overflow the stack (SIGSEGV): the nesting is bounded
+// (kMaxNestingDepth, 256) and deeper nesting is an error naming the file and the line, exit 2.
+TEST_F(AuditScopeFilesTest, DeeplyNestedScopesAreAnErrorNotACrash) {
+  for (const std::string opener : {"namespace n {", "struct S {", "("}) {
+    std::string text = "TEST(Gate, A) {\n  Gate gate({\"a\", {1}, 1, \"\"});\n}\n";
+    for (int k = 0; k < 20000; ++k) text += opener + "\n";
+    Write("gates/deep_gate.cpp", text);
+    EXPECT_EQ(Run({"--gates", gates()}), 2) << opener;
+    // The 257th opener is on line 3 + 257.
+    EXPECT_NE(err_.find("gates/deep_gate.cpp:260: brackets nested more than 256 deep"), std::string::npos) << err_;
+  }
+  std::string text = "#if ";
+  for (int k = 0; k < 20000; ++k) text += "(";
+  Write("gates/deep_gate.cpp", text + "1\n#endif\n");
+  EXPECT_EQ(Run({"--gates", gates()}), 2);
+  EXPECT_NE(err_.find("gates/deep_gate.cpp:1: #if expression nested more than 256 deep"), std::string::npos) << err_;
+  // 250 namespaces (plus the test's braces and parentheses) are read.
+  text.clear();
+  for (int k = 0; k < 250; ++k) text += "namespace n {\n";
+  text += "TEST(Gate, A) {\n  Gate gate({\"a\", {1}, 1, \"\"});\n}\n";
+  for (int k = 1; k < 250; ++k) text += "}\n";
+  Write("gates/deep_gate.cpp", text + "}\n");
+  EXPECT_EQ(Run({"--gates", gates()}), 0) << err_;
 }
 
 }  // namespace
