@@ -740,5 +740,60 @@ TEST_F(AuditScopeFilesTest, DeeplyNestedScopesAreAnErrorNotACrash) {
   EXPECT_EQ(Run({"--gates", gates()}), 0) << err_;
 }
 
+// A 31-line macro bomb (X30 expands to 2^30 tokens) used to take 73 s and 3.5 GB before
+// bad_alloc. The expansion is bounded (kMaxExpandedTokens tokens per file, kMaxMacroExpansionDepth
+// levels): exit 2 with the reason, in seconds, in bounded memory. Run in a child process with
+// RLIMIT_AS 1 GB and a 60 s alarm, so that the unbounded version cannot take the machine down.
+TEST_F(AuditScopeFilesTest, MacroBombsAreStoppedByTheExpansionLimits) {
+  auto run_limited = [&](const std::string& source, long& max_rss_kb, double& seconds) {
+    Write("gates/bomb_gate.cpp", source);
+    const fs::path err_file = dir_ / "err.txt";
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      struct rlimit limit {};
+      limit.rlim_cur = limit.rlim_max = rlim_t{1} << 30;
+      ::setrlimit(RLIMIT_AS, &limit);
+      ::alarm(60);
+      std::ostringstream out, err;
+      const int code = RunScopeCommand({"--gates", gates()}, out, err);
+      WriteFileAtomic(err_file, err.str());
+      ::_exit(code);
+    }
+    int status = 0;
+    struct rusage usage {};
+    ::wait4(pid, &status, 0, &usage);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    max_rss_kb = usage.ru_maxrss;
+    err_ = fs::exists(err_file) ? ReadFileText(err_file) : "";
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  std::string bomb = "#define X0 x\n";
+  for (int k = 1; k <= 30; ++k) bomb += "#define X" + std::to_string(k) + " X" + std::to_string(k - 1) + " X" + std::to_string(k - 1) + "\n";
+  bomb += "X30\n";
+  long rss = 0;
+  double seconds = 0;
+  EXPECT_EQ(run_limited(bomb, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find("gates/bomb_gate.cpp:32: macro X"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(": macro expansion produces more than 200000 tokens in this file"), std::string::npos) << err_;
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_LT(rss, 256 * 1024) << "max RSS in kB";
+
+  // A function-like bomb: the arguments are expanded too.
+  std::string fbomb = "#define F0(a) a a\n";
+  for (int k = 1; k <= 30; ++k) fbomb += "#define F" + std::to_string(k) + "(a) F" + std::to_string(k - 1) + "(a) F" + std::to_string(k - 1) + "(a)\n";
+  fbomb += "F30(x)\n";
+  EXPECT_EQ(run_limited(fbomb, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find(": macro expansion produces more than 200000 tokens in this file"), std::string::npos) << err_;
+  EXPECT_LT(seconds, 10.0);
+
+  // A chain 100 macros deep.
+  std::string chain = "#define D0 d\n";
+  for (int k = 1; k <= 100; ++k) chain += "#define D" + std::to_string(k) + " D" + std::to_string(k - 1) + "\n";
+  chain += "D100\n";
+  EXPECT_EQ(run_limited(chain, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find("gates/bomb_gate.cpp:102: macro D36: macro expansion nested more than 64 deep"), std::string::npos) << err_;
+}
+
 }  // namespace
 }  // namespace pstrain::audit
