@@ -474,5 +474,28 @@ TEST(AuditGatesCommandTest, APassingGateBinaryExitsZero) {
   EXPECT_NE(out.find("2 gates: 2 passed, 0 failed, 0 not run"), std::string::npos) << out;
 }
 
+// A gate binary writing a 100,000-deep XML report used to crash `audit gates run` (SIGSEGV in the
+// recursive XML parser): the report is unreadable, exit 2 naming it (docs/gates.md).
+TEST(AuditGatesCommandTest, ADeeplyNestedXmlReportIsUnreadableAndExitsTwo) {
+  const fs::path dir = Scratch("cmd_deep_xml");
+  std::string xml = "<?xml version=\"1.0\"?>\n<testsuites>";
+  for (int k = 0; k < 100000; ++k) xml += "<a>";
+  for (int k = 0; k < 100000; ++k) xml += "</a>";
+  xml += "</testsuites>\n";
+  const fs::path binary = FakeGateBinary(dir, xml, kLedger, 0);
+  std::string out, err;
+  const int code = RunGates({"run", "--gate-binary", binary.string(), "--gates", GateSources(dir).string(), "--work-dir",
+                             (dir / "work").string(), "--json", (dir / "s.json").string(), "--junit",
+                             (dir / "junit.xml").string()},
+                            out, err);
+  EXPECT_EQ(code, 2) << out << err;
+  const std::string report = (dir / "work" / "gtest-report.xml").string();
+  EXPECT_NE(out.find(report + ": not a GoogleTest XML report: elements nested more than 64 deep"), std::string::npos)
+      << out;
+  EXPECT_EQ(json::parse(ReadFileText(dir / "s.json")).at("exit_code").as_int64(), 2);
+  // The JUnit file is made from the summary, not copied from the unreadable report.
+  EXPECT_EQ(ParseGtestXml(dir / "junit.xml").size(), 3u);
+}
+
 }  // namespace
 }  // namespace pstrain::audit
