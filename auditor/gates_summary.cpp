@@ -128,6 +128,28 @@ std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
 
 namespace {
 
+// A gate that failed only because its fixture, a corpus, is missing did not run: the reason names
+// the corpus and the command that prepares it ("" when the failures say nothing of the kind). The
+// messages are those of tests/integration/test_util.cpp (CorpusDir) and gates/gate_fixture_util.cpp.
+std::string MissingFixture(const std::vector<std::string>& failures) {
+  static const struct {
+    const char* marker;
+    const char* script;
+  } kFixtures[] = {{"default corpus missing at ", "scripts/prepare-corpus.sh"},
+                   {"the benchmark corpus is missing at ", "scripts/prepare-bench-corpus.sh"}};
+  for (const std::string& f : failures) {
+    for (const auto& fixture : kFixtures) {
+      const std::size_t at = f.find(fixture.marker);
+      if (at == std::string::npos) continue;
+      const std::size_t begin = at + std::char_traits<char>::length(fixture.marker);
+      const std::size_t end = std::min(f.find(' ', begin), f.find('"', begin));
+      const std::string dir = f.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      return "its fixture is missing: no corpus at " + dir + "; prepare it with: bash " + fixture.script + " " + dir;
+    }
+  }
+  return "";
+}
+
 struct LedgerGate {
   bool declared = false;
   std::string kind;
@@ -412,7 +434,10 @@ GatesRunSummary Summarize(const SummarizeInput& input) {
     } else {
       g.seconds = c->seconds;
       g.gtest_failures = c->failures.size();
-      if (!c->failures.empty() || g.failed_checks > 0) {
+      if (const std::string missing = g.failed_checks == 0 ? MissingFixture(c->failures) : ""; !missing.empty()) {
+        g.result = "not-run";
+        g.reason = missing;
+      } else if (!c->failures.empty() || g.failed_checks > 0) {
         g.result = "fail";
         g.reason = c->failures.empty() ? "a check record failed" : OneLine(c->failures.front());
       } else if (c->status == "notrun") {
