@@ -123,6 +123,10 @@ class Walker {
   // Compares `rel` (relative path, "" for the roots) on both sides, given its kinds.
   void Compare(const std::string& rel, EntryKind ka, EntryKind kb) {
     const fs::path pa = rel.empty() ? a_ : a_ / rel, pb = rel.empty() ? b_ : b_ / rel;
+    // A FIFO, socket or device has no content to compare (reading a FIFO could block forever):
+    // trouble (exit 2) naming the path, on either side and also when the other side lacks it.
+    if (ka == EntryKind::kOther) RefuseOther(pa, rel.empty());
+    if (kb == EntryKind::kOther) RefuseOther(pb, rel.empty());
     if (ka == EntryKind::kMissing || kb == EntryKind::kMissing) {
       OnlyOnOneSide(rel, ka == EntryKind::kMissing ? pb : pa, ka == EntryKind::kMissing ? kb : ka,
                     ka == EntryKind::kMissing ? EntryStatus::kOnlyInB : EntryStatus::kOnlyInA);
@@ -162,9 +166,6 @@ class Walker {
       report_.entries.push_back(std::move(entry));
       return;
     }
-    if (ka == EntryKind::kOther) {
-      throw BytesTrouble(pa.string() + ": not a regular file, directory or symlink; cannot compare");
-    }
     const std::optional<std::uint64_t> offset = FirstDifference(pa, pb);
     if (!offset) {
       report_.identical.push_back(Shown(rel));
@@ -181,6 +182,17 @@ class Walker {
   }
 
  private:
+  [[noreturn]] static void RefuseOther(const fs::path& path, bool root) {
+    std::error_code ec;
+    const fs::file_type type = (root ? fs::status(path, ec) : fs::symlink_status(path, ec)).type();
+    const char* what = type == fs::file_type::fifo        ? "a FIFO"
+                       : type == fs::file_type::socket    ? "a socket"
+                       : type == fs::file_type::block     ? "a block device"
+                       : type == fs::file_type::character ? "a character device"
+                                                          : "of an unknown file type";
+    throw BytesTrouble(path.string() + ": " + what + ", not a regular file, directory or symlink; cannot compare");
+  }
+
   BytesSide Describe(const fs::path& path, EntryKind kind) {
     BytesSide side;
     side.kind = kind;
@@ -200,6 +212,7 @@ class Walker {
   // Lists everything below an entry present on one side only: every non-directory entry, and
   // empty directories as themselves.
   void OnlyOnOneSide(const std::string& rel, const fs::path& path, EntryKind kind, EntryStatus status) {
+    if (kind == EntryKind::kOther) RefuseOther(path, rel.empty());
     if (kind == EntryKind::kDirectory) {
       const std::vector<std::string> names = SortedChildren(path);
       if (!names.empty()) {

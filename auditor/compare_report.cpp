@@ -173,24 +173,36 @@ std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
 std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
   constexpr double kWidth = 640, kHeight = 320, kLeft = 90, kRight = 20, kTop = 20, kBottom = 50;
   double lo = INFINITY, hi = -INFINITY;
+  bool any = false;
   for (const PassLikelihood& p : passes) {
     for (const std::optional<double>& v : {p.a, p.b}) {
+      any = any || v.has_value();
       if (v && std::isfinite(*v)) lo = std::min(lo, *v), hi = std::max(hi, *v);
     }
   }
-  if (!(lo <= hi)) return "<p>No per-pass likelihoods are recorded.</p>\n";
-  if (hi - lo < 1e-9 * std::max(1.0, std::fabs(hi))) lo -= 0.5, hi += 0.5;
-  // Round the axis out to a 1-2-5 step so that the tick labels are short.
-  const double raw = (hi - lo) / 4.0;
+  if (!any) return "<p>No per-pass likelihoods are recorded.</p>\n";
+  if (!(lo <= hi)) lo = -1.0, hi = 1.0;  // only non-finite values: an arbitrary axis, they sit on its edges
+  // Halves, so that a span of -1e308 .. 1e308 does not overflow to infinity (NaN coordinates).
+  if (hi / 2 - lo / 2 < 0.5e-9 * std::max(1.0, std::fabs(hi))) lo -= 0.5, hi += 0.5;
+  // Round the axis out to a 1-2-5 step so that the tick labels are short (not when that overflows).
+  const double raw = (hi / 2 - lo / 2) / 2.0;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   const double f = raw / magnitude;
-  const double step = (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * magnitude;
-  lo = std::floor(lo / step) * step;
-  hi = std::ceil(hi / step) * step;
-  const int ticks = static_cast<int>(std::lround((hi - lo) / step));
+  double step = (f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0) * magnitude;
+  const double rounded_lo = std::floor(lo / step) * step, rounded_hi = std::ceil(hi / step) * step;
+  int ticks = 4;
+  if (std::isfinite(step) && std::isfinite(rounded_lo) && std::isfinite(rounded_hi) &&
+      std::isfinite(rounded_hi / 2 - rounded_lo / 2)) {
+    lo = rounded_lo;
+    hi = rounded_hi;
+    ticks = static_cast<int>(std::lround((hi / 2 - lo / 2) / step * 2));
+  } else {
+    step = (hi / 2 - lo / 2) / 2.0;  // ticks * step / 2 = half the span
+  }
   const double n = static_cast<double>(passes.size());
   auto x = [&](double pass) { return kLeft + (pass - 0.5) / n * (kWidth - kLeft - kRight); };
-  auto y = [&](double v) { return kTop + (hi - v) / (hi - lo) * (kHeight - kTop - kBottom); };
+  auto y = [&](double v) { return kTop + (hi / 2 - v / 2) / (hi / 2 - lo / 2) * (kHeight - kTop - kBottom); };
+  auto tick = [&](int i) { return i == ticks ? hi : lo + step * i; };
   std::ostringstream out;
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
       << "\" viewBox=\"0 0 " << kWidth << " " << kHeight
@@ -199,7 +211,7 @@ std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
   out << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << kWidth - kLeft - kRight << "\" height=\""
       << kHeight - kTop - kBottom << "\" fill=\"#fafafa\" stroke=\"#888\"/>\n";
   for (int i = 0; i <= ticks; ++i) {
-    const double v = lo + step * i;
+    const double v = tick(i);
     out << "<line x1=\"" << kLeft - 4 << "\" x2=\"" << kWidth - kRight << "\" y1=\"" << y(v) << "\" y2=\"" << y(v)
         << "\" stroke=\"#ddd\"/><text x=\"" << kLeft - 6 << "\" y=\"" << y(v) + 4 << "\" text-anchor=\"end\">"
         << FormatNumber(v, 6) << "</text>\n";
@@ -239,6 +251,23 @@ std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {
       out << "<circle cx=\"" << x(p.pass) << "\" cy=\"" << y(*v) << "\" r=\"" << (s.is_a ? 4 : 2.5) << "\" fill=\""
           << s.colour << "\"><title>" << s.name << ", pass " << p.pass << ": " << FormatNumber(*v, 10)
           << "</title></circle>\n";
+    }
+  }
+  // Non-finite values have no place on the axis: a hollow triangle on the top edge (+inf) or the
+  // bottom edge (-inf, NaN), labelled with the value.
+  for (const Series& s : {Series{"A", "#1f5fbf", "none", true}, Series{"B", "#d9730d", "6 4", false}}) {
+    for (const PassLikelihood& p : passes) {
+      const std::optional<double>& v = s.is_a ? p.a : p.b;
+      if (!v || std::isfinite(*v)) continue;
+      const bool top = *v > 0;
+      const char* label = std::isnan(*v) ? "NaN" : top ? "+inf" : "-inf";
+      const double cx = x(p.pass), cy = top ? kTop : kHeight - kBottom;
+      const double tip = top ? -6 : 6;  // the triangle points off the axis
+      out << "<path class=\"nonfinite\" d=\"M " << cx << " " << cy + tip << " L " << cx + 5 << " " << cy - tip / 2
+          << " L " << cx - 5 << " " << cy - tip / 2 << " Z\" fill=\"#fff\" stroke=\"" << s.colour
+          << "\" stroke-width=\"1.5\"><title>" << s.name << ", pass " << p.pass << ": " << label
+          << " (not a finite number)</title></path><text x=\"" << cx + 7 << "\" y=\"" << (top ? cy + 12 : cy - 6)
+          << "\" fill=\"" << s.colour << "\">" << s.name << " " << label << "</text>\n";
     }
   }
   out << "<line x1=\"" << kLeft + 10 << "\" x2=\"" << kLeft + 40 << "\" y1=\"" << kTop + 14 << "\" y2=\"" << kTop + 14
@@ -318,6 +347,10 @@ std::string RenderCompareText(const CompareReport& r) {
   }
 
   for (const TextDiffEntry& t : r.text_diffs) {
+    if (!t.not_diffed.empty()) {
+      out << "\n" << t.path << ": " << t.not_diffed << "\n";
+      continue;
+    }
     out << "\n--- A/" << t.path << "\n+++ B/" << t.path << "\n";
     std::size_t hidden = 0;
     for (const std::string& line : DiffText(t.diff, hidden)) out << line << "\n";
@@ -428,6 +461,7 @@ std::string RenderCompareJson(const CompareReport& r) {
     for (const std::string& line : DiffText(t.diff, hidden)) lines.emplace_back(line);
     x["diff"] = std::move(lines);
     x["diff_lines_not_shown"] = hidden;
+    x["not_diffed"] = t.not_diffed.empty() ? json::value(nullptr) : json::value(t.not_diffed);
     texts.push_back(std::move(x));
   }
   o["text_diffs"] = std::move(texts);
@@ -584,6 +618,11 @@ std::string RenderCompareHtml(const CompareReport& r) {
   }
 
   for (const TextDiffEntry& t : r.text_diffs) {
+    if (!t.not_diffed.empty()) {
+      out << "<h2>Line diff: <code>" << HtmlEscape(t.path) << "</code></h2>\n<p>" << HtmlEscape(t.not_diffed)
+          << ".</p>\n";
+      continue;
+    }
     out << "<h2>Line diff: <code>" << HtmlEscape(t.path) << "</code></h2>\n<pre>";
     std::size_t hidden = 0;
     for (const std::string& line : DiffText(t.diff, hidden)) {

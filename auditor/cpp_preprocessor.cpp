@@ -7,7 +7,7 @@ namespace pstrain::audit {
 
 namespace {
 
-constexpr int kMaxExpansionDepth = 64;
+constexpr int kMaxExpansionDepth = kMaxMacroExpansionDepth;
 
 using Value = std::optional<long long>;
 
@@ -80,6 +80,17 @@ class ConditionEvaluator {
   }
 
   Value Unary() {
+    // `!`, `-` and `(` recurse: bound the depth (`#if ((((...` or `#if !!!!...`).
+    struct Guard {
+      explicit Guard(ConditionEvaluator& e) : e_(e) {
+        if (++e_.nesting_ > kMaxNestingDepth) {
+          throw SourceLimitError(e_.t_.empty() ? 0 : e_.t_[0].line,
+                                 "#if expression nested more than " + std::to_string(kMaxNestingDepth) + " deep");
+        }
+      }
+      ~Guard() { --e_.nesting_; }
+      ConditionEvaluator& e_;
+    } guard(*this);
     if (Accept("!")) {
       const Value v = Unary();
       return v ? Value(*v == 0 ? 1 : 0) : std::nullopt;
@@ -133,6 +144,7 @@ class ConditionEvaluator {
   const std::map<std::string, Macro>& macros_;
   int depth_;
   std::size_t pos_ = 0;
+  std::size_t nesting_ = 0;
 };
 
 // One #if/#elif/#else chain.
@@ -326,6 +338,22 @@ class Preprocessor {
     }
   }
 
+  // Every token an expansion produces is counted (at each level of nesting, so the count bounds
+  // every intermediate vector too): a macro bomb stops at kMaxExpandedTokens instead of
+  // exhausting the memory.
+  void Count(std::size_t tokens, const std::string& macro, std::size_t line) {
+    expanded_tokens_ += tokens;
+    if (expanded_tokens_ > kMaxExpandedTokens) {
+      throw SourceLimitError(line, "macro " + macro + ": macro expansion produces more than " +
+                                       std::to_string(kMaxExpandedTokens) + " tokens in this file");
+    }
+  }
+
+  void Append(std::vector<Token>& out, std::vector<Token>&& expansion, const std::string& macro, std::size_t line) {
+    Count(expansion.size(), macro, line);
+    for (Token& e : expansion) out.push_back(std::move(e));
+  }
+
   std::vector<Token> Expand(const std::vector<Token>& in, std::set<std::string>& disabled, int depth) {
     std::vector<Token> out;
     for (std::size_t i = 0; i < in.size();) {
@@ -337,18 +365,15 @@ class Preprocessor {
         continue;
       }
       const Macro& m = it->second;
-      if (depth > kMaxExpansionDepth) {
-        Note(t.line, "macro " + m.name + ": expansion too deep; not expanded");
-        out.push_back(t);
-        out.back().unexpanded_macro = m.name;
-        ++i;
-        continue;
+      if (depth >= kMaxExpansionDepth) {
+        throw SourceLimitError(t.line, "macro " + m.name + ": macro expansion nested more than " +
+                                           std::to_string(kMaxExpansionDepth) + " deep");
       }
       if (!m.function_like) {
         std::vector<Token> body = m.body;
         Stamp(body, t, m.name);
         disabled.insert(m.name);
-        for (Token& e : Expand(body, disabled, depth + 1)) out.push_back(std::move(e));
+        Append(out, Expand(body, disabled, depth + 1), m.name, t.line);
         disabled.erase(m.name);
         ++i;
         continue;
@@ -393,7 +418,7 @@ class Preprocessor {
         continue;
       }
       disabled.insert(m.name);
-      for (Token& e : Expand(body, disabled, depth + 1)) out.push_back(std::move(e));
+      Append(out, Expand(body, disabled, depth + 1), m.name, t.line);
       disabled.erase(m.name);
       i = last + 1;
     }
@@ -466,6 +491,7 @@ class Preprocessor {
         for (const Token& t : *raw) out.push_back(t);
       } else {
         std::vector<Token> expanded = Expand(*raw, disabled, depth + 1);
+        Count(expanded.size(), m.name, at.line);
         for (std::size_t e = 0; e < expanded.size(); ++e) {
           if (e == 0) expanded[e].space_before = b.space_before;
           out.push_back(std::move(expanded[e]));
@@ -514,6 +540,7 @@ class Preprocessor {
   PreprocessedSource out_;
   std::vector<Branch> stack_;
   std::vector<Token> run_;
+  std::size_t expanded_tokens_ = 0;
 };
 
 }  // namespace

@@ -15,12 +15,27 @@
 #include <cstddef>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cpp_lexer.h"
 
 namespace pstrain::audit {
+
+// The limits that keep a hostile source from exhausting the stack, the memory or the time of
+// `audit scope` (docs/audit.md, "audit scope: input limits"). Exceeding one is an error (exit 2), never a
+// silently truncated report.
+inline constexpr std::size_t kMaxNestingDepth = 256;         // brackets ({[ nested, #if expressions
+inline constexpr int kMaxMacroExpansionDepth = 64;           // macros expanding macros
+inline constexpr std::size_t kMaxExpandedTokens = 200000;    // tokens produced by macro expansion, per file
+
+// A source that exceeds one of the limits above: thrown by Preprocess and the scope extractor,
+// which turns it into an InputError naming the file and the line.
+struct SourceLimitError : std::runtime_error {
+  SourceLimitError(std::size_t line_number, const std::string& what) : std::runtime_error(what), line(line_number) {}
+  std::size_t line;
+};
 
 struct Macro {
   std::string name;

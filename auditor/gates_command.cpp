@@ -43,6 +43,11 @@ const char* const kGatesUsage =
     "many checks the kit recorded and how many failed, and the first failed check (helper, subjects,\n"
     "detail: what was compared and where the first difference is).\n"
     "\n"
+    "First, when the gate binary is in a build tree (BUILD/gates/gate_tests, BUILD/CMakeCache.txt),\n"
+    "it prepares the default corpus the gates use: bash scripts/prepare-corpus.sh BUILD/corpus/default\n"
+    "(nothing to do when it is up to date; a failure exits 2 before any gate runs). A gate that fails\n"
+    "only because its corpus is missing is NOT RUN (exit 2), with the command that prepares it.\n"
+    "\n"
     "Options:\n"
     "  --profile P        quick (default: the default corpus, declared counts) or full (the benchmark\n"
     "                     corpus, more passes; build it first with scripts/prepare-bench-corpus.sh)\n"
@@ -348,6 +353,32 @@ ChildResult RunGateBinary(const std::vector<std::string>& argv, const std::strin
   return result;
 }
 
+// Runs `argv` (argv[0] found on PATH) with standard output and error into `log`; the wait status,
+// or -1 when it could not start.
+int RunLogged(const std::vector<std::string>& argv, const fs::path& log) {
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fd);
+    return -1;
+  }
+  if (pid == 0) {
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::vector<char*> c_argv;
+    for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+    c_argv.push_back(nullptr);
+    ::execvp(c_argv[0], c_argv.data());
+    ::_exit(127);
+  }
+  ::close(fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
 std::string DescribeStatus(int status) {
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -484,6 +515,34 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   if (ec) {
     err << "audit gates: cannot remove the old ledger " << ledger.string() << ": " << ec.message() << "\n";
     return 2;
+  }
+
+  // The gates' default corpus (<build>/corpus/default, compiled into the gate binary) is what the
+  // prepare_default_corpus ctest fixture builds; right after a build it is missing and every gate
+  // would fail for lack of it. Prepare it first (the script does nothing when it is up to date)
+  // when the gate binary is in a build tree (<build>/gates/gate_tests next to <build>/CMakeCache.txt).
+  {
+    const fs::path build = fs::absolute(binary).lexically_normal().parent_path().parent_path();
+    if (fs::exists(build / "CMakeCache.txt", ec)) {
+      const fs::path corpus = build / "corpus" / "default";
+      const fs::path script = fs::path(PSTRAIN_AUDIT_SOURCE_DIR) / "scripts" / "prepare-corpus.sh";
+      const fs::path corpus_log = work / "prepare-corpus.log";
+      out << "audit gates: preparing the default corpus: bash " << script.string() << " " << corpus.string()
+          << " (nothing to do when it is up to date; output in " << corpus_log.string() << ")\n";
+      out.flush();
+      const int status = RunLogged({"bash", script.string(), corpus.string()}, corpus_log);
+      if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        err << "audit gates: cannot prepare the default corpus the gates need: bash " << script.string() << " "
+            << corpus.string() << " " << (status == -1 ? std::string("could not start") : DescribeStatus(status))
+            << "; no gate was run. Its last output (" << corpus_log.string() << "):\n"
+            << LastLinesOf(corpus_log, 15);
+        return 2;
+      }
+      out << "audit gates: default corpus ready at " << corpus.string() << "\n";
+    } else {
+      out << "audit gates: " << binary.string()
+          << " is not in a build tree (no CMakeCache.txt two levels up): the default corpus is not prepared\n";
+    }
   }
 
   std::vector<std::string> argv = {fs::absolute(binary).string(), "--gtest_output=xml:" + xml.string(),

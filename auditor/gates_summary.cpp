@@ -24,12 +24,71 @@ std::size_t GatesRunSummary::Count(const std::string& result) const {
       std::count_if(gates.begin(), gates.end(), [&](const GateSummary& g) { return g.result == result; }));
 }
 
+namespace {
+
+// GoogleTest's reports nest 5 elements deep (testsuites, testsuite, testcase, properties, property).
+// The XML parser (Boost.PropertyTree's rapidxml) recurses once per level, so a report nested
+// 100,000 deep overflowed the stack; deeper than this is refused before parsing.
+constexpr std::size_t kMaxXmlDepth = 64;
+
+// The element nesting depth of `text` (comments, CDATA, processing instructions, declarations and
+// quoted attribute values skipped), or kMaxXmlDepth + 1 as soon as it is exceeded.
+std::size_t XmlNestingDepth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  auto skip_to = [&](std::size_t from, const char* end) {
+    const std::size_t at = text.find(end, from);
+    return at == std::string::npos ? text.size() : at + std::char_traits<char>::length(end);
+  };
+  for (std::size_t k = 0; k < text.size();) {
+    if (text[k] != '<') {
+      ++k;
+      continue;
+    }
+    if (text.compare(k, 4, "<!--") == 0) {
+      k = skip_to(k + 4, "-->");
+    } else if (text.compare(k, 9, "<![CDATA[") == 0) {
+      k = skip_to(k + 9, "]]>");
+    } else if (text.compare(k, 2, "<?") == 0) {
+      k = skip_to(k + 2, "?>");
+    } else if (text.compare(k, 2, "<!") == 0) {
+      k = skip_to(k + 2, ">");
+    } else if (text.compare(k, 2, "</") == 0) {
+      if (depth > 0) --depth;
+      k = skip_to(k + 2, ">");
+    } else {
+      char quote = 0;
+      std::size_t j = k + 1;
+      for (; j < text.size(); ++j) {
+        if (quote != 0) {
+          if (text[j] == quote) quote = 0;
+        } else if (text[j] == '"' || text[j] == '\'') {
+          quote = text[j];
+        } else if (text[j] == '>') {
+          break;
+        }
+      }
+      if (j >= text.size() || text[j - 1] != '/') {
+        deepest = std::max(deepest, ++depth);
+        if (deepest > kMaxXmlDepth) return deepest;
+      }
+      k = j + 1;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
   std::string text;
   try {
     text = ReadFileText(path);
   } catch (const std::exception& e) {
     throw InputError(path.string() + ": cannot read the GoogleTest XML report: " + e.what());
+  }
+  if (XmlNestingDepth(text) > kMaxXmlDepth) {
+    throw InputError(path.string() + ": not a GoogleTest XML report: elements nested more than " +
+                     std::to_string(kMaxXmlDepth) + " deep (GoogleTest writes 5 levels)");
   }
   pt::ptree tree;
   try {
@@ -68,6 +127,28 @@ std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
 }
 
 namespace {
+
+// A gate that failed only because its fixture, a corpus, is missing did not run: the reason names
+// the corpus and the command that prepares it ("" when the failures say nothing of the kind). The
+// messages are those of tests/integration/test_util.cpp (CorpusDir) and gates/gate_fixture_util.cpp.
+std::string MissingFixture(const std::vector<std::string>& failures) {
+  static const struct {
+    const char* marker;
+    const char* script;
+  } kFixtures[] = {{"default corpus missing at ", "scripts/prepare-corpus.sh"},
+                   {"the benchmark corpus is missing at ", "scripts/prepare-bench-corpus.sh"}};
+  for (const std::string& f : failures) {
+    for (const auto& fixture : kFixtures) {
+      const std::size_t at = f.find(fixture.marker);
+      if (at == std::string::npos) continue;
+      const std::size_t begin = at + std::char_traits<char>::length(fixture.marker);
+      const std::size_t end = std::min(f.find(' ', begin), f.find('"', begin));
+      const std::string dir = f.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      return "its fixture is missing: no corpus at " + dir + "; prepare it with: bash " + fixture.script + " " + dir;
+    }
+  }
+  return "";
+}
 
 struct LedgerGate {
   bool declared = false;
@@ -353,7 +434,10 @@ GatesRunSummary Summarize(const SummarizeInput& input) {
     } else {
       g.seconds = c->seconds;
       g.gtest_failures = c->failures.size();
-      if (!c->failures.empty() || g.failed_checks > 0) {
+      if (const std::string missing = g.failed_checks == 0 ? MissingFixture(c->failures) : ""; !missing.empty()) {
+        g.result = "not-run";
+        g.reason = missing;
+      } else if (!c->failures.empty() || g.failed_checks > 0) {
         g.result = "fail";
         g.reason = c->failures.empty() ? "a check record failed" : OneLine(c->failures.front());
       } else if (c->status == "notrun") {

@@ -1,6 +1,8 @@
 #include "model_compare.h"
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -101,9 +103,35 @@ FileSide SideFromBytes(const BytesSide& s, const fs::path& path) {
   return side;
 }
 
-bool LooksLikeText(const fs::path& path) {
-  const std::vector<std::uint8_t> bytes = ReadFileBytes(path);
-  return std::find(bytes.begin(), bytes.end(), std::uint8_t{0}) == bytes.end();
+// The offset of the first NUL byte of a file, or nullopt; read in blocks (a file of any size, a
+// sparse 1 GB file included, is examined in constant memory).
+std::optional<std::uint64_t> FirstNul(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CompareTrouble(path.string() + ": cannot open for reading");
+  std::vector<char> buffer(1 << 16);
+  std::uint64_t offset = 0;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const std::size_t n = static_cast<std::size_t>(in.gcount());
+    const auto nul = std::find(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n), '\0');
+    if (nul != buffer.begin() + static_cast<std::ptrdiff_t>(n)) return offset + static_cast<std::uint64_t>(nul - buffer.begin());
+    offset += n;
+  }
+  if (in.bad()) throw CompareTrouble(path.string() + ": read error");
+  return std::nullopt;
+}
+
+bool LooksLikeText(const fs::path& path) { return !FirstNul(path); }
+
+// Every mdef must parse; one that is too large or not text is trouble before the reader loads it.
+void CheckMdefSize(const fs::path& path, std::uint64_t size) {
+  if (size > kMaxMdefBytes) {
+    throw CompareTrouble(path.string() + ": " + std::to_string(size) + " bytes, larger than the " +
+                         std::to_string(kMaxMdefBytes >> 20) + " MiB the auditor reads as an mdef; not an mdef");
+  }
+  if (const std::optional<std::uint64_t> nul = FirstNul(path)) {
+    throw CompareTrouble(path.string() + ": not an mdef (a text file): a NUL byte at offset " + std::to_string(*nul));
+  }
 }
 
 FileClass ClassOf(const std::string& relative, const FileEntry& entry, const fs::path& a, const fs::path& b,
@@ -377,6 +405,8 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
     // mdef: every mdef must parse; labels when the top-level one is the same on both sides.
     for (const FileEntry& f : r.files) {
       if (BaseName(f.path) != "mdef") continue;
+      if (IsFile(f.a)) CheckMdefSize(a / f.path, f.a->size);
+      if (IsFile(f.b)) CheckMdefSize(b / f.path, f.b->size);
       if (IsFile(f.a)) Mdef::Load((a / f.path).string());
       if (IsFile(f.b)) Mdef::Load((b / f.path).string());
       if (f.path == r.model_dir + "mdef" && f.status == "identical" && IsFile(f.a)) {
@@ -393,7 +423,17 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
           if (IsFile(f.b)) CheckParamFile((b / f.path).string(), *kind);
         }
       } else if (f.file_class == FileClass::kText && f.status == "different" && IsFile(f.a) && IsFile(f.b)) {
-        r.text_diffs.push_back({f.path, DiffLines(ReadFileText(a / f.path), ReadFileText(b / f.path))});
+        if (f.a->size > kMaxLineDiffBytes || f.b->size > kMaxLineDiffBytes) {
+          const std::optional<std::uint64_t> offset = FirstDifference(a / f.path, b / f.path);
+          r.text_diffs.push_back(
+              {f.path, LineDiff{},
+               "not line-diffed: larger than the " + std::to_string(kMaxLineDiffBytes >> 20) +
+                   " MiB limit of the line diff (A " + std::to_string(f.a->size) + " bytes, B " +
+                   std::to_string(f.b->size) + " bytes); compared as bytes only, first difference at byte " +
+                   (offset ? std::to_string(*offset) : std::string("none"))});
+        } else {
+          r.text_diffs.push_back({f.path, DiffLines(ReadFileText(a / f.path), ReadFileText(b / f.path)), ""});
+        }
       } else if (f.file_class == FileClass::kProvenance) {
         r.provenance_in_a = IsFile(f.a);
         r.provenance_in_b = IsFile(f.b);

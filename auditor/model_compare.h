@@ -37,9 +37,19 @@ struct FileEntry {
   std::string reason;  // for "different": from the byte comparison ("contents differ", ...)
 };
 
+// Text files larger than this on either side are not line-diffed (the line diff holds both files
+// and their lines in memory, about 40 times the text for short lines): the report says so, gives
+// both sizes and the first differing byte, and the files are compared as bytes only.
+inline constexpr std::uint64_t kMaxLineDiffBytes = 4u << 20;  // 4 MiB
+// An mdef larger than this is trouble (exit 2): the trainer's reader holds it in memory, and a
+// real mdef is a few MiB even for tens of thousands of triphones.
+inline constexpr std::uint64_t kMaxMdefBytes = 64u << 20;  // 64 MiB
+
 struct TextDiffEntry {
   std::string path;
   LineDiff diff;
+  // Not line-diffed (kMaxLineDiffBytes): why, "" when `diff` holds the line diff.
+  std::string not_diffed;
 };
 
 // A model file whose SHA-256 is not the one its side's provenance.json records.

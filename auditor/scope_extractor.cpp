@@ -153,6 +153,12 @@ class FileExtractor {
     for (std::size_t k = 0; k < t_.size(); ++k) {
       const Token& t = t_[k];
       if (t.Is("(") || t.Is("[") || t.Is("{")) {
+        // The walk below recurses once per nested scope: bound the depth instead of the stack.
+        if (open.size() >= kMaxNestingDepth) {
+          throw SourceLimitError(t.line, "brackets nested more than " + std::to_string(kMaxNestingDepth) +
+                                             " deep (namespaces, classes, blocks, parentheses); the auditor reads at most " +
+                                             std::to_string(kMaxNestingDepth) + " levels");
+        }
         open.push_back(k);
         continue;
       }
@@ -654,7 +660,11 @@ class FileExtractor {
 }  // namespace
 
 FileScope ExtractFileScope(const std::string& display_path, std::string_view source) {
-  return FileExtractor(display_path, source).Run();
+  try {
+    return FileExtractor(display_path, source).Run();
+  } catch (const SourceLimitError& e) {
+    throw RecordError(display_path, e.line, e.what());
+  }
 }
 
 ScopeReport ExtractScope(const fs::path& gates) {

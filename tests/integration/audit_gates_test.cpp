@@ -208,5 +208,44 @@ TEST(AuditGatesRunTest, BadOverrideValuesExitTwoWithAMessage) {
   EXPECT_FALSE(fs::exists(dir / "work" / "gate-output.log")) << "no gate may run";
 }
 
+// Right after a build the default corpus (the ctest fixture's) is missing; `audit gates run` used
+// to report every gate FAILED. It now prepares the corpus itself, with scripts/prepare-corpus.sh,
+// into the gate binary's build tree. A fake build tree (CMakeCache.txt, gates/gate_tests: a script
+// that passes only when BUILD/corpus/default/.stamp exists) without a corpus: after the run the
+// corpus is there, prepared by the real script, and the gate passed.
+TEST(AuditGatesRunTest, TheDefaultCorpusIsPreparedBeforeTheGatesRun) {
+  const fs::path dir = FreshDir("audit_gates_prepare_corpus");
+  const fs::path build = dir / "build";
+  fs::create_directories(build / "gates");
+  WriteFileAtomic(build / "CMakeCache.txt", "# a build tree\n");
+  const fs::path corpus = build / "corpus" / "default";
+  const fs::path gate = build / "gates" / "gate_tests";
+  WriteFileAtomic(gate, "#!/bin/sh\n"
+                        "[ -f '" + (corpus / ".stamp").string() + "' ] || { echo 'default corpus missing at " + corpus.string() + "'; exit 1; }\n"
+                        "for a in \"$@\"; do case \"$a\" in --gtest_output=xml:*) cat > \"${a#--gtest_output=xml:}\" <<'EOF'\n"
+                        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                        "<testsuites tests=\"1\" name=\"AllTests\"><testsuite name=\"Gate\" tests=\"1\">"
+                        "<testcase name=\"CorpusThere\" status=\"run\" result=\"completed\" time=\"0\" classname=\"Gate\"/>"
+                        "</testsuite></testsuites>\n"
+                        "EOF\n"
+                        ";; esac; done\n");
+  fs::permissions(gate, fs::perms::owner_all);
+  ASSERT_FALSE(fs::exists(corpus));
+  const CommandResult r = RunCommand(ShellQuote(AuditBinary().string()) + " gates run --gate-binary " +
+                                     ShellQuote(gate.string()) + " --work-dir " + ShellQuote((dir / "work").string()) +
+                                     " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("audit gates: preparing the default corpus: bash " + std::string(PSTRAIN_SOURCE_DIR) +
+                          "/scripts/prepare-corpus.sh " + corpus.string()),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("audit gates: default corpus ready at " + corpus.string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PASS    Gate.CorpusThere"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(corpus / ".stamp"));
+  EXPECT_TRUE(fs::exists(corpus / "train.fileids"));
+  // The real build tree's corpus is the same (the script is deterministic).
+  EXPECT_EQ(ReadFileText(corpus / "SHA256SUMS"), ReadFileText(CorpusDir() / "SHA256SUMS"));
+}
+
 }  // namespace
 }  // namespace pstrain::testing

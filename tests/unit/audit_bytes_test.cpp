@@ -2,6 +2,7 @@
 // 2 trouble), exact first differing offsets, only-in-A/B, nested dirs, symlinks as entries of their
 // own, the telemetry rule, and the three renderings (text, JSON fields, self-contained HTML).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -231,6 +232,36 @@ TEST_F(AuditBytesTest, MissingPathIsTroubleNamingIt) {
   EXPECT_TRUE(out_.empty());
 }
 
+
+// A FIFO or a device is not comparable content: exit 2 naming the path, as docs/audit.md says (the
+// tool used to exit 1 with a kind "other" the docs do not list). Both sides, one side only, a FIFO
+// against a file, and a FIFO given as A.
+TEST_F(AuditBytesTest, FifosAndDevicesAreTroubleNamingThePath) {
+  Both("model/means", "x");
+  const fs::path fifo_a = a() / "model" / "pipe";
+  ASSERT_EQ(::mkfifo(fifo_a.c_str(), 0600), 0);
+  EXPECT_EQ(Run({}, true), 2) << out_;  // only in A
+  EXPECT_NE(err_.find(fifo_a.string() + ": a FIFO, not a regular file, directory or symlink; cannot compare"),
+            std::string::npos)
+      << err_;
+  EXPECT_TRUE(out_.empty()) << out_;
+  Write(b() / "model" / "pipe", "x");  // a FIFO against a file
+  EXPECT_EQ(Run({}, true), 2) << out_;
+  EXPECT_NE(err_.find(fifo_a.string() + ": a FIFO"), std::string::npos) << err_;
+  fs::remove(b() / "model" / "pipe");
+  ASSERT_EQ(::mkfifo((b() / "model" / "pipe").c_str(), 0600), 0);  // FIFOs on both sides
+  EXPECT_EQ(Run({}, true), 2) << out_;
+  EXPECT_NE(err_.find(fifo_a.string() + ": a FIFO"), std::string::npos) << err_;
+  EXPECT_EQ(Run({fifo_a.string(), (b() / "model" / "means").string()}), 2) << out_;  // A itself
+  EXPECT_NE(err_.find(fifo_a.string() + ": a FIFO"), std::string::npos) << err_;
+  fs::remove(fifo_a);
+  fs::remove(b() / "model" / "pipe");
+  fs::create_symlink("/dev/null", a() / "model" / "null");  // a symlink to a device is a symlink
+  fs::create_symlink("/dev/null", b() / "model" / "null");
+  EXPECT_EQ(Run({}, true), 0) << out_ << err_;
+  EXPECT_EQ(Run({"/dev/null", (b() / "model" / "means").string()}), 2) << out_;  // a device given as A
+  EXPECT_NE(err_.find("/dev/null: a character device, not a regular file"), std::string::npos) << err_;
+}
 
 TEST_F(AuditBytesTest, BadUsageIsTrouble) {
   EXPECT_EQ(Run({a().string()}), 2);

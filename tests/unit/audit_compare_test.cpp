@@ -4,7 +4,12 @@
 // the explanations (exact vs float32 shard counts, equal fingerprints, files changed after
 // training), in text, JSON and HTML.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -352,6 +357,92 @@ TEST_F(AuditCompareTest, HtmlIsSelfContainedWithHeatMapAndLikelihoodPlot) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
+}
+
+// A log-likelihood of +-1e308 or infinity used to put cy="-nan" into the SVG (the axis span
+// overflowed). Finite extremes are placed on a finite axis; infinite values are drawn as such (a
+// marker on the edge and a label); the page stays well-formed (xmllint).
+TEST_F(AuditCompareTest, ExtremeAndInfiniteLikelihoodsAreDrawnWithoutNanCoordinates) {
+  WriteProvenance(a(), "exact", 1, "f00d", {-13.0, 1e308, -1e308});
+  // Infinities as JSON can write them: numbers out of range (1e99999 parses as +inf).
+  WriteProvenance(b(), "exact", 1, "f00d", {-1e308, 2.0, 3.0});
+  std::string text = ReadFileText(b() / "provenance.json");
+  const std::string key = "\"log_likelihood_per_frame\":";
+  std::size_t at = text.find(key);
+  for (const char* to : {"1e99999", "-1e99999"}) {  // passes 2 and 3
+    ASSERT_NE(at, std::string::npos) << text;
+    at = text.find(key, at + key.size());
+    ASSERT_NE(at, std::string::npos) << text;
+    const std::size_t begin = at + key.size(), end = text.find_first_of(",}", begin);
+    text.replace(begin, end - begin, to);
+  }
+  Text(b() / "provenance.json", text);
+  const fs::path page = dir_ / "report.html";
+  EXPECT_EQ(Run({"--format", "html", "--out", page.string()}), 1) << err_;
+  const std::string html = ReadFileText(page);
+  const std::size_t svg = html.find("aria-label=\"log-likelihood per frame by pass\"");
+  ASSERT_NE(svg, std::string::npos);
+  const std::string plot = html.substr(svg, html.find("</svg>", svg) - svg);
+  for (const char* bad : {"nan", "inf\"", "e+308\" r="}) EXPECT_EQ(plot.find(bad), std::string::npos) << bad << "\n" << plot;
+  EXPECT_NE(plot.find("<circle cx="), std::string::npos) << plot;  // the finite points
+  EXPECT_NE(plot.find(">B +inf</text>"), std::string::npos) << plot;
+  EXPECT_NE(plot.find(">B -inf</text>"), std::string::npos) << plot;
+  EXPECT_NE(plot.find("<title>B, pass 2: +inf (not a finite number)</title>"), std::string::npos) << plot;
+  const std::string command = "xmllint --noout " + page.string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << "xmllint rejects " << page;
+}
+
+// Run `audit compare` in a child (RLIMIT_AS 1 GB, a 120 s alarm) and report its exit code, its
+// maximum RSS (kB) and its standard error.
+int CompareInChild(const std::vector<std::string>& args, const fs::path& err_file, long& max_rss_kb, std::string& err) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    struct rlimit limit {};
+    limit.rlim_cur = limit.rlim_max = rlim_t{1} << 30;
+    ::setrlimit(RLIMIT_AS, &limit);
+    ::alarm(120);
+    std::ostringstream out, e;
+    const int code = RunCompareCommand(args, out, e);
+    std::ofstream(err_file) << e.str() << out.str();
+    ::_exit(code);
+  }
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  max_rss_kb = usage.ru_maxrss;
+  err = fs::exists(err_file) ? ReadFileText(err_file) : "";
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// A 64 MB text file (50 MB in the issue) used to need 2.6 GB for its line diff, and a 1 GB sparse mdef 2.1 GB. Text
+// files above kMaxLineDiffBytes are compared as bytes only and the report says so; an mdef above
+// kMaxMdefBytes (or with a NUL byte) is trouble naming the file. Both in bounded memory.
+TEST_F(AuditCompareTest, LargeTextFilesAndHugeMdefsNeedBoundedMemory) {
+  {
+    std::ofstream big_a(a() / "notes.txt"), big_b(b() / "notes.txt");
+    for (int k = 0; k < 5'000'000; ++k) {
+      big_a << "line " << k << "\n";
+      big_b << "line " << (k % 1000 == 999 ? -k : k) << "\n";
+    }
+  }
+  long rss = 0;
+  std::string out;
+  EXPECT_EQ(CompareInChild({a().string(), b().string()}, dir_ / "out.txt", rss, out), 1) << out;
+  EXPECT_NE(out.find("notes.txt: not line-diffed: larger than the 4 MiB limit of the line diff (A "), std::string::npos) << out;
+  EXPECT_NE(out.find("compared as bytes only, first difference at byte 8886"), std::string::npos) << out;
+  EXPECT_LT(rss, 200 * 1024) << "max RSS in kB";
+  fs::remove(a() / "notes.txt");
+  fs::remove(b() / "notes.txt");
+
+  fs::resize_file(b() / "mdef", std::uintmax_t{1} << 30);  // sparse: a 1 GB mdef of NUL bytes after the text
+  EXPECT_EQ(CompareInChild({a().string(), b().string()}, dir_ / "out.txt", rss, out), 2) << out;
+  EXPECT_NE(out.find((b() / "mdef").string() + ": 1073741824 bytes, larger than the 64 MiB the auditor reads as an mdef"),
+            std::string::npos)
+      << out;
+  EXPECT_LT(rss, 200 * 1024) << "max RSS in kB";
+  fs::resize_file(b() / "mdef", 4096);  // NUL bytes after the text
+  EXPECT_EQ(Run({}), 2) << out_;
+  EXPECT_NE(err_.find((b() / "mdef").string() + ": not an mdef (a text file): a NUL byte at offset "), std::string::npos) << err_;
 }
 
 // Run directories: no top-level provenance.json, so model/provenance.json and model/mdef explain

@@ -474,5 +474,68 @@ TEST(AuditGatesCommandTest, APassingGateBinaryExitsZero) {
   EXPECT_NE(out.find("2 gates: 2 passed, 0 failed, 0 not run"), std::string::npos) << out;
 }
 
+// A gate binary writing a 100,000-deep XML report used to crash `audit gates run` (SIGSEGV in the
+// recursive XML parser): the report is unreadable, exit 2 naming it (docs/gates.md).
+TEST(AuditGatesCommandTest, ADeeplyNestedXmlReportIsUnreadableAndExitsTwo) {
+  const fs::path dir = Scratch("cmd_deep_xml");
+  std::string xml = "<?xml version=\"1.0\"?>\n<testsuites>";
+  for (int k = 0; k < 100000; ++k) xml += "<a>";
+  for (int k = 0; k < 100000; ++k) xml += "</a>";
+  xml += "</testsuites>\n";
+  const fs::path binary = FakeGateBinary(dir, xml, kLedger, 0);
+  std::string out, err;
+  const int code = RunGates({"run", "--gate-binary", binary.string(), "--gates", GateSources(dir).string(), "--work-dir",
+                             (dir / "work").string(), "--json", (dir / "s.json").string(), "--junit",
+                             (dir / "junit.xml").string()},
+                            out, err);
+  EXPECT_EQ(code, 2) << out << err;
+  const std::string report = (dir / "work" / "gtest-report.xml").string();
+  EXPECT_NE(out.find(report + ": not a GoogleTest XML report: elements nested more than 64 deep"), std::string::npos)
+      << out;
+  EXPECT_EQ(json::parse(ReadFileText(dir / "s.json")).at("exit_code").as_int64(), 2);
+  // The JUnit file is made from the summary, not copied from the unreadable report.
+  EXPECT_EQ(ParseGtestXml(dir / "junit.xml").size(), 3u);
+}
+
+// Right after a build, without the corpus the ctest fixture builds, every gate used to be FAILED
+// (exit 1, "default corpus missing at build/corpus/default"). A gate that fails only for lack of its
+// corpus did not run: NOT RUN, exit 2, with the command that prepares it.
+TEST(AuditGatesCommandTest, AGateWithoutItsCorpusIsNotRunWithTheCommandThatPreparesIt) {
+  const fs::path dir = Scratch("cmd_no_corpus");
+  const std::string missing =
+      "C++ exception with description &quot;default corpus missing at /b/corpus/default (the prepare_default_corpus "
+      "test fixture builds it)&quot; thrown in the test body.";
+  const std::string xml = std::string(R"(<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="2" failures="2" disabled="0" errors="0" time="0" name="AllTests">
+  <testsuite name="Gate" tests="2" failures="2" disabled="0" skipped="0" errors="0" time="0">
+    <testcase name="FixedCountReproducibility" status="run" result="completed" time="0" classname="Gate">
+      <failure message=")") + missing + R"(" type=""/>
+    </testcase>
+    <testcase name="NoLedger" status="run" result="completed" time="0" classname="Gate">
+      <failure message=")" + missing + R"(" type=""/>
+    </testcase>
+  </testsuite>
+</testsuites>
+)";
+  const fs::path binary = FakeGateBinary(dir, xml, "", 1);
+  std::string out, err;
+  const int code = RunGates({"run", "--gate-binary", binary.string(), "--gates", GateSources(dir).string(), "--work-dir",
+                             (dir / "work").string(), "--json", (dir / "s.json").string()},
+                            out, err);
+  EXPECT_EQ(code, 2) << out << err;
+  EXPECT_NE(out.find("NOT RUN Gate.FixedCountReproducibility"), std::string::npos) << out;
+  EXPECT_NE(out.find("its fixture is missing: no corpus at /b/corpus/default; prepare it with: bash "
+                     "scripts/prepare-corpus.sh /b/corpus/default"),
+            std::string::npos)
+      << out;
+  const json::value j = json::parse(ReadFileText(dir / "s.json"));
+  EXPECT_EQ(j.at("totals").at("failed").as_int64(), 0);
+  EXPECT_EQ(j.at("result").as_string(), "not-run");
+  // A fake binary outside a build tree: no corpus is prepared, and the output says so.
+  EXPECT_NE(out.find("is not in a build tree (no CMakeCache.txt two levels up): the default corpus is not prepared"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace pstrain::audit

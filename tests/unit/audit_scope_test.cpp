@@ -2,7 +2,11 @@
 // check (CHECKED) from what the declaration describes (DESCRIBES); calls that are not compiled or
 // not reachable do not count; the ledger cross-check and the docs/contract.md section check.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -707,6 +711,88 @@ TEST_F(AuditScopeFilesTest, CheckWithoutMarkersOrFileExitsTwo) {
 TEST(AuditScopeDocTest, UnifiedDiffOfEqualTextsIsEmpty) {
   EXPECT_EQ(UnifiedDiff("a\nb\n", "a\nb\n", "x", "y"), "");
   EXPECT_EQ(UnifiedDiff("a\nb\nc\n", "a\nB\nc\n", "x", "y"), "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
+}
+
+// ---- hostile sources (issue 13) -------------------------------------------------------------
+
+// 20,000 nested namespaces or structs used to overflow the stack (SIGSEGV): the nesting is bounded
+// (kMaxNestingDepth, 256) and deeper nesting is an error naming the file and the line, exit 2.
+TEST_F(AuditScopeFilesTest, DeeplyNestedScopesAreAnErrorNotACrash) {
+  for (const std::string opener : {"namespace n {", "struct S {", "("}) {
+    std::string text = "TEST(Gate, A) {\n  Gate gate({\"a\", {1}, 1, \"\"});\n}\n";
+    for (int k = 0; k < 20000; ++k) text += opener + "\n";
+    Write("gates/deep_gate.cpp", text);
+    EXPECT_EQ(Run({"--gates", gates()}), 2) << opener;
+    // The 257th opener is on line 3 + 257.
+    EXPECT_NE(err_.find("gates/deep_gate.cpp:260: brackets nested more than 256 deep"), std::string::npos) << err_;
+  }
+  std::string text = "#if ";
+  for (int k = 0; k < 20000; ++k) text += "(";
+  Write("gates/deep_gate.cpp", text + "1\n#endif\n");
+  EXPECT_EQ(Run({"--gates", gates()}), 2);
+  EXPECT_NE(err_.find("gates/deep_gate.cpp:1: #if expression nested more than 256 deep"), std::string::npos) << err_;
+  // 250 namespaces (plus the test's braces and parentheses) are read.
+  text.clear();
+  for (int k = 0; k < 250; ++k) text += "namespace n {\n";
+  text += "TEST(Gate, A) {\n  Gate gate({\"a\", {1}, 1, \"\"});\n}\n";
+  for (int k = 1; k < 250; ++k) text += "}\n";
+  Write("gates/deep_gate.cpp", text + "}\n");
+  EXPECT_EQ(Run({"--gates", gates()}), 0) << err_;
+}
+
+// A 31-line macro bomb (X30 expands to 2^30 tokens) used to take 73 s and 3.5 GB before
+// bad_alloc. The expansion is bounded (kMaxExpandedTokens tokens per file, kMaxMacroExpansionDepth
+// levels): exit 2 with the reason, in seconds, in bounded memory. Run in a child process with
+// RLIMIT_AS 1 GB and a 60 s alarm, so that the unbounded version cannot take the machine down.
+TEST_F(AuditScopeFilesTest, MacroBombsAreStoppedByTheExpansionLimits) {
+  auto run_limited = [&](const std::string& source, long& max_rss_kb, double& seconds) {
+    Write("gates/bomb_gate.cpp", source);
+    const fs::path err_file = dir_ / "err.txt";
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      struct rlimit limit {};
+      limit.rlim_cur = limit.rlim_max = rlim_t{1} << 30;
+      ::setrlimit(RLIMIT_AS, &limit);
+      ::alarm(60);
+      std::ostringstream out, err;
+      const int code = RunScopeCommand({"--gates", gates()}, out, err);
+      WriteFileAtomic(err_file, err.str());
+      ::_exit(code);
+    }
+    int status = 0;
+    struct rusage usage {};
+    ::wait4(pid, &status, 0, &usage);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    max_rss_kb = usage.ru_maxrss;
+    err_ = fs::exists(err_file) ? ReadFileText(err_file) : "";
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  std::string bomb = "#define X0 x\n";
+  for (int k = 1; k <= 30; ++k) bomb += "#define X" + std::to_string(k) + " X" + std::to_string(k - 1) + " X" + std::to_string(k - 1) + "\n";
+  bomb += "X30\n";
+  long rss = 0;
+  double seconds = 0;
+  EXPECT_EQ(run_limited(bomb, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find("gates/bomb_gate.cpp:32: macro X"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(": macro expansion produces more than 200000 tokens in this file"), std::string::npos) << err_;
+  EXPECT_LT(seconds, 10.0);
+  EXPECT_LT(rss, 256 * 1024) << "max RSS in kB";
+
+  // A function-like bomb: the arguments are expanded too.
+  std::string fbomb = "#define F0(a) a a\n";
+  for (int k = 1; k <= 30; ++k) fbomb += "#define F" + std::to_string(k) + "(a) F" + std::to_string(k - 1) + "(a) F" + std::to_string(k - 1) + "(a)\n";
+  fbomb += "F30(x)\n";
+  EXPECT_EQ(run_limited(fbomb, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find(": macro expansion produces more than 200000 tokens in this file"), std::string::npos) << err_;
+  EXPECT_LT(seconds, 10.0);
+
+  // A chain 100 macros deep.
+  std::string chain = "#define D0 d\n";
+  for (int k = 1; k <= 100; ++k) chain += "#define D" + std::to_string(k) + " D" + std::to_string(k - 1) + "\n";
+  chain += "D100\n";
+  EXPECT_EQ(run_limited(chain, rss, seconds), 2) << err_;
+  EXPECT_NE(err_.find("gates/bomb_gate.cpp:102: macro D36: macro expansion nested more than 64 deep"), std::string::npos) << err_;
 }
 
 }  // namespace
