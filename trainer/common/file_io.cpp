@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -90,22 +91,42 @@ void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
   SyncDirectory(path.has_parent_path() ? path.parent_path() : fs::path("."));
 }
 
-void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
+void RecoverDirectory(const fs::path& dest) {
   const fs::path aside = HiddenSibling(dest, ".old");
   std::error_code ec;
-  fs::remove_all(aside, ec);
-  if (fs::exists(dest)) {
-    fs::rename(dest, aside, ec);
-    if (ec) throw TrainingError(dest.string() + ": cannot move previous directory aside: " + ec.message());
+  if (!fs::exists(fs::symlink_status(aside, ec))) return;
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  if (!fs::exists(fs::symlink_status(dest, ec))) {
+    // Left between the two renames of the earlier two-step swap: the set-aside copy is the only
+    // complete one. Put it back, never delete it.
+    if (::rename(aside.c_str(), dest.c_str()) != 0) {
+      throw TrainingError(dest.string() + ": cannot restore the previous directory from " + aside.string() + ": " + ErrnoText());
+    }
+    SyncDirectory(parent);
+    return;
   }
-  fs::rename(staged, dest, ec);
-  if (ec) {
-    std::error_code restore_ec;
-    if (fs::exists(aside)) fs::rename(aside, dest, restore_ec);
-    throw TrainingError(dest.string() + ": cannot move new directory into place: " + ec.message());
+  fs::remove_all(aside, ec);  // dest is complete: the set-aside copy is the superseded one
+}
+
+void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  RecoverDirectory(dest);
+  // One atomic step: dest and staged trade places, so at every instant dest names a complete
+  // directory (the previous one until the exchange, the new one after it).
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+    SyncDirectory(parent);
+    std::error_code ec;
+    fs::remove_all(staged, ec);  // now the previous directory
+    return;
   }
-  SyncDirectory(dest.has_parent_path() ? dest.parent_path() : fs::path("."));
-  fs::remove_all(aside, ec);
+  if (errno != ENOENT) {
+    throw TrainingError(dest.string() + ": cannot exchange with the staged " + staged.string() + ": " + ErrnoText());
+  }
+  // No previous directory: a plain rename, refusing to replace one that appeared meanwhile.
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, dest.c_str(), RENAME_NOREPLACE) != 0) {
+    throw TrainingError(dest.string() + ": cannot move the staged " + staged.string() + " into place: " + ErrnoText());
+  }
+  SyncDirectory(parent);
 }
 
 }  // namespace pstrain

@@ -33,9 +33,15 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);
 
-// Replaces directory `dest` by directory `staged` (both in the same parent): the old `dest`, if any,
-// is renamed aside, `staged` renamed to `dest`, then the old one removed. A crash in between leaves
-// either the old or the new directory complete under one of the two names, never a mixture.
+// Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
+// renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged
+// name, is removed), a non-replacing rename when it does not. A crash at any point leaves `dest`
+// complete: the previous directory or the new one, never neither. Calls RecoverDirectory first.
 void ReplaceDirectory(const std::filesystem::path& staged, const std::filesystem::path& dest);
+
+// Repairs what the earlier two-step swap (dest -> .NAME.old, staged -> dest) may have left: when
+// `dest` is missing and .NAME.old exists, .NAME.old is renamed back to `dest` (the only complete
+// copy is never deleted); when both exist, .NAME.old is removed.
+void RecoverDirectory(const std::filesystem::path& dest);
 
 }  // namespace pstrain

@@ -215,6 +215,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   result.training_fingerprint = TrainingFingerprint(identity);
   result.model_dir = run_dir / "model";
 
+  // A model an earlier pstrain set aside (.model.old) while its two-step swap was interrupted is put
+  // back first: it may be the finished model this run is asked for.
+  RecoverDirectory(result.model_dir);
   // Cache hit: the final model of an identical training is already there.
   try {
     if (fs::is_regular_file(result.model_dir / "provenance.json")) {
@@ -246,6 +249,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // Resume after the last complete pass of an identical training.
   for (; pass <= options.stop.max_passes; ++pass) {
     const fs::path pass_dir = run_dir / "passes" / PassName(pass);
+    RecoverDirectory(pass_dir);
     const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
     if (!completed.valid) break;
     model = LoadCheckedModel((pass_dir / "model").string());
@@ -254,6 +258,8 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     previous_per_frame = completed.per_frame;
     decision = completed.decision;
     ++result.resumed_passes;
+    // A staging directory left by an interrupted run (after the exchange it holds a superseded copy).
+    fs::remove_all(HiddenSibling(pass_dir, ".staging"));
     log << "pass " << pass << ": already complete (resumed)\n";
     if (decision != StopDecision::kContinue) break;
   }
