@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "formats/s3_file.h"
 #include "integration/fault_fixture_util.h"
 #include "integration/shard_fixture.h"
 #include "integration/test_util.h"
@@ -355,6 +356,40 @@ TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
   EXPECT_THAT(f.output, HasSubstr("code_identity " + identity(rejected) + ", expected " + coordinator_identity));
 }
 
+
+// --- Resume verifies what it reuses (issue 13 B) ----------------------------------------------------
+//
+// pass.json records the SHA-256 of the pass's model files and accum/ files. A finished pass whose
+// model was changed consistently (a value of means altered and its s3 checksum recomputed, so the
+// file still loads) or whose accum/ was changed is not resumed: the rerun names the pass and the
+// file, recomputes it (and everything after it) and ends with the bytes of an uninterrupted run.
+TEST_F(FaultTest, ResumeRecomputesAFinishedPassWhoseFilesDoNotVerify) {
+  const std::vector<std::string> args = {"--jobs", "1", "--max-passes", "2"};
+  const auto reference = Reference(args);
+  for (const std::string file : {"model/means", "accum/mixw_counts"}) {
+    SCOPED_TRACE(file);
+    const fs::path run = Scratch("tampered-" + fs::path(file).filename().string()) / "run";
+    const Finished first = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "train.out");
+    ASSERT_EQ(ExitCode(first.status), 0) << first.output;
+    fs::remove_all(run / "model");  // no cache hit: the rerun resumes from the passes
+    const fs::path target = run / "passes" / "001" / file;
+    if (file == "model/means") {
+      S3File s3 = ReadS3(target.string());
+      ASSERT_FALSE(s3.words.empty());
+      s3.words.back() = FloatBits(BitsToFloat(s3.words.back()) + 0.25f);
+      const std::vector<std::uint8_t> bytes = EncodeS3(s3);
+      WriteFileAtomic(target, bytes);
+      ASSERT_NO_THROW(ReadS3(target.string())) << "the tampered means must still load";
+    } else {
+      std::ofstream(target, std::ios::binary | std::ios::app) << '\0';
+    }
+    const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+    ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+    EXPECT_THAT(rerun.output, ::testing::Not(HasSubstr("pass 1: already complete (resumed)")));
+    EXPECT_THAT(rerun.output, HasSubstr("pass 1: " + (run / "passes" / "001" / file).string() + " does not verify"));
+    EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun reused a finished pass that does not verify";
+  }
+}
 
 // --- SIGKILL at every rename of a run (issue 13 A) ------------------------------------------------
 //
