@@ -40,6 +40,43 @@ std::string ReadFileText(const fs::path& path) {
   return text;
 }
 
+std::string ReadRegularFileText(const fs::path& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) throw InputError(path.string() + ": is a symbolic link");
+    throw InputError(path.string() + ": cannot open for reading: " + ErrnoText());
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path.string() + ": is not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
+  }
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string detail = ErrnoText();
+      ::close(fd);
+      throw InputError(path.string() + ": read error: " + detail);
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {  // grew while being read
+      ::close(fd);
+      throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 void SyncDirectory(const fs::path& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) throw TrainingError(dir.string() + ": cannot open directory to fsync: " + ErrnoText());
