@@ -350,6 +350,35 @@ TEST_F(ArtifactValidationTest, PassJsonThatIsNoRegularFileOrHasOutOfRangeInteger
   }
 }
 
+// Issue 13 F: an exact_counts header whose element count wraps in 64 bits to the real one (2^31
+// senones x 2^32-1 densities x veclen 2^32-1, and n_tmat chosen so the wrapped count is the file's
+// own) must fail "payload-format" naming the shard and the file, not pass the size check and end
+// in a bare std::bad_alloc.
+TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
+  const fs::path copy = CopyPass("base", "001", "exact-counts-size-wraps");
+  const fs::path file = copy / "shard-001" / "exact_counts";
+  Bytes bytes = ReadFileBytes(file);
+  const std::size_t header = std::string("PSTRAIN_EXACT_COUNTS_V2\n").size();
+  ASSERT_GT(bytes.size(), header + 24);
+  const std::uint64_t elements = (bytes.size() - header - 24) / 16;
+  ASSERT_EQ(elements % 2, 0u);
+  auto put = [&](std::size_t word, std::uint32_t value) {
+    for (int i = 0; i < 4; ++i) bytes[header + 4 * word + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
+  };
+  // AccumulatorShape order: n_senones, n_density, veclen, n_tmat, n_emit_state.
+  put(0, 1u << 31);
+  put(1, 0xffffffffu);
+  put(2, 0xffffffffu);
+  put(3, static_cast<std::uint32_t>(elements / 2));
+  put(4, 1);
+  WriteBytes(file, bytes);
+  EditJson(copy / "shard-001" / "artifact.json", [&](json::object& a) { RedescribePayload(a, copy / "shard-001", "exact_counts"); });
+  const CommandResult r = Validate(copy);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("shard 1 rejected by check \"payload-format\" (" + file.string() + ")")) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("bad_alloc")));
+}
+
 // --- Payload files -------------------------------------------------------------------------------
 
 TEST_F(ArtifactValidationTest, PayloadRules) {
