@@ -34,7 +34,8 @@ const char* const kMutateUsage =
     "                     foreign-run-artifact mutation (not applicable without this option)\n"
     "  --format F         text (default, for people) or json (for machines)\n"
     "  --out FILE         write the report to FILE (atomically) instead of standard output\n"
-    "  --work-dir DIR     scratch directory for the copies (default: a new directory under\n"
+    "  --work-dir DIR     scratch directory for the copies, empty or new (a non-empty DIR is\n"
+    "                     refused, exit 2); default: a new directory under\n"
     "                     $TMPDIR, removed afterwards); each mutation's copy is removed after it\n"
     "                     is judged\n"
     "  --keep             keep every mutated copy (and the default scratch directory)\n"
@@ -101,6 +102,15 @@ int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, st
     const std::uint32_t pass = options.pass ? static_cast<std::uint32_t>(std::stoul(*options.pass)) : LastCompletePass(run_dir);
     if (options.work_dir) {
       work_dir = *options.work_dir;
+      // The auditor removes the copies it makes: it works only in a directory that holds nothing
+      // else, so it can never delete what it did not create.
+      std::error_code ec;
+      if (fs::exists(fs::symlink_status(work_dir, ec)) && (!fs::is_directory(work_dir, ec) || !fs::is_empty(work_dir, ec))) {
+        err << "audit mutate: " << work_dir.string()
+            << ": --work-dir is not empty (audit mutate works only in an empty or new directory, since it removes what it creates there)\n";
+        return 2;
+      }
+      fs::create_directories(work_dir);
     } else {
       std::string pattern = (fs::temp_directory_path() / "audit-mutate-XXXXXX").string();
       if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(pattern + ": cannot create a scratch directory");

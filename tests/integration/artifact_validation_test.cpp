@@ -303,6 +303,82 @@ TEST_F(ArtifactValidationTest, MissingOrUnreadablePassJsonExitsTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
+// Issue 13 D and E: pass.json gets the checks artifact.json has (a regular file, not a symlink, at
+// most kMaxArtifactJsonBytes), so a FIFO or /dev/zero neither blocks nor reads without bound; its
+// integers are range-checked before use (never truncated to 32 bits) and shard_count is bounded by
+// the shard directories the pass holds, before anything is allocated for it. Each case exits 2
+// within the timeout, naming pass.json.
+TEST_F(ArtifactValidationTest, PassJsonThatIsNoRegularFileOrHasOutOfRangeIntegersExitsTwo) {
+  struct Case {
+    const char* name;
+    std::function<void(const fs::path& pass_json)> mutate;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"pass.json is a FIFO",
+       [](const fs::path& p) {
+         fs::remove(p);
+         ASSERT_EQ(RunCommand("mkfifo " + ShellQuote(p.string())).exit_code, 0);
+       },
+       "not a regular file"},
+      {"pass.json is a symlink to /dev/zero",
+       [](const fs::path& p) {
+         fs::remove(p);
+         fs::create_symlink("/dev/zero", p);
+       },
+       "symbolic link"},
+      {"pass.json is larger than the limit", [](const fs::path& p) { fs::resize_file(p, kMaxArtifactJsonBytes + 1); }, "exceeds"},
+      {"pass.json shard_count 2^32+3",
+       [](const fs::path& p) { EditJson(p, [](json::object& o) { o["shard_count"] = std::uint64_t{4294967299u}; }); }, "shard_count"},
+      {"pass.json pass 2^32+2", [](const fs::path& p) { EditJson(p, [](json::object& o) { o["pass"] = std::uint64_t{4294967298u}; }); },
+       "pass"},
+      {"pass.json shard_count 5000000",
+       [](const fs::path& p) { EditJson(p, [](json::object& o) { o["shard_count"] = std::uint64_t{5000000u}; }); }, "shard_count"},
+      {"pass.json shard_count 2^32-1",
+       [](const fs::path& p) { EditJson(p, [](json::object& o) { o["shard_count"] = std::uint64_t{4294967295u}; }); }, "shard_count"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path copy = CopyPass("base", "001", c.name);
+    ASSERT_NO_FATAL_FAILURE(c.mutate(copy / "pass.json"));
+    const CommandResult r = RunCommand("ulimit -v 1000000; timeout 20 " + Pstrain("validate " + ShellQuote(copy.string())));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr((copy / "pass.json").string() + ": unreadable"));
+    EXPECT_THAT(r.output, HasSubstr(c.detail));
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr("bad_alloc")));
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr("VALID")));
+  }
+}
+
+// Issue 13 F: an exact_counts header whose element count wraps in 64 bits to the real one (2^31
+// senones x 2^32-1 densities x veclen 2^32-1, and n_tmat chosen so the wrapped count is the file's
+// own) must fail "payload-format" naming the shard and the file, not pass the size check and end
+// in a bare std::bad_alloc.
+TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
+  const fs::path copy = CopyPass("base", "001", "exact-counts-size-wraps");
+  const fs::path file = copy / "shard-001" / "exact_counts";
+  Bytes bytes = ReadFileBytes(file);
+  const std::size_t header = std::string("PSTRAIN_EXACT_COUNTS_V2\n").size();
+  ASSERT_GT(bytes.size(), header + 24);
+  const std::uint64_t elements = (bytes.size() - header - 24) / 16;
+  ASSERT_EQ(elements % 2, 0u);
+  auto put = [&](std::size_t word, std::uint32_t value) {
+    for (int i = 0; i < 4; ++i) bytes[header + 4 * word + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(value >> (8 * i));
+  };
+  // AccumulatorShape order: n_senones, n_density, veclen, n_tmat, n_emit_state.
+  put(0, 1u << 31);
+  put(1, 0xffffffffu);
+  put(2, 0xffffffffu);
+  put(3, static_cast<std::uint32_t>(elements / 2));
+  put(4, 1);
+  WriteBytes(file, bytes);
+  EditJson(copy / "shard-001" / "artifact.json", [&](json::object& a) { RedescribePayload(a, copy / "shard-001", "exact_counts"); });
+  const CommandResult r = Validate(copy);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("shard 1 rejected by check \"payload-format\" (" + file.string() + ")")) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("bad_alloc")));
+}
+
 // --- Payload files -------------------------------------------------------------------------------
 
 TEST_F(ArtifactValidationTest, PayloadRules) {

@@ -220,5 +220,20 @@ TEST(AuditMutate, TroubleExitsTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
+// Issue 13 C: the auditor removes only what it created. A work directory that already holds
+// something (here a user's file in D/000-unmodified/, the name of the auditor's own first copy) is
+// refused with exit 2 naming it, and nothing in it is touched.
+TEST(AuditMutate, NonEmptyWorkDirIsRefusedAndLeftAlone) {
+  const fs::path work = FreshDir("audit-mutate-nonempty-" + TestName());
+  fs::create_directories(work / "000-unmodified");
+  WriteFileAtomic(work / "000-unmodified" / "notes.txt", std::string("the user's own file\n"));
+  const CommandResult r = Mutate(SmallRun("2", "2"), "--work-dir " + ShellQuote(work.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(work.string()));
+  EXPECT_THAT(r.output, HasSubstr("not empty"));
+  ASSERT_TRUE(fs::is_regular_file(work / "000-unmodified" / "notes.txt")) << "audit mutate deleted a file it did not create";
+  EXPECT_EQ(ReadFileText(work / "000-unmodified" / "notes.txt"), "the user's own file\n");
+}
+
 }  // namespace
 }  // namespace pstrain::testing

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "formats/s3_file.h"
 #include "integration/fault_fixture_util.h"
 #include "integration/shard_fixture.h"
 #include "integration/test_util.h"
@@ -353,6 +354,117 @@ TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
   ASSERT_TRUE(fs::is_regular_file(rejected));
   EXPECT_NE(identity(rejected), coordinator_identity);
   EXPECT_THAT(f.output, HasSubstr("code_identity " + identity(rejected) + ", expected " + coordinator_identity));
+}
+
+
+// --- Resume verifies what it reuses (issue 13 B) ----------------------------------------------------
+//
+// pass.json records the SHA-256 of the pass's model files and accum/ files. A finished pass whose
+// model was changed consistently (a value of means altered and its s3 checksum recomputed, so the
+// file still loads) or whose accum/ was changed is not resumed: the rerun names the pass and the
+// file, recomputes it (and everything after it) and ends with the bytes of an uninterrupted run.
+TEST_F(FaultTest, ResumeRecomputesAFinishedPassWhoseFilesDoNotVerify) {
+  const std::vector<std::string> args = {"--jobs", "1", "--max-passes", "2"};
+  const auto reference = Reference(args);
+  for (const std::string file : {"model/means", "accum/mixw_counts"}) {
+    SCOPED_TRACE(file);
+    const fs::path run = Scratch("tampered-" + fs::path(file).filename().string()) / "run";
+    const Finished first = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "train.out");
+    ASSERT_EQ(ExitCode(first.status), 0) << first.output;
+    fs::remove_all(run / "model");  // no cache hit: the rerun resumes from the passes
+    const fs::path target = run / "passes" / "001" / file;
+    if (file == "model/means") {
+      S3File s3 = ReadS3(target.string());
+      ASSERT_FALSE(s3.words.empty());
+      s3.words.back() = FloatBits(BitsToFloat(s3.words.back()) + 0.25f);
+      const std::vector<std::uint8_t> bytes = EncodeS3(s3);
+      WriteFileAtomic(target, bytes);
+      ASSERT_NO_THROW(ReadS3(target.string())) << "the tampered means must still load";
+    } else {
+      std::ofstream(target, std::ios::binary | std::ios::app) << '\0';
+    }
+    const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+    ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+    EXPECT_THAT(rerun.output, ::testing::Not(HasSubstr("pass 1: already complete (resumed)")));
+    EXPECT_THAT(rerun.output, HasSubstr("pass 1: " + (run / "passes" / "001" / file).string() + " does not verify"));
+    EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun reused a finished pass that does not verify";
+  }
+}
+
+// --- SIGKILL at every rename of a run (issue 13 A) ------------------------------------------------
+//
+// A run that replaces an earlier training of the same RUNDIR (float32 -> exact: every pass directory
+// and the final model are replaced) is killed by strace at each rename(2) and renameat2(2) it makes
+// (strace counts each syscall separately, so rename, renameat and renameat2 are enumerated in turn; `when=N` kills on entry to the
+// N-th call, before it happens). After every kill RUNDIR/model must be complete, the previous model
+// or the new one, never missing; a rerun must end with the bytes of an uninterrupted run.
+
+namespace {
+
+// The number of calls of `syscall` (rename or renameat2) that `argv` makes in its main process.
+std::size_t CountSyscalls(const std::vector<std::string>& argv, const std::string& syscall, const fs::path& trace) {
+  std::vector<std::string> traced = {"strace", "-qq", "-o", trace.string(), "-e", "trace=" + syscall};
+  traced.insert(traced.end(), argv.begin(), argv.end());
+  const CommandResult r = RunCommand(ShellCommand(traced) + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(trace);
+  std::size_t count = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(syscall + "(", 0) == 0) ++count;
+  }
+  return count;
+}
+
+void CopyTree(const fs::path& from, const fs::path& to) {
+  fs::remove_all(to);
+  fs::create_directories(to.parent_path());
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+}
+
+}  // namespace
+
+TEST_F(FaultTest, SigkillAtEveryRenameLeavesACompleteModelAndTheRerunEndsWithTheSameBytes) {
+  ASSERT_EQ(RunCommand("strace -V >/dev/null 2>&1").exit_code, 0) << "strace is needed (scripts/bootstrap.sh installs it)";
+  const std::vector<std::string> previous_args = {"--jobs", "1", "--max-passes", "2", "--reduction", "float32"};
+  const std::vector<std::string> args = {"--jobs", "1", "--max-passes", "2"};
+  const auto reference = Reference(args);
+  const auto new_model = Under(reference, "model/");
+  ASSERT_FALSE(new_model.empty());
+
+  const fs::path base = Scratch("previous") / "run";
+  const Finished previous = RunToEnd(TrainArgv(base, previous_args), {}, base.parent_path() / "train.out");
+  ASSERT_EQ(ExitCode(previous.status), 0) << previous.output;
+  const auto previous_model = Under(DeterministicDigests(base), "model/");
+  ASSERT_FALSE(previous_model.empty());
+  ASSERT_NE(previous_model, new_model);
+
+  const fs::path work = Scratch("kills");
+  std::size_t kills = 0;
+  for (const std::string syscall : {"rename", "renameat", "renameat2"}) {
+    const fs::path counted = work / ("count-" + syscall) / "run";
+    CopyTree(base, counted);
+    const std::size_t calls = CountSyscalls(TrainArgv(counted, args), syscall, work / ("count-" + syscall) / "trace");
+    EXPECT_EQ(Under(DeterministicDigests(counted), "model/"), new_model);
+    for (std::size_t when = 1; when <= calls; ++when) {
+      SCOPED_TRACE(syscall + " #" + std::to_string(when) + " of " + std::to_string(calls));
+      const fs::path run = work / (syscall + "-" + std::to_string(when)) / "run";
+      CopyTree(base, run);
+      std::vector<std::string> killed = {"strace", "-qq", "-o", "/dev/null", "-e", "trace=" + syscall,
+                                         "-e", "inject=" + syscall + ":signal=SIGKILL:when=" + std::to_string(when)};
+      const std::vector<std::string> train = TrainArgv(run, args);
+      killed.insert(killed.end(), train.begin(), train.end());
+      const CommandResult k = RunCommand(ShellCommand(killed) + " 2>&1");
+      EXPECT_NE(k.exit_code, 0) << "not killed: " << k.output;
+      ++kills;
+      const auto model = Under(DeterministicDigests(run), "model/");
+      EXPECT_TRUE(model == previous_model || model == new_model)
+          << "after the kill RUNDIR/model is neither the previous model nor the new one (" << model.size() << " files)";
+      const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+      ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+      EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun differs from an uninterrupted run";
+    }
+  }
+  EXPECT_GT(kills, 10u);
 }
 
 }  // namespace

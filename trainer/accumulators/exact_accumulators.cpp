@@ -127,10 +127,23 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
   }
   const AccumulatorShape shape{header[0], header[1], header[2], header[3], header[4]};
   if (header[5] > 1) throw FileError(path, "bad pass2var flag " + std::to_string(header[5]));
-  const std::uint64_t n_dens = std::uint64_t(shape.n_senones) * shape.n_density;
-  const std::uint64_t n_elements = 2 * n_dens + 2 * n_dens * shape.veclen +
-                                   std::uint64_t(shape.n_tmat) * shape.n_emit_state * (shape.n_emit_state + 1);
-  const std::uint64_t expected_size = kMagicLength + 4 * kHeaderWords + 16 * n_elements;
+  // Overflow-checked: a header whose element count wraps in 64 bits must not pass the size check.
+  std::uint64_t n_dens = 0, dens_elements = 0, mean_var = 0, tmat_states = 0, tmat = 0, n_elements = 0, payload = 0,
+                expected_size = 0;
+  const bool overflow =
+      __builtin_mul_overflow(std::uint64_t(shape.n_senones), std::uint64_t(shape.n_density), &n_dens) ||
+      __builtin_mul_overflow(n_dens, std::uint64_t(2), &dens_elements) ||
+      __builtin_mul_overflow(dens_elements, std::uint64_t(shape.veclen), &mean_var) ||
+      __builtin_mul_overflow(std::uint64_t(shape.n_emit_state), std::uint64_t(shape.n_emit_state) + 1, &tmat_states) ||
+      __builtin_mul_overflow(std::uint64_t(shape.n_tmat), tmat_states, &tmat) ||
+      __builtin_add_overflow(dens_elements, mean_var, &n_elements) || __builtin_add_overflow(n_elements, tmat, &n_elements) ||
+      __builtin_mul_overflow(n_elements, std::uint64_t(16), &payload) ||
+      __builtin_add_overflow(payload, std::uint64_t(kMagicLength + 4 * kHeaderWords), &expected_size);
+  if (overflow) {
+    throw FileError(path, "header dimensions " + std::to_string(shape.n_senones) + " x " + std::to_string(shape.n_density) + " x " +
+                              std::to_string(shape.veclen) + ", " + std::to_string(shape.n_tmat) + " x " +
+                              std::to_string(shape.n_emit_state) + " overflow the size computation: corrupt");
+  }
   if (n_elements > (1ull << 32) || bytes.size() != expected_size) {
     throw FileError(path, "size " + std::to_string(bytes.size()) + " bytes does not match its header (expected " +
                               std::to_string(expected_size) + "): truncated or corrupt");

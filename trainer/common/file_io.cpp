@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -36,6 +37,43 @@ std::string ReadFileText(const fs::path& path) {
   if (!in) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw FileError(path.string(), "read error");
+  return text;
+}
+
+std::string ReadRegularFileText(const fs::path& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) throw InputError(path.string() + ": is a symbolic link");
+    throw InputError(path.string() + ": cannot open for reading: " + ErrnoText());
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(path.string() + ": is not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
+  }
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string detail = ErrnoText();
+      ::close(fd);
+      throw InputError(path.string() + ": read error: " + detail);
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {  // grew while being read
+      ::close(fd);
+      throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
   return text;
 }
 
@@ -90,22 +128,42 @@ void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
   SyncDirectory(path.has_parent_path() ? path.parent_path() : fs::path("."));
 }
 
-void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
+void RecoverDirectory(const fs::path& dest) {
   const fs::path aside = HiddenSibling(dest, ".old");
   std::error_code ec;
-  fs::remove_all(aside, ec);
-  if (fs::exists(dest)) {
-    fs::rename(dest, aside, ec);
-    if (ec) throw TrainingError(dest.string() + ": cannot move previous directory aside: " + ec.message());
+  if (!fs::exists(fs::symlink_status(aside, ec))) return;
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  if (!fs::exists(fs::symlink_status(dest, ec))) {
+    // Left between the two renames of the earlier two-step swap: the set-aside copy is the only
+    // complete one. Put it back, never delete it.
+    if (::rename(aside.c_str(), dest.c_str()) != 0) {
+      throw TrainingError(dest.string() + ": cannot restore the previous directory from " + aside.string() + ": " + ErrnoText());
+    }
+    SyncDirectory(parent);
+    return;
   }
-  fs::rename(staged, dest, ec);
-  if (ec) {
-    std::error_code restore_ec;
-    if (fs::exists(aside)) fs::rename(aside, dest, restore_ec);
-    throw TrainingError(dest.string() + ": cannot move new directory into place: " + ec.message());
+  fs::remove_all(aside, ec);  // dest is complete: the set-aside copy is the superseded one
+}
+
+void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  RecoverDirectory(dest);
+  // One atomic step: dest and staged trade places, so at every instant dest names a complete
+  // directory (the previous one until the exchange, the new one after it).
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+    SyncDirectory(parent);
+    std::error_code ec;
+    fs::remove_all(staged, ec);  // now the previous directory
+    return;
   }
-  SyncDirectory(dest.has_parent_path() ? dest.parent_path() : fs::path("."));
-  fs::remove_all(aside, ec);
+  if (errno != ENOENT) {
+    throw TrainingError(dest.string() + ": cannot exchange with the staged " + staged.string() + ": " + ErrnoText());
+  }
+  // No previous directory: a plain rename, refusing to replace one that appeared meanwhile.
+  if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, dest.c_str(), RENAME_NOREPLACE) != 0) {
+    throw TrainingError(dest.string() + ": cannot move the staged " + staged.string() + " into place: " + ErrnoText());
+  }
+  SyncDirectory(parent);
 }
 
 }  // namespace pstrain

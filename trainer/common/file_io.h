@@ -15,6 +15,9 @@ namespace pstrain {
 // Reads a whole file. Throws InputError naming the file when it cannot be opened or read.
 std::vector<std::uint8_t> ReadFileBytes(const std::filesystem::path& path);
 std::string ReadFileText(const std::filesystem::path& path);
+// Reads a file that must be a regular file (not a symlink, FIFO, device or directory; opened without
+// blocking) of at most `max_bytes`. Throws InputError naming the file and the reason otherwise.
+std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t max_bytes);
 
 // Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename, fsync dir).
 // Throws TrainingError naming the file when any step fails; the temporary is removed on failure.
@@ -33,9 +36,15 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);
 
-// Replaces directory `dest` by directory `staged` (both in the same parent): the old `dest`, if any,
-// is renamed aside, `staged` renamed to `dest`, then the old one removed. A crash in between leaves
-// either the old or the new directory complete under one of the two names, never a mixture.
+// Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
+// renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged
+// name, is removed), a non-replacing rename when it does not. A crash at any point leaves `dest`
+// complete: the previous directory or the new one, never neither. Calls RecoverDirectory first.
 void ReplaceDirectory(const std::filesystem::path& staged, const std::filesystem::path& dest);
+
+// Repairs what the earlier two-step swap (dest -> .NAME.old, staged -> dest) may have left: when
+// `dest` is missing and .NAME.old exists, .NAME.old is renamed back to `dest` (the only complete
+// copy is never deleted); when both exist, .NAME.old is removed.
+void RecoverDirectory(const std::filesystem::path& dest);
 
 }  // namespace pstrain

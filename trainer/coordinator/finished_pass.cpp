@@ -1,11 +1,13 @@
 #include "coordinator/finished_pass.h"
 
 #include <boost/json.hpp>
+#include <limits>
 
 #include "accumulators/exact_accumulators.h"
 #include "common/file_io.h"
 #include "formats/mdef.h"
 #include "shards/fallback_sidecar.h"
+#include "shards/artifact.h"
 #include "shards/reducer.h"
 #include "training/pass_summary.h"
 
@@ -21,11 +23,34 @@ FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
   const fs::path path = pass_dir / "pass.json";
   FinishedPass pass;
   try {
-    pass.summary = json::parse(ReadFileText(path)).as_object();
+    // The checks artifact.json has: a regular file (a FIFO neither blocks nor /dev/zero reads
+    // without bound) of at most kMaxArtifactJsonBytes.
+    pass.summary = json::parse(ReadRegularFileText(path, kMaxArtifactJsonBytes)).as_object();
     const json::object& summary = pass.summary;
     PassExpectation& expected = pass.expected;
-    expected.pass = static_cast<std::uint32_t>(summary.at("pass").to_number<std::uint64_t>());
-    expected.shard_count = static_cast<std::uint32_t>(summary.at("shard_count").to_number<std::uint64_t>());
+    // Integers are range-checked before use, never truncated.
+    const std::uint64_t pass_number = summary.at("pass").to_number<std::uint64_t>();
+    if (pass_number == 0 || pass_number > std::numeric_limits<std::uint32_t>::max()) {
+      throw std::runtime_error("pass " + std::to_string(pass_number) + " is out of range (1.." +
+                               std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
+    }
+    expected.pass = static_cast<std::uint32_t>(pass_number);
+    const std::uint64_t shard_count = summary.at("shard_count").to_number<std::uint64_t>();
+    if (shard_count == 0) throw std::runtime_error("shard_count is 0");
+    const std::size_t utterances = summary.at("utterance_ids").as_array().size();
+    if (shard_count > utterances) {
+      throw std::runtime_error("shard_count " + std::to_string(shard_count) + " is more than the " + std::to_string(utterances) +
+                               " utterances (every shard has at least one)");
+    }
+    // Bounded by what the pass directory holds too: one entry per shard at least (counted up to
+    // shard_count, so a huge directory is not listed in full).
+    std::uint64_t entries = 0;
+    for (auto it = fs::directory_iterator(pass_dir); it != fs::directory_iterator() && entries < shard_count; ++it) ++entries;
+    if (shard_count > entries) {
+      throw std::runtime_error("shard_count " + std::to_string(shard_count) + " is more than the " + std::to_string(entries) +
+                               " entries of the pass directory");
+    }
+    expected.shard_count = static_cast<std::uint32_t>(shard_count);
     const json::object& fp = summary.at("fingerprints").as_object();
     expected.fingerprints = {std::string(fp.at("pass").as_string()), std::string(fp.at("model").as_string()),
                              std::string(fp.at("config").as_string()), std::string(fp.at("manifest").as_string())};
@@ -40,7 +65,6 @@ FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
       expected.multipron = true;
       expected.n_tied_states = Mdef::Load((pass_dir / "model" / "mdef").string()).n_tied_state();
     }
-    if (expected.shard_count == 0) throw std::runtime_error("shard_count is 0");
     summary.at("totals").at("total_log_likelihood_exact").as_string();
   } catch (const std::exception& error) {
     throw InputError(path.string() + ": unreadable: " + error.what());

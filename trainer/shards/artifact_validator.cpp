@@ -1,3 +1,6 @@
+#include <new>
+#include <stdexcept>
+
 #include "shards/artifact_validator.h"
 
 #include <cmath>
@@ -54,6 +57,10 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
     else ReadArray3DFile(path.string());
   } catch (const InputError& error) {
     throw ArtifactRejected(shard, path.string(), "payload-format", error.what());
+  } catch (const std::bad_alloc&) {
+    throw ArtifactRejected(shard, path.string(), "payload-format", "header dimensions too large to allocate");
+  } catch (const std::length_error&) {
+    throw ArtifactRejected(shard, path.string(), "payload-format", "header dimensions too large to allocate");
   }
 }
 

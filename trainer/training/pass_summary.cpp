@@ -1,6 +1,9 @@
 #include "training/pass_summary.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
+
+#include "common/sha256.h"
 
 namespace pstrain {
 
@@ -58,9 +61,32 @@ void AddOutcomes(json::object& root, const std::vector<ShardArtifact>& artifacts
 
 }  // namespace
 
+boost::json::array PassFileDigests(const std::filesystem::path& pass_dir) {
+  namespace fs = std::filesystem;
+  json::array files;
+  auto add = [&](const std::string& relative) {
+    json::object file;
+    file["file"] = relative;
+    file["sha256"] = Sha256OfFile(pass_dir / relative);
+    files.push_back(std::move(file));
+  };
+  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"}) {
+    if (fs::is_regular_file(pass_dir / "model" / name)) add(std::string("model/") + name);
+  }
+  std::vector<std::string> accum;
+  if (fs::is_directory(pass_dir / "accum")) {
+    for (const auto& entry : fs::directory_iterator(pass_dir / "accum")) {
+      if (entry.is_regular_file()) accum.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(accum.begin(), accum.end());
+  for (const std::string& name : accum) add("accum/" + name);
+  return files;
+}
+
 std::string PassJson(const PassRecordInput& input) {
   json::object root;
-  root["format"] = "pstrain-pass-2";
+  root["format"] = "pstrain-pass-3";
   root["pass"] = input.pass;
   root["training_fingerprint"] = input.training_fingerprint;
   root["requested_jobs"] = input.requested_jobs;
@@ -86,6 +112,7 @@ std::string PassJson(const PassRecordInput& input) {
   for (std::uint32_t senone : input.report->unseen_senones) unseen.push_back(senone);
   reest["unseen_senones_kept_previous"] = std::move(unseen);
   root["reestimation"] = std::move(reest);
+  root["files"] = input.files;
   // Multipron passes only (the linear path's pass.json is unchanged).
   if (!input.reduced->fallback_senones.empty()) {
     json::object multipron;

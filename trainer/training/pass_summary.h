@@ -3,7 +3,9 @@
 // write identical bytes. Layouts in docs/formats.md.
 #pragma once
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,13 @@ struct PassRecordInput {
   std::string stop_decision;
   double gain = 0.0;
   bool has_gain = false;
+  boost::json::array files;  // PassFileDigests of the pass directory (model/ and accum/)
 };
+
+// The SHA-256 of every file of the pass's model/ (the model files, in their fixed order) and accum/
+// (by name): [{"file": "model/means", "sha256": ...}, ...], recorded in pass.json and verified on
+// resume.
+boost::json::array PassFileDigests(const std::filesystem::path& pass_dir);
 
 std::string PassJson(const PassRecordInput& input);
 

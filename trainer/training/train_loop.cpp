@@ -63,6 +63,7 @@ struct CompletedPass {
   bool valid = false;
   double per_frame = 0.0;
   StopDecision decision = StopDecision::kContinue;
+  std::string not_verified;  // why a pass with a matching fingerprint is recomputed (empty: none)
 };
 
 CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& training_fingerprint) {
@@ -72,6 +73,37 @@ CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& tra
   try {
     const json::value summary = json::parse(ReadFileText(pass_dir / "pass.json"));
     if (summary.at("training_fingerprint").as_string() != training_fingerprint) return completed;
+    // Its model and accum/ must be what the pass wrote: the SHA-256 recorded in pass.json.
+    if (!summary.as_object().contains("files")) {
+      completed.not_verified = (pass_dir / "pass.json").string() + " records no file digests (an older format)";
+      return completed;
+    }
+    const json::array& recorded = summary.at("files").as_array();
+    const json::array actual = PassFileDigests(pass_dir);
+    if (json::serialize(recorded) != json::serialize(actual)) {
+      std::string file;
+      for (const json::value& entry : recorded) {
+        const std::string name(entry.at("file").as_string());
+        const fs::path path = pass_dir / name;
+        std::error_code file_ec;
+        if (!fs::is_regular_file(path, file_ec) || Sha256OfFile(path) != entry.at("sha256").as_string()) {
+          file = name;
+          break;
+        }
+      }
+      if (file.empty()) {  // every recorded file verifies: an extra file
+        for (const json::value& entry : actual) {
+          bool listed = false;
+          for (const json::value& r : recorded) listed = listed || r.at("file") == entry.at("file");
+          if (!listed) {
+            file = std::string(entry.at("file").as_string());
+            break;
+          }
+        }
+      }
+      completed.not_verified = (pass_dir / file).string() + " does not verify against the SHA-256 in pass.json";
+      return completed;
+    }
     // Recomputed from the exact values (a JSON double need not parse back to the same bits).
     FixedPoint total = 0;
     if (!FixedFromHex(std::string(summary.at("totals").at("total_log_likelihood_exact").as_string()), total)) return completed;
@@ -215,6 +247,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   result.training_fingerprint = TrainingFingerprint(identity);
   result.model_dir = run_dir / "model";
 
+  // A model an earlier pstrain set aside (.model.old) while its two-step swap was interrupted is put
+  // back first: it may be the finished model this run is asked for.
+  RecoverDirectory(result.model_dir);
   // Cache hit: the final model of an identical training is already there.
   try {
     if (fs::is_regular_file(result.model_dir / "provenance.json")) {
@@ -246,7 +281,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // Resume after the last complete pass of an identical training.
   for (; pass <= options.stop.max_passes; ++pass) {
     const fs::path pass_dir = run_dir / "passes" / PassName(pass);
+    RecoverDirectory(pass_dir);
     const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
+    if (!completed.not_verified.empty()) log << "pass " << pass << ": " << completed.not_verified << ": recomputed\n";
     if (!completed.valid) break;
     model = LoadCheckedModel((pass_dir / "model").string());
     pass_records.push_back(json::parse(ReadFileText(pass_dir / "pass.json")).as_object());
@@ -254,6 +291,8 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     previous_per_frame = completed.per_frame;
     decision = completed.decision;
     ++result.resumed_passes;
+    // A staging directory left by an interrupted run (after the exchange it holds a superseded copy).
+    fs::remove_all(HiddenSibling(pass_dir, ".staging"));
     log << "pass " << pass << ": already complete (resumed)\n";
     if (decision != StopDecision::kContinue) break;
   }
@@ -295,7 +334,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
                            &report,
                            StopDecisionName(decision),
                            per_frame - previous_per_frame,
-                           has_previous};
+                           has_previous,
+                           {}};
+    record.files = PassFileDigests(pass_dir);  // verified when a later run resumes after this pass
     const std::string pass_json = PassJson(record);
     WriteFileAtomic(pass_dir / "pass.json", pass_json);
     ReplaceDirectory(pass_dir, final_pass_dir);
