@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Single-process speed of one E-step: `pstrain accumulate` against SphinxTrain's `bw`, on the same
 # corpus with the same model and flags, several repetitions each (interleaved), median wall time.
+# With --pass (or MODE=pass): the speed of one whole training pass, 1 and 2 processes (see below).
 #
-#   scripts/bench-vs-bw.sh [CORPUS_DIR] [MODEL_DIR]
+#   scripts/bench-vs-bw.sh [--pass] [CORPUS_DIR] [MODEL_DIR]
 #
 # CORPUS_DIR  default build/corpus/bench (make it with scripts/prepare-bench-corpus.sh CORPUS_DIR)
 # MODEL_DIR   default /usr/share/pocketsphinx/test/data/an4_ci_cont; grown models come from
@@ -32,14 +33,43 @@
 # load than wall time) and the ratio they give. Other processes on the machine distort the timings:
 # the load average is printed at the start and at the end. The last line is
 #   ratio pstrain/bw <x> (pstrain <f> frames/s, bw <f> frames/s)
+#
+# Whole-pass mode (--pass or MODE=pass; docs/bench-set.md). One training pass each way, E-step and
+# re-estimation:
+#   pstrain J   pstrain train --min-passes 1 --max-passes 1 --jobs J --retry-beams none --2passvar yes
+#               (and the flags above), J = 1 and 2;
+#   bw P        bw -part i -npart P for i = 1..P run concurrently (the flags above, -2passvar yes),
+#               then norm -accumdir <the P accumulator dirs>, P = 1 and 2.
+# (PASS2VAR=no gives both tools -2passvar no.) A CD model needs nothing else: bw gets -ts2cbfn .cont.
+# and MODEL_DIR/mdef, the tied mdef. One untimed warm-up round, then REPS rounds, each running the
+# four commands one after the other (odd rounds pstrain 1, bw 1, pstrain 2, bw 2; even rounds bw
+# first in each pair). Each command runs under GNU time (/usr/bin/time, package `time`) for its peak
+# RSS (%M: the largest single process of the command, workers and parts included) and CPU time
+# (user + sys of the command and all its children). Reported: for each command the median wall and
+# CPU time, frames/s and the peak RSS (largest over the rounds); the speed ratio pstrain/bw
+# (= bw wall / pstrain wall, > 1 when pstrain is faster) computed pair by pair within each round
+# for J = P, as min / median / max over the rounds, and the same ratio by CPU time (bw CPU / pstrain
+# CPU, less disturbed by other load); each tool's 2-versus-1 scaling (median over the
+# rounds of its 1-process wall / 2-process wall); the CPU model, nproc, the ISA level pstrain used
+# (field "isa" of a shard's telemetry.json, else "unknown") and the load average at the start and
+# the end. The script fails unless all four commands aligned the same utterances with the same
+# frame count, and unless every timed run gives the warm-up's result (pstrain: the same model
+# bytes; bw: the same overall> lines). Whether pstrain's 1-job and 2-job models are byte-identical
+# (docs/contract.md) is printed. The last line is
+#   pass ratio pstrain/bw: 1 proc <median> (min <x>, max <y>), 2 proc <median> (min <x>, max <y>)
 set -euo pipefail
 export LC_ALL=C
 
 die() { echo "$(basename "$0"): error: $*" >&2; exit 1; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ $# -gt 2 ]; then
-  echo "usage: $(basename "$0") [CORPUS_DIR] [MODEL_DIR]" >&2
+MODE="${MODE:-estep}"
+if [ "${1:-}" = --pass ]; then
+  MODE=pass
+  shift
+fi
+if [ $# -gt 2 ] || { [ "$MODE" != estep ] && [ "$MODE" != pass ]; }; then
+  echo "usage: $(basename "$0") [--pass] [CORPUS_DIR] [MODEL_DIR]   (MODE=estep|pass)" >&2
   exit 2
 fi
 CORPUS="${1:-$ROOT/build/corpus/bench}"
@@ -119,6 +149,13 @@ timed() {
   awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%.4f %.4f\n", b - a, d - c }'
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+if [ "$MODE" = pass ]; then
+  # shellcheck source=lib/bench-pass.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-pass.sh"
+  bench_pass
+  exit 0
+fi
 
 echo "bench-vs-bw: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "corpus $CORPUS ($SET), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), $REPS repetitions"

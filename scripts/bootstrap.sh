@@ -9,7 +9,7 @@ PACKAGES=(
   libcrypto++-dev
   libgtest-dev googletest libbenchmark-dev libmpfr-dev
   sphinxtrain pocketsphinx pocketsphinx-en-us pocketsphinx-testdata sphinxbase-utils
-  espeak-ng sox strace
+  espeak-ng sox strace time
   chromium libxml2-utils
   slurm-wlm munge
 )
