@@ -248,7 +248,9 @@ TEST(Isa, SupportedLevelsAreBuiltAndStartWithScalar) {
   const std::vector<IsaLevel> built = BuildIsaLevels();
   for (const IsaLevel level : supported) EXPECT_NE(std::find(built.begin(), built.end(), level), built.end());
   // Without PSTRAIN_ISA the process uses the best level the CPU has.
-  if (std::getenv("PSTRAIN_ISA") == nullptr) EXPECT_EQ(ActiveIsaLevel(), supported.back());
+  if (std::getenv("PSTRAIN_ISA") == nullptr) {
+    EXPECT_EQ(ActiveIsaLevel(), supported.back());
+  }
 }
 
 }  // namespace
