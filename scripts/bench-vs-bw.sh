@@ -55,7 +55,8 @@
 # the end. The script fails unless all four commands aligned the same utterances with the same
 # frame count, and unless every timed run gives the warm-up's result (pstrain: the same model
 # bytes; bw: the same overall> lines). Whether pstrain's 1-job and 2-job models are byte-identical
-# (docs/contract.md) is printed. The last line is
+# (docs/contract.md) is printed, and for each round pstrain's command wall time, the pass time it
+# printed and each shard's wall/CPU time (telemetry.json). The last line is
 #   pass ratio pstrain/bw: 1 proc <median> (min <x>, max <y>), 2 proc <median> (min <x>, max <y>)
 set -euo pipefail
 export LC_ALL=C

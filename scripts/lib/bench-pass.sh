@@ -135,7 +135,18 @@ bench_pass() {
   echo "log-likelihood per frame: pstrain $(echo "${frames_of[ps1]}" | cut -d' ' -f3) (1 job) $(echo "${frames_of[ps2]}" | cut -d' ' -f3) (2 jobs); bw $(echo "${frames_of[bw1]}" | cut -d' ' -f3) (1 part) $(echo "${frames_of[bw2]}" | cut -d' ' -f3) (2 parts)"
   echo "pstrain models of 1 and 2 jobs: $same_bytes; pstrain ISA level: $isa"
 
-  declare -A walls cpus rsss
+  # The pass time pstrain printed ("pass 1: ..., 2 shards, 1.607 s -> max-passes") and each shard's
+  # wall:CPU seconds from its telemetry.json.
+  pass_seconds() { awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print (v == "") ? "?" : v }' "$1/stdout"; }
+  shard_times() {
+    local t out=""
+    for t in "$1"/run/passes/001/shard-*/telemetry.json; do
+      out="$out$(grep -o '"wall_seconds":[^,]*,"user_cpu_seconds":[^,]*,"system_cpu_seconds":[^,}]*' "$t" |
+                  awk -F'[:,]' '{ printf "%.3f:%.3f ", $2, $4 + $6 }')"
+    done
+    echo "${out% }"
+  }
+  declare -A walls cpus rsss breakdown
   local r order res wall cpu rss
   for r in $(seq 1 "$REPS"); do
     if [ $((r % 2)) -eq 1 ]; then order=(ps1 bw1 ps2 bw2); else order=(bw1 ps1 bw2 ps2); fi
@@ -145,6 +156,7 @@ bench_pass() {
       read -r wall cpu rss <<<"$res"
       [ "$(result_digest "$name" "$WORK/run.$name")" = "${digest[$name]}" ] ||
         die "round $r: $name gave a different result than its warm-up run"
+      case "$name" in ps*) breakdown[$name.$r]="$wall / $(pass_seconds "$WORK/run.$name") / $(shard_times "$WORK/run.$name")" ;; esac
       walls[$name]="${walls[$name]:-} $wall"
       cpus[$name]="${cpus[$name]:-} $cpu"
       rsss[$name]="${rsss[$name]:-} $rss"
@@ -190,6 +202,10 @@ bench_pass() {
   read -r a b c <<<"$c2"; echo "ratio by CPU time (bw cpu / pstrain cpu per round, less disturbed by other load): 2 proc median $b (min $a, max $c)"
   read -r a b c <<<"$s_ps"; echo "scaling 2 vs 1, pstrain (1-job wall / 2-job wall per round): median $b (min $a, max $c)"
   read -r a b c <<<"$s_bw"; echo "scaling 2 vs 1, bw      (1-part wall / 2-part wall per round): median $b (min $a, max $c)"
+  echo "where pstrain's time goes (command wall / pass time pstrain printed / each shard's wall:CPU from telemetry.json, seconds):"
+  for r in $(seq 1 "$REPS"); do
+    echo "  round $r: jobs 1 ${breakdown[ps1.$r]}; jobs 2 ${breakdown[ps2.$r]}"
+  done
   echo "machine: $cpu_model, nproc $(nproc); pstrain ISA level $isa; load average at the start $load_start, at the end $(cut -d' ' -f1-3 /proc/loadavg)"
   read -r a b c <<<"$r1"
   local out1="$b (min $a, max $c)"
