@@ -1,20 +1,22 @@
-// `audit`: the model auditor. `audit scope` reports what each determinism gate checks and what it
-// only describes (auditor/scope_command.h); `audit gates run` runs the gates and summarizes the run
-// (auditor/gates_command.h); `audit bytes` byte-compares trees (auditor/bytes_command.h); `audit
-// compare` diffs two model directories (auditor/compare_command.h); `audit mutate` mutation-tests
-// the artifact validation (auditor/mutate_command.h); `audit characterize` measures cross-count
-// differences (auditor/characterize_command.h).
+// `audit`: the model auditor, a table of commands, one folder each under auditor/: `audit scope`
+// reports what each determinism gate checks and what it only describes (scope/); `audit gates run`
+// runs the gates and summarizes the run (gates/); `audit bytes` byte-compares trees (bytes/);
+// `audit compare` diffs two model directories (compare/); `audit mutate` mutation-tests the
+// artifact validation (mutate/); `audit characterize` measures cross-count differences
+// (characterize/). What their reports share (escaping, HTML, SVG, line diffs, JUnit, child
+// processes, options, the error type) is in report/.
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "bytes_command.h"
-#include "characterize_command.h"
-#include "compare_command.h"
-#include "gates_command.h"
-#include "mutate_command.h"
-#include "scope_command.h"
+#include "bytes/bytes_command.h"
+#include "characterize/characterize_command.h"
+#include "common/error.h"
+#include "compare/compare_command.h"
+#include "gates/gates_command.h"
+#include "mutate/mutate_command.h"
+#include "scope/scope_command.h"
 
 namespace {
 
@@ -41,6 +43,20 @@ constexpr const char* kUsage =
     "Options:\n"
     "  -h, --help   show this help\n";
 
+// The commands, in the order of the usage text. Each takes its arguments after the command name
+// and returns the exit code; trouble that escapes one (AuditError, a pstrain InputError or any
+// other exception) is reported here as "audit COMMAND: ..." with exit 2.
+struct Command {
+  const char* name;
+  int (*run)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+};
+
+constexpr Command kCommands[] = {
+    {"scope", pstrain::audit::RunScopeCommand},     {"bytes", pstrain::audit::RunBytesCommand},
+    {"compare", pstrain::audit::RunCompareCommand}, {"gates", pstrain::audit::RunGatesCommand},
+    {"mutate", pstrain::audit::RunMutateCommand},   {"characterize", pstrain::audit::RunCharacterizeCommand},
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,30 +64,16 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
   }
-  if (std::strcmp(argv[1], "scope") == 0) {
+  for (const Command& command : kCommands) {
+    if (std::strcmp(argv[1], command.name) != 0) continue;
     const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunScopeCommand(args, std::cout, std::cerr);
+    try {
+      return command.run(args, std::cout, std::cerr);
+    } catch (const std::exception& error) {
+      std::cerr << "audit " << command.name << ": " << error.what() << "\n";
+      return 2;
+    }
   }
-  if (std::strcmp(argv[1], "bytes") == 0) {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunBytesCommand(args, std::cout, std::cerr);
-  }
-  if (std::strcmp(argv[1], "compare") == 0) {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunCompareCommand(args, std::cout, std::cerr);
-  }
-  if (std::strcmp(argv[1], "gates") == 0) {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunGatesCommand(args, std::cout, std::cerr);
-  }
-  if (std::strcmp(argv[1], "mutate") == 0) {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunMutateCommand(args, std::cout, std::cerr);
-  }
-  if (std::strcmp(argv[1], "characterize") == 0) {
-    const std::vector<std::string> args(argv + 2, argv + argc);
-    return pstrain::audit::RunCharacterizeCommand(args, std::cout, std::cerr);
-  }
-  std::cerr << "audit: command '" << argv[1] << "' is not an audit command (audit --help lists them)\n";
+  std::cerr << "audit: command " << pstrain::Quoted(argv[1]) << " is not an audit command (audit --help lists them)\n";
   return 2;
 }

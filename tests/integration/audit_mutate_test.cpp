@@ -19,9 +19,9 @@
 #include "common/file_io.h"
 #include "integration/shard_fixture.h"
 #include "integration/test_util.h"
-#include "mutate_engine.h"
-#include "mutate_report.h"
-#include "mutations.h"
+#include "mutate/mutate_engine.h"
+#include "mutate/mutate_report.h"
+#include "mutate/mutations.h"
 
 namespace pstrain::testing {
 namespace {

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "bytes_command.h"
-#include "bytes_compare.h"
-#include "bytes_report.h"
+#include "bytes/bytes_command.h"
+#include "bytes/bytes_compare.h"
+#include "bytes/bytes_report.h"
 
 namespace pstrain::audit {
 namespace {

@@ -8,9 +8,9 @@
 #include <limits>
 #include <sstream>
 
-#include "characterize_command.h"
-#include "characterize_measure.h"
-#include "characterize_report.h"
+#include "characterize/characterize_command.h"
+#include "characterize/characterize_measure.h"
+#include "characterize/characterize_report.h"
 
 namespace pstrain::audit {
 namespace {

@@ -18,10 +18,11 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "compare_command.h"
+#include "compare/compare_command.h"
+#include "compare/model_compare.h"
+#include "compare/provenance_diff.h"
 #include "formats/param_files.h"
-#include "line_diff.h"
-#include "model_compare.h"
+#include "report/line_diff.h"
 
 namespace pstrain::audit {
 namespace {
@@ -476,30 +477,24 @@ TEST_F(AuditCompareTest, RunDirectoriesUseTheirModelSubdirectory) {
       << out_;
 }
 
-TEST(LineDiffTest, HunksFollowDiffU) {
-  const LineDiff same = DiffLines("a\nb\n", "a\nb\n");
-  EXPECT_TRUE(same.Identical());
-  EXPECT_TRUE(same.hunks.empty());
-
-  // The same hunks as GNU `diff -u` (checked by hand): a changed line and an appended one.
-  std::string a, b;
-  for (int i = 1; i <= 20; ++i) a += std::to_string(i) + "\n";
-  for (int i = 1; i <= 21; ++i) b += (i == 5 ? std::string("five") : std::to_string(i)) + "\n";
-  const LineDiff d = DiffLines(a, b);
-  EXPECT_EQ(d.removed, 1u);
-  EXPECT_EQ(d.added, 2u);
-  ASSERT_EQ(d.hunks.size(), 2u);
-  EXPECT_EQ(d.hunks[0].Header(), "@@ -2,7 +2,7 @@");
-  EXPECT_EQ(d.hunks[1].Header(), "@@ -18,3 +18,4 @@");
-  EXPECT_EQ(d.hunks[1].lines.back().op, '+');
-  EXPECT_EQ(d.hunks[1].lines.back().text, "21");
-  // Changes closer than 2 x 3 context lines share a hunk.
-  EXPECT_EQ(DiffLines("1\n2\n3\n4\n5\n6\n7\n8\n", "1\nX\n3\n4\n5\n6\n7\nY\n").hunks.size(), 1u);
-
-  const LineDiff added = DiffLines("", "x\n");
-  ASSERT_EQ(added.hunks.size(), 1u);
-  EXPECT_EQ(added.hunks[0].Header(), "@@ -0,0 +1 @@");
-  EXPECT_EQ(DiffLines("1\n2\n3\n", "1\n2\n").hunks.at(0).Header(), "@@ -1,3 +1,2 @@");
+// provenance.json's shard_nodes (written for Slurm runs) is a known, diagnostic field: listed once,
+// among the fields that cannot change the numbers, not as a field this version does not know.
+TEST_F(AuditCompareTest, ShardNodesIsAKnownDiagnosticField) {
+  for (const auto& [dir, node] : {std::pair{a(), "n1"}, std::pair{b(), "n2"}}) {
+    json::object p = json::parse(ReadFileText(dir / "provenance.json")).as_object();
+    p["shard_nodes"] = json::array{json::object{{"pass", 1}, {"nodes", json::array{node}}}};
+    Text(dir / "provenance.json", json::serialize(p) + "\n");
+  }
+  const ProvenanceDiff diff = DiffProvenance(json::parse(ReadFileText(a() / "provenance.json")), "A",
+                                             json::parse(ReadFileText(b() / "provenance.json")), "B");
+  std::size_t listed = 0;
+  for (const FieldDiff& f : diff.fields) {
+    if (f.field != "shard_nodes") continue;
+    ++listed;
+    EXPECT_FALSE(f.equal);
+    EXPECT_FALSE(f.affects_numbers);
+  }
+  EXPECT_EQ(listed, 1u);
 }
 
 }  // namespace

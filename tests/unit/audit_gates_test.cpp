@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "common/file_io.h"
-#include "gates_command.h"
-#include "gates_summary.h"
+#include "gates/gates_command.h"
+#include "gates/gates_summary.h"
 
 namespace pstrain::audit {
 namespace {

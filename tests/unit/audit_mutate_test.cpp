@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "mutate_command.h"
-#include "mutate_engine.h"
-#include "mutations.h"
+#include "mutate/mutate_command.h"
+#include "mutate/mutate_engine.h"
+#include "mutate/mutations.h"
 
 namespace pstrain::audit {
 namespace {

@@ -13,12 +13,12 @@
 #include <sstream>
 
 #include "common/file_io.h"
-#include "cpp_lexer.h"
-#include "scope_command.h"
-#include "scope_doc.h"
-#include "scope_extractor.h"
-#include "scope_ledger.h"
-#include "scope_report.h"
+#include "scope/cpp_lexer.h"
+#include "scope/scope_command.h"
+#include "scope/scope_doc.h"
+#include "scope/scope_extractor.h"
+#include "scope/scope_ledger.h"
+#include "scope/scope_report.h"
 
 namespace pstrain::audit {
 namespace {
@@ -677,7 +677,7 @@ TEST_F(AuditScopeFilesTest, CheckReportsStaleAndCurrentAndUpdateRewritesTheSecti
   EXPECT_NE(err_.find("is stale"), std::string::npos) << err_;
   EXPECT_NE(err_.find("-old text\n"), std::string::npos) << err_;
   EXPECT_NE(err_.find("+1. `Gate.FixedCount`\n"), std::string::npos) << err_;
-  EXPECT_NE(err_.find("@@ -6,1 +1,"), std::string::npos) << err_;  // doc line numbers
+  EXPECT_NE(err_.find("@@ -6 +1,"), std::string::npos) << err_;  // doc line numbers
 
   EXPECT_EQ(Run({"--gates", gates(), "--update", doc}), 0) << err_;
   const std::string updated = ReadFileText(doc);

@@ -1,5 +1,6 @@
-// Tests for the auditor's shared report helpers (auditor/report_text.h).
-#include "report_text.h"
+// Tests for the auditor's shared report helpers (auditor/report/report_text.h).
+#include "report/report_text.h"
+#include "report/xml_text.h"
 
 #include <gtest/gtest.h>
 
@@ -7,15 +8,6 @@
 
 namespace pstrain::audit {
 namespace {
-
-TEST(ReportTextTest, HtmlEscapeKeepsPagesWellFormedXml) {
-  EXPECT_EQ(HtmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
-  EXPECT_EQ(HtmlEscape("tab\tand\nnewline"), "tab\tand\nnewline");
-  EXPECT_EQ(HtmlEscape(std::string("nul\0bel\a", 8)), "nul\\x00bel\\x07");
-  EXPECT_EQ(HtmlEscape("caf\xc3\xa9"), "caf\xc3\xa9");           // valid UTF-8 is kept
-  EXPECT_EQ(HtmlEscape("bad \xc3 byte"), "bad \\xc3 byte");      // a lone lead byte is not
-  EXPECT_EQ(HtmlEscape("\xff\x7f"), "\\xff\\x7f");
-}
 
 TEST(ReportTextTest, PluralAndJsonStrings) {
   EXPECT_EQ(Plural(1, "file", "files"), "1 file");

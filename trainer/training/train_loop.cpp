@@ -12,6 +12,7 @@
 #include "common/sha256.h"
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
+#include "provenance/provenance_file.h"
 #include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
@@ -159,49 +160,6 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
     }
   }
   return list;
-}
-
-std::string ProvenanceJson(const TrainingIdentity& identity, const std::string& training_fingerprint, const std::string& launcher,
-                           const std::vector<json::object>& passes, StopDecision decision, json::array model_files,
-                           json::array shard_nodes) {
-  json::object root;
-  root["format"] = "pstrain-provenance-1";
-  root["pstrain_version"] = identity.build.version;
-  root["training_fingerprint"] = training_fingerprint;
-  root["requested_jobs"] = identity.requested_jobs;
-  root["effective_shard_count"] = identity.shard_count;
-  root["reduction"] = identity.reduction;
-  root["launcher"] = launcher;
-  root["architecture"] = identity.build.architecture;
-  root["compiler"] = identity.build.compiler;
-  root["binary_sha256"] = identity.build.binary_sha256;
-  json::array libraries;
-  for (const auto& [name, digest] : identity.build.libraries) {
-    json::object lib;
-    lib["file"] = name;
-    lib["sha256"] = digest;
-    libraries.push_back(std::move(lib));
-  }
-  root["libraries"] = std::move(libraries);
-  root["host"] = HostName();
-  if (!shard_nodes.empty()) root["shard_nodes"] = std::move(shard_nodes);
-  json::object inputs;
-  inputs["manifest_fingerprint"] = identity.manifest_fingerprint;
-  inputs["input_model_fingerprint"] = identity.input_model_fingerprint;
-  inputs["config_fingerprint"] = identity.config_fingerprint;
-  inputs["config"] = identity.canonical_config;
-  root["inputs"] = std::move(inputs);
-  json::object stop;
-  stop["min_passes"] = identity.min_passes;
-  stop["max_passes"] = identity.max_passes;
-  stop["convergence"] = identity.convergence;
-  root["stop_rule"] = std::move(stop);
-  root["stop_decision"] = StopDecisionName(decision);
-  root["model_files"] = std::move(model_files);
-  json::array pass_array;
-  for (const json::object& p : passes) pass_array.push_back(p);
-  root["passes"] = std::move(pass_array);
-  return json::serialize(root) + "\n";
 }
 
 void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
@@ -368,8 +326,10 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   const fs::path staging = run_dir / ".model.staging";
   fs::remove_all(staging);
   SaveModelDir(model, staging);
-  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(identity, result.training_fingerprint, launcher->name(), pass_records,
-                                                             decision, ModelFileDigests(staging), ShardNodes(run_dir, result.passes)));
+  ProvenanceRecord provenance{identity, result.training_fingerprint, launcher->name(), HostName(),
+                              ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(decision)};
+  for (const json::object& p : pass_records) provenance.passes.push_back(p);
+  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(provenance));
   ReplaceDirectory(staging, result.model_dir);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.

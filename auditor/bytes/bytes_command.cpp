@@ -1,0 +1,89 @@
+#include "bytes/bytes_command.h"
+
+#include <optional>
+#include <ostream>
+
+#include "bytes/bytes_compare.h"
+#include "bytes/bytes_report.h"
+#include "report/command_options.h"
+
+namespace pstrain::audit {
+
+const char* const kBytesUsage =
+    "usage: audit bytes A B [--format text|json|html] [--out FILE] [--ignore-telemetry]\n"
+    "\n"
+    "Byte-compares two files or directory trees (artifact or model trees). Both are walked\n"
+    "recursively in sorted name order; symlinks below A and B are entries of their own and are never\n"
+    "followed (a symlink on one side and a file on the other is a difference). Reports files only in\n"
+    "A, files only in B, differing files with the first differing byte offset, both sizes and both\n"
+    "SHA-256s, and the number of identical files.\n"
+    "\n"
+    "Options:\n"
+    "  --format F          text (default, for people), json (for machines) or html (a single\n"
+    "                      self-contained page)\n"
+    "  --out FILE          write the report to FILE (atomically) instead of standard output\n"
+    "  --ignore-telemetry  skip files named telemetry.json and worker.stderr and files below a\n"
+    "                      slurm/ directory (a pass's Slurm job records), which are not\n"
+    "                      deterministic (docs/contract.md), and report how many were skipped\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit status: 0 identical; 1 different (a file compared with a directory is different);\n"
+    "2 trouble (bad option, missing or unreadable path, named in the message).\n";
+
+namespace {
+
+struct Options {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::optional<std::string> out;
+  bool ignore_telemetry = false;
+  bool help = false;
+};
+
+// Parses the options; returns an error message or "".
+std::string Parse(const std::vector<std::string>& args, Options& options) {
+  const std::string error = CommandOptions()
+                                .Flag("help,h", options.help)
+                                .Flag("ignore-telemetry", options.ignore_telemetry)
+                                .Value("format", options.format)
+                                .Value("out", options.out)
+                                .Positional(options.paths)
+                                .Parse(args);
+  if (!error.empty()) return error;
+  if (options.help) return "";
+  if (options.format != "text" && options.format != "json" && options.format != "html") {
+    return "--format must be text, json or html, not '" + options.format + "'";
+  }
+  if (options.paths.size() != 2) {
+    return "expected two paths A and B, got " + std::to_string(options.paths.size());
+  }
+  return "";
+}
+
+}  // namespace
+
+int RunBytesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options options;
+  if (const std::string error = Parse(args, options); !error.empty()) {
+    err << "audit bytes: " << error << "\n(see audit bytes --help)\n";
+    return 2;
+  }
+  if (options.help) {
+    out << kBytesUsage;
+    return 0;
+  }
+  BytesReport report;
+  try {
+    report = CompareBytes(options.paths[0], options.paths[1], options.ignore_telemetry);
+  } catch (const std::exception& e) {
+    err << "audit bytes: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string rendered = options.format == "json"   ? RenderBytesJson(report)
+                               : options.format == "html" ? RenderBytesHtml(report)
+                                                          : RenderBytesText(report);
+  if (!WriteReport("bytes", rendered, options.out, out, err)) return 2;
+  return report.Different() ? 1 : 0;
+}
+
+}  // namespace pstrain::audit

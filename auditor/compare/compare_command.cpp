@@ -1,0 +1,110 @@
+#include "compare/compare_command.h"
+
+#include <cmath>
+#include <optional>
+#include <ostream>
+
+#include "compare/compare_report.h"
+#include "compare/model_compare.h"
+#include "report/command_options.h"
+
+namespace pstrain::audit {
+
+const char* const kCompareUsage =
+    "usage: audit compare DIR_A DIR_B [--format text|json|html] [--out FILE] [--rtol X] [--atol X]\n"
+    "\n"
+    "Compares two model directories (e.g. runs/a/model runs/b/model), provenance.json included, and\n"
+    "says how they differ and, from provenance.json, why. Every file: present in both, byte-identical,\n"
+    "SHA-256. Parameter files (means, variances, mixture_weights, transition_matrices, mixw_counts,\n"
+    "tmat_counts, gauden_counts) are parsed: dimensions, differing elements, largest absolute and\n"
+    "relative difference and where (state, stream, density, dimension), elements outside the\n"
+    "tolerance, the states that differ most. mdef and other text files: a line diff. provenance.json:\n"
+    "field by field, shard counts, reduction, version and build identity first, then fingerprints,\n"
+    "configuration and per-pass likelihoods.\n"
+    "\n"
+    "Options:\n"
+    "  --format F   text (default, for people), json (for machines) or html (one self-contained\n"
+    "               page with a per-state heat map and the likelihood trajectories)\n"
+    "  --out FILE   write the report to FILE (atomically) instead of standard output\n"
+    "  --rtol X     relative tolerance (default 0): an element is outside when\n"
+    "  --atol X     |A-B| > atol + rtol * max(|A|, |B|) (default 0: every differing value)\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "Exit status: 0 identical (every file byte-identical); 1 different (any file, provenance.json\n"
+    "included); 2 trouble (bad option, missing or unreadable directory, malformed file, named in the\n"
+    "message).\n";
+
+namespace {
+
+struct Options {
+  std::vector<std::string> paths;
+  std::string format = "text";
+  std::optional<std::string> out;
+  std::string rtol = "0", atol = "0";
+  bool help = false;
+};
+
+// A finite, non-negative number, or an error message.
+std::string ParseTolerance(const std::string& name, const std::string& text, double& value) {
+  std::size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(value) || value < 0.0) {
+    return "--" + name + " must be a finite non-negative number, not '" + text + "'";
+  }
+  return "";
+}
+
+std::string Parse(const std::vector<std::string>& args, Options& options, Tolerance& tolerance) {
+  const std::string error = CommandOptions()
+                                .Flag("help,h", options.help)
+                                .Value("format", options.format)
+                                .Value("out", options.out)
+                                .Value("rtol", options.rtol)
+                                .Value("atol", options.atol)
+                                .Positional(options.paths)
+                                .Parse(args);
+  if (!error.empty()) return error;
+  if (options.help) return "";
+  if (options.format != "text" && options.format != "json" && options.format != "html") {
+    return "--format must be text, json or html, not '" + options.format + "'";
+  }
+  if (std::string e = ParseTolerance("rtol", options.rtol, tolerance.rtol); !e.empty()) return e;
+  if (std::string e = ParseTolerance("atol", options.atol, tolerance.atol); !e.empty()) return e;
+  if (options.paths.size() != 2) {
+    return "expected two directories DIR_A and DIR_B, got " + std::to_string(options.paths.size());
+  }
+  return "";
+}
+
+}  // namespace
+
+int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options options;
+  Tolerance tolerance;
+  if (const std::string error = Parse(args, options, tolerance); !error.empty()) {
+    err << "audit compare: " << error << "\n(see audit compare --help)\n";
+    return 2;
+  }
+  if (options.help) {
+    out << kCompareUsage;
+    return 0;
+  }
+  CompareReport report;
+  try {
+    report = CompareModels(options.paths[0], options.paths[1], tolerance);
+  } catch (const std::exception& e) {
+    err << "audit compare: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string rendered = options.format == "json"   ? RenderCompareJson(report)
+                               : options.format == "html" ? RenderCompareHtml(report)
+                                                          : RenderCompareText(report);
+  if (!WriteReport("compare", rendered, options.out, out, err)) return 2;
+  return report.Different() ? 1 : 0;
+}
+
+}  // namespace pstrain::audit

@@ -1,0 +1,127 @@
+#include "report/command_options.h"
+
+#include <ostream>
+
+#include "common/file_io.h"
+
+#include <boost/program_options/errors.hpp>
+#include <boost/program_options/parsers.hpp>
+#include <boost/program_options/value_semantic.hpp>
+
+namespace pstrain::audit {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string LongName(const std::string& names) { return names.substr(0, names.find(',')); }
+
+}  // namespace
+
+CommandOptions& CommandOptions::Flag(const std::string& names, bool& target) {
+  desc_.add_options()(names.c_str(), po::bool_switch());
+  flags_.insert(LongName(names));
+  apply_[LongName(names)] = [&target](const std::vector<std::string>&) {
+    target = true;
+    return std::string();
+  };
+  return *this;
+}
+
+CommandOptions& CommandOptions::Value(const std::string& name, std::string& target) {
+  return Value(name, [&target](const std::string& value) { target = value; });
+}
+
+CommandOptions& CommandOptions::Value(const std::string& name, std::optional<std::string>& target) {
+  return Value(name, [&target](const std::string& value) { target = value; });
+}
+
+CommandOptions& CommandOptions::Value(const std::string& name, std::function<void(const std::string&)> set) {
+  desc_.add_options()(name.c_str(), po::value<std::string>());
+  apply_[name] = [name, set = std::move(set)](const std::vector<std::string>& values) {
+    if (values.at(0).empty()) return "--" + name + " needs a non-empty value";
+    set(values[0]);
+    return std::string();
+  };
+  return *this;
+}
+
+CommandOptions& CommandOptions::Values(const std::string& name, Apply apply) {
+  desc_.add_options()(name.c_str(), po::value<std::vector<std::string>>()->multitoken()->zero_tokens());
+  apply_[name] = std::move(apply);
+  return *this;
+}
+
+CommandOptions& CommandOptions::Refused(const std::string& name, std::string message) {
+  desc_.add_options()(name.c_str(), po::value<std::string>()->implicit_value(""));
+  apply_[name] = [message = std::move(message)](const std::vector<std::string>&) { return message; };
+  return *this;
+}
+
+CommandOptions& CommandOptions::Positional(std::vector<std::string>& target) {
+  positional_ = &target;
+  return *this;
+}
+
+std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
+  namespace style = po::command_line_style;
+  po::parsed_options parsed(&desc_);
+  try {
+    // No guessing of abbreviations and no sticky short options: every option is spelled out.
+    parsed = po::command_line_parser(args)
+                 .options(desc_)
+                 .style(style::allow_long | style::long_allow_adjacent | style::long_allow_next | style::allow_short |
+                        style::allow_dash_for_short | style::short_allow_next)
+                 .allow_unregistered()
+                 .run();
+  } catch (const po::invalid_command_line_syntax& e) {
+    if (e.kind() == po::invalid_command_line_syntax::missing_parameter) return e.get_option_name() + " needs a value";
+    const std::string name = e.get_option_name();
+    const auto apply = apply_.find(name.substr(name.find_first_not_of('-')));
+    if (e.kind() == po::invalid_command_line_syntax::empty_adjacent_parameter && apply != apply_.end() &&
+        flags_.count(apply->first) == 0) {
+      // --name=: the option's own verdict on an empty value.
+      const std::string error = apply->second({""});
+      return error.empty() ? name + " needs a non-empty value" : error;
+    }
+    if (e.kind() == po::invalid_command_line_syntax::empty_adjacent_parameter ||
+        e.kind() == po::invalid_command_line_syntax::extra_parameter) {  // a flag given a value: --help=x
+      for (const std::string& arg : args) {
+        if (arg.rfind(name + "=", 0) == 0) return "unknown argument '" + arg + "'";
+      }
+    }
+    return e.what();
+  } catch (const po::error& e) {
+    return e.what();
+  }
+  for (const po::option& option : parsed.options) {
+    if (option.string_key.empty()) {  // an argument that is not an option
+      if (positional_ == nullptr) return "unknown argument '" + option.original_tokens.at(0) + "'";
+      positional_->push_back(option.value.at(0));
+      continue;
+    }
+    const auto apply = apply_.find(option.string_key);
+    if (option.unregistered || apply == apply_.end()) {
+      return "unknown argument '" + option.original_tokens.at(0) + "'";
+    }
+    if (std::string error = apply->second(option.value); !error.empty()) return error;
+  }
+  return "";
+}
+
+bool WriteReport(const std::string& command, const std::string& rendered, const std::optional<std::string>& out_path,
+                 std::ostream& out, std::ostream& err) {
+  if (!out_path) {
+    out << rendered;
+    return true;
+  }
+  try {
+    WriteFileAtomic(*out_path, rendered);
+  } catch (const std::exception& e) {
+    err << "audit " << command << ": " << e.what() << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pstrain::audit

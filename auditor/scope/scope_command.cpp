@@ -1,0 +1,162 @@
+#include "scope/scope_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+
+#include "common/file_io.h"
+#include "report/command_options.h"
+#include "scope/scope_doc.h"
+#include "scope/scope_extractor.h"
+#include "scope/scope_ledger.h"
+#include "scope/scope_report.h"
+
+#ifndef PSTRAIN_AUDIT_SOURCE_DIR
+#define PSTRAIN_AUDIT_SOURCE_DIR "."
+#endif
+
+namespace pstrain::audit {
+
+namespace fs = std::filesystem;
+
+const char* const kScopeUsage =
+    "usage: audit scope [--gates DIR] [--format markdown|json] [--out FILE] [--ledger FILE]\n"
+    "                   [--check DOC | --update DOC]\n"
+    "\n"
+    "Reads the determinism gates (DIR/*_gate.cpp) as text and reports, per gate:\n"
+    "  CHECKED    what its assertion-helper calls (gate.Expect...) compare: files, fields, checks,\n"
+    "             tolerances. Calls in comments, strings, #if 0 branches, dead code after an\n"
+    "             unconditional return, or inside macros the auditor cannot expand do not count\n"
+    "             (and are listed as \"not counted\"). Only bare ASSERT/EXPECT: \"CHECKED: nothing\".\n"
+    "  DESCRIBES  its declaration Gate gate({kind, {shard counts}, passes, limitation}), which\n"
+    "             certifies nothing.\n"
+    "\n"
+    "Options:\n"
+    "  --gates DIR      the gate sources (default: " PSTRAIN_AUDIT_SOURCE_DIR "/gates); a single file is\n"
+    "                   also accepted\n"
+    "  --format F       markdown (default, for people) or json (for pipelines)\n"
+    "  --out FILE       write the report to FILE (atomically) instead of standard output\n"
+    "  --ledger FILE    cross-check with a run ledger ($PSTRAIN_GATE_LEDGER of a gate run): flag\n"
+    "                   helper calls that never executed, checks recorded as failed, and declared\n"
+    "                   gates with no declaration record\n"
+    "  --check DOC      compare DOC's section between <!-- BEGIN GENERATED GATE SCOPE --> and\n"
+    "                   <!-- END GENERATED GATE SCOPE --> with the Markdown report; print a diff\n"
+    "                   when it is stale\n"
+    "  --update DOC     rewrite that section of DOC in place (atomic write)\n"
+    "  -h, --help       show this help\n"
+    "\n"
+    "Exit status: 0 ok; 1 the section is stale or the ledger cross-check found problems;\n"
+    "2 an error (bad option, unreadable file or directory, missing markers).\n";
+
+namespace {
+
+struct Options {
+  std::string gates = std::string(PSTRAIN_AUDIT_SOURCE_DIR) + "/gates";
+  std::string format = "markdown";
+  std::optional<std::string> out, ledger, check, update;
+  bool help = false;
+};
+
+// Parses the options; returns an error message or "".
+std::string Parse(const std::vector<std::string>& args, Options& options) {
+  const std::string error = CommandOptions()
+                                .Flag("help,h", options.help)
+                                .Value("gates", options.gates)
+                                .Value("format", options.format)
+                                .Value("out", options.out)
+                                .Value("ledger", options.ledger)
+                                .Value("check", options.check)
+                                .Value("update", options.update)
+                                .Parse(args);
+  if (!error.empty()) return error;
+  if (options.format != "markdown" && options.format != "json") {
+    return "--format must be markdown or json, not '" + options.format + "'";
+  }
+  if (options.check && options.update) return "--check and --update cannot be combined";
+  return "";
+}
+
+}  // namespace
+
+int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options options;
+  if (const std::string error = Parse(args, options); !error.empty()) {
+    err << "audit scope: " << error << "\n(see audit scope --help)\n";
+    return 2;
+  }
+  if (options.help) {
+    out << kScopeUsage;
+    return 0;
+  }
+
+  ScopeReport report;
+  std::optional<LedgerCrossCheck> ledger;
+  try {
+    report = ExtractScope(options.gates);
+    if (options.ledger) ledger = CrossCheck(report, ReadLedger(*options.ledger));
+  } catch (const std::exception& e) {
+    err << "audit scope: " << e.what() << "\n";
+    return 2;
+  }
+  const LedgerCrossCheck* ledger_ptr = ledger ? &*ledger : nullptr;
+  int code = 0;
+
+  const std::optional<std::string>& doc = options.check ? options.check : options.update;
+  if (doc) {
+    std::string text;
+    try {
+      text = ReadFileText(*doc);
+    } catch (const std::exception& e) {
+      err << "audit scope: " << e.what() << "\n";
+      return 2;
+    }
+    std::string error;
+    const std::optional<DocSection> section = FindGeneratedSection(text, error);
+    if (!section) {
+      err << "audit scope: " << *doc << ": " << error << "\n";
+      return 2;
+    }
+    const std::string generated = RenderMarkdown(report);
+    const std::string current = text.substr(section->begin, section->end - section->begin);
+    if (options.check) {
+      if (current == generated) {
+        out << "audit scope: " << *doc << ": the generated gate scope is current\n";
+      } else {
+        err << "audit scope: " << *doc << ": the generated gate scope is stale (run `audit scope --update " << *doc
+            << "`); differences from the gate sources:\n"
+            << UnifiedDiff(current, generated, *doc + " (generated section)", "audit scope (from " + report.gates_dir + "/)",
+                           section->first_line);
+        code = 1;
+      }
+    } else if (current == generated) {
+      out << "audit scope: " << *doc << ": already current\n";
+    } else {
+      try {
+        WriteFileAtomic(*doc, ReplaceGeneratedSection(text, *section, generated));
+      } catch (const std::exception& e) {
+        err << "audit scope: " << e.what() << "\n";
+        return 2;
+      }
+      out << "audit scope: " << *doc << ": generated gate scope updated\n";
+    }
+    if (ledger_ptr != nullptr && !options.out) {
+      out << (options.format == "json" ? RenderJson(report, ledger_ptr) : RenderLedgerMarkdown(*ledger_ptr));
+    }
+  }
+
+  if (!doc || options.out) {
+    const std::string rendered =
+        options.format == "json" ? RenderJson(report, ledger_ptr) : RenderMarkdown(report, ledger_ptr);
+    if (!WriteReport("scope", rendered, options.out, out, err)) return 2;
+  }
+
+  if (ledger_ptr != nullptr && ledger_ptr->problems() > 0) {
+    err << "audit scope: ledger cross-check of " << ledger_ptr->ledger << ": " << ledger_ptr->problems()
+        << (ledger_ptr->problems() == 1 ? " problem" : " problems") << "\n";
+    code = std::max(code, 1);
+  }
+  return code;
+}
+
+}  // namespace pstrain::audit
