@@ -40,7 +40,7 @@
 
 #include "gate_kit.h"
 #include "integration/test_util.h"
-#include "training/train_loop.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::gates {
 

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
-#include "training/train_loop.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::audit {
 
@@ -102,7 +102,7 @@ ModeComparison CompareRuns(const std::string& reduction, const fs::path& run_a, 
   m.a.run_dir = run_a.string();
   m.b.run_dir = run_b.string();
   for (std::uint32_t pass = 1; pass <= passes; ++pass) {
-    const fs::path pa = run_a / "passes" / PassName(pass), pb = run_b / "passes" / PassName(pass);
+    const fs::path pa = PassDir(run_a, pass), pb = PassDir(run_b, pass);
     PassComparison c;
     c.pass = pass;
     const PassRecord ra = ReadPassRecord(pa / "pass.json", pass), rb = ReadPassRecord(pb / "pass.json", pass);

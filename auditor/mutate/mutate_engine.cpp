@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "coordinator/finished_pass.h"
-#include "training/train_loop.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::audit {
 
@@ -100,7 +100,7 @@ std::uint32_t LastCompletePass(const fs::path& run_dir) {
 
 MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std::vector<Mutation>& mutations,
                           const PassValidator& validator, const fs::path& work_dir, bool keep, const fs::path& foreign_run) {
-  const fs::path original = run_dir / "passes" / PassName(pass);
+  const fs::path original = PassDir(run_dir, pass);
   if (!fs::is_directory(original)) throw InputError(original.string() + ": no such pass directory");
   const FinishedPass finished = ReadFinishedPass(original);  // InputError names pass.json
   if (finished.expected.pass != pass) {

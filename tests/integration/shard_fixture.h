@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "training/train_loop.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::testing {
 

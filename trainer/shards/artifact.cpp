@@ -24,12 +24,6 @@ std::string PayloadDigest(const std::vector<PayloadFile>& payload) {
   return Sha256Hex(lines);
 }
 
-std::string ShardDirName(std::uint32_t shard) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "shard-%03u", shard);
-  return buffer;
-}
-
 namespace {
 
 json::array Strings(const std::vector<std::string>& values) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "provenance/fingerprints.h"
+#include "shards/run_layout.h"
 
 namespace pstrain {
 
@@ -68,8 +69,5 @@ std::string SerializeArtifact(const ShardArtifact& artifact);
 // range, and the text in canonical form (SerializeArtifact of the result gives the same bytes).
 // InputError names `path`.
 ShardArtifact ParseArtifact(const std::string& text, const std::string& path);
-
-// The subdirectory of shard `shard` inside a pass directory: "shard-007".
-std::string ShardDirName(std::uint32_t shard);
 
 }  // namespace pstrain

@@ -16,15 +16,10 @@
 #include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
+#include "shards/run_layout.h"
 #include "training/pass_summary.h"
 
 namespace pstrain {
-
-std::string PassName(std::uint32_t pass) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof(buffer), "%03u", pass);
-  return buffer;
-}
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -229,7 +224,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
 
   if (initial.has_feat_params) initial.feat_params_text = OutputFeatParams(initial.feat_params_text, base.options.features);
   ModelFiles model = initial;
-  fs::create_directories(run_dir / "passes");
+  fs::create_directories(run_dir / kRunPassesDir);
   std::vector<json::object> pass_records;
   bool has_previous = false;
   double previous_per_frame = 0.0;
@@ -238,7 +233,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
 
   // Resume after the last complete pass of an identical training.
   for (; pass <= options.stop.max_passes; ++pass) {
-    const fs::path pass_dir = run_dir / "passes" / PassName(pass);
+    const fs::path pass_dir = PassDir(run_dir, pass);
     RecoverDirectory(pass_dir);
     const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
     if (!completed.not_verified.empty()) log << "pass " << pass << ": " << completed.not_verified << ": recomputed\n";
@@ -258,12 +253,12 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
 
   for (; decision == StopDecision::kContinue; ++pass) {
     const auto pass_start = std::chrono::steady_clock::now();
-    const fs::path final_pass_dir = run_dir / "passes" / PassName(pass);
-    const fs::path pass_dir = run_dir / "passes" / ("." + PassName(pass) + ".staging");
+    const fs::path final_pass_dir = PassDir(run_dir, pass);
+    const fs::path pass_dir = StagingPassDir(run_dir, pass);
     fs::remove_all(pass_dir);
     fs::create_directories(pass_dir);
     PassInputs inputs = base;
-    if (pass > 1) inputs.model_dir = (run_dir / "passes" / PassName(pass - 1) / "model").string();
+    if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
     ShardedPassResult sharded = RunShardedPass(inputs, manifest, pass, shard_count, pass_dir, *launcher);
     const ReducedPass& reduced = sharded.reduced;
     if (reduced.total_frames == 0) {
@@ -333,8 +328,8 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   ReplaceDirectory(staging, result.model_dir);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.
-  for (std::uint32_t stale = result.passes + 1; fs::exists(run_dir / "passes" / PassName(stale)); ++stale) {
-    fs::remove_all(run_dir / "passes" / PassName(stale));
+  for (std::uint32_t stale = result.passes + 1; fs::exists(PassDir(run_dir, stale)); ++stale) {
+    fs::remove_all(PassDir(run_dir, stale));
     log << "removed passes/" << PassName(stale) << " of an earlier training\n";
   }
   return result;

@@ -23,9 +23,6 @@
 
 namespace pstrain {
 
-// The name of pass `pass`'s directory under RUNDIR/passes: 1 -> "001".
-std::string PassName(std::uint32_t pass);
-
 struct StopRule {
   std::uint32_t min_passes = 1;
   std::uint32_t max_passes = 10;
