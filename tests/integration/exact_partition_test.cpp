@@ -6,7 +6,7 @@
 #include "formats/dictionary.h"
 #include "integration/test_util.h"
 #include "manifest/manifest.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain::testing {
 namespace {

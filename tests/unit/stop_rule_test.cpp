@@ -1,5 +1,5 @@
 // Tests for the training stop rule (DecideStop, trainer/training/train_loop.h) and the retry-beam
-// schedule syntax (ParseRetryBeams / FormatRetryBeams, trainer/training/corpus_pass.h).
+// schedule syntax (ParseRetryBeams / FormatRetryBeams, trainer/estep/corpus_pass.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 #include "training/train_loop.h"
 
 namespace pstrain {

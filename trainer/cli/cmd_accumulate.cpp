@@ -12,7 +12,7 @@
 #include "coordinator/pass_runner.h"
 #include "model/model_checks.h"
 #include "shards/partition.h"
-#include "training/pass_summary.h"
+#include "coordinator/pass_summary.h"
 
 namespace pstrain::cli {
 

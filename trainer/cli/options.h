@@ -18,7 +18,7 @@
 #include "manifest/manifest.h"
 #include "coordinator/slurm_launcher.h"
 #include "shards/shard_worker.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain::cli {
 

@@ -9,7 +9,7 @@
 #include "shards/fallback_sidecar.h"
 #include "shards/artifact.h"
 #include "shards/reducer.h"
-#include "training/pass_summary.h"
+#include "coordinator/pass_summary.h"
 
 namespace pstrain {
 

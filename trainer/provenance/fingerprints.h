@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain {
 

@@ -35,7 +35,7 @@ struct ProvenanceRecord {
   std::string host;                 // diagnostic only
   boost::json::array shard_nodes;   // diagnostic only: per Slurm pass, the node of each shard; omitted when empty
   boost::json::array model_files;   // [{"file", "sha256"}] of the final model's files
-  boost::json::array passes;        // one object per pass (training/pass_summary)
+  boost::json::array passes;        // one object per pass (coordinator/pass_summary)
   std::string stop_decision;
 };
 

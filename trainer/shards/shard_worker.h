@@ -8,7 +8,7 @@
 #include <string>
 
 #include "provenance/fingerprints.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain {
 

@@ -17,7 +17,7 @@
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
 #include "shards/run_layout.h"
-#include "training/pass_summary.h"
+#include "coordinator/pass_summary.h"
 
 namespace pstrain {
 

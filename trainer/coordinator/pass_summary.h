@@ -12,7 +12,7 @@
 #include "reestimate/reestimate.h"
 #include "shards/artifact.h"
 #include "shards/reducer.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain {
 

@@ -1,4 +1,4 @@
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 #include <cstdio>
 #include <ostream>

@@ -1,4 +1,4 @@
-#include "training/pass_summary.h"
+#include "coordinator/pass_summary.h"
 
 #include <algorithm>
 #include <boost/json.hpp>
