@@ -23,7 +23,7 @@
 #include "integration/test_util.h"
 #include "manifest/manifest.h"
 #include "provenance/fingerprints.h"
-#include "training/corpus_pass.h"
+#include "estep/corpus_pass.h"
 
 namespace pstrain::gates {
 namespace {
