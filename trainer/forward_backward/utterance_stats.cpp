@@ -39,10 +39,31 @@ void UtteranceStats::ForEachTouched(AddFn&& add) const {
 }
 
 // The exact form: integer sums, so the order does not matter; AddValues skips zeros.
+// The accumulators of a run are prefetched kAhead runs (about one density) before they are added
+// to: with many senones (a tied CD model) they do not fit in the cache, and each density's runs
+// start at an unpredictable address. The additions keep the traversal order.
 void UtteranceStats::AddTo(ExactAccumulators& global) const {
-  ForEachTouched([&](ExactAccumulators::Block block, std::size_t first, const double* values, std::size_t n) {
-    global.AddValues(block, first, values, n);
+  using Block = ExactAccumulators::Block;
+  struct Run {
+    Block block;
+    std::size_t first;
+    const double* values;
+    std::size_t n;
+  };
+  constexpr std::size_t kAhead = 4;
+  Run ring[kAhead];
+  std::size_t queued = 0;
+  ForEachTouched([&](Block block, std::size_t first, const double* values, std::size_t n) {
+    global.Prefetch(block, first, n);
+    Run& slot = ring[queued % kAhead];
+    if (queued >= kAhead) global.AddValues(slot.block, slot.first, slot.values, slot.n);
+    slot = Run{block, first, values, n};
+    ++queued;
   });
+  for (std::size_t i = queued > kAhead ? queued - kAhead : 0; i < queued; ++i) {
+    const Run& run = ring[i % kAhead];
+    global.AddValues(run.block, run.first, run.values, run.n);
+  }
 }
 
 void UtteranceStats::AddTo(Accumulators& global) const {
