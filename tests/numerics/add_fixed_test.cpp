@@ -97,8 +97,8 @@ TEST(AddFixedKernel, VectorLevelsTakeOrdinaryChunks) {
   for (numerics::IsaLevel level : numerics::SupportedIsaLevels()) {
     std::vector<std::uint64_t> acc(2 * values.size(), 0);
     const std::size_t done = numerics::KernelsFor(level).add_fixed(values.data(), values.size(), acc.data());
-    if (level == numerics::IsaLevel::kScalar) {
-      EXPECT_EQ(done, 0u);
+    if (level == numerics::IsaLevel::kScalar || level == numerics::IsaLevel::kSse2) {
+      EXPECT_EQ(done, 0u);  // these levels hand everything to the reference path
     } else {
       EXPECT_EQ(done, values.size()) << numerics::IsaName(level);
       EXPECT_EQ(acc[0], std::uint64_t{3} << 62);  // 0.75 * 2^64, low word

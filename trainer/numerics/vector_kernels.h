@@ -35,7 +35,8 @@ struct VectorKernels {
   // low word first), in chunks of the level's lanes. Only chunks where nothing can fail are done
   // (every |value| < 2^32, every accumulator |acc| < 2^126); the return value is the index of the
   // first element of the first chunk not done (n when all are), which the caller must take through
-  // ToFixed + AddFixed (one element) before calling again. The scalar level does none (returns 0).
+  // ToFixed + AddFixed (one element) before calling again. The scalar and sse2 levels do none
+  // (return 0): sse2 lacks per-lane 64-bit shifts, and emulating them is slower than the reference.
   std::size_t (*add_fixed)(const double* values, std::size_t n, std::uint64_t* acc);
 };
 
