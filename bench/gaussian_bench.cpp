@@ -22,8 +22,16 @@
 // order, log density = log_norm - dist.
 //
 // items_processed = densities, so items_per_second is densities/s; the "per_density" counter is the
-// time per density (e.g. "40.1ns").
+// time per density (e.g. "40.1ns"). On x86-64, "flops_per_cycle" is the density arithmetic (per
+// dimension a float32 subtraction, two double multiplications and a double addition, plus the
+// final log_norm - dist: 4 veclen + 1 operations per density) per time-stamp-counter tick over the
+// timed loop. The TSC counts at the nominal clock, so this is flops per nominal cycle (docs/performance.md
+// compares it with the CPU's peak without FMA).
 #include <benchmark/benchmark.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <cstdint>
 #include <cstring>
@@ -143,6 +151,9 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     }
   }
   std::uint32_t senone = 0, frame = 0;
+#if defined(__x86_64__)
+  const std::uint64_t tsc_start = __rdtsc();
+#endif
   for (auto _ : state) {
     const float* x = c.frames.data() + std::size_t(frame) * veclen;
     for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i) {
@@ -157,6 +168,11 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     benchmark::ClobberMemory();
     if (++frame == kFrames) frame = 0;
   }
+#if defined(__x86_64__)
+  const std::uint64_t tsc_ticks = __rdtsc() - tsc_start;
+  const double flops = static_cast<double>(state.iterations()) * kSenonesPerFrame * n_density * (4.0 * veclen + 1.0);
+  if (tsc_ticks > 0) state.counters["flops_per_cycle"] = flops / static_cast<double>(tsc_ticks);
+#endif
   const double per_iteration = static_cast<double>(kSenonesPerFrame) * n_density;
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * kSenonesPerFrame * n_density);
   state.counters["dims"] = veclen;

@@ -1,10 +1,13 @@
+// ExactAccumulators: the exact adds, the reduction, the double view and the exact_counts encoding.
 #include "accumulators/exact_accumulators.h"
 
+#include <bit>
 #include <cstring>
 #include <filesystem>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -76,11 +79,21 @@ void ExactAccumulators::AddValue(Block block, std::size_t index, double value) {
   AddFixed(BlockData(block)[index], ToFixed(value, what), what);
 }
 
+// The level's add_fixed kernel does the chunks where nothing can fail (numerics/vector_kernels.h);
+// every element it leaves goes through ToFixed + AddFixed, which throw as the contract says. Each
+// element is one integer addition into its own accumulator either way, so the bits are the same.
 void ExactAccumulators::AddValues(Block block, std::size_t first, const double* values, std::size_t n) {
+  static_assert(sizeof(FixedPoint) == 16 && std::endian::native == std::endian::little,
+                "add_fixed reads each accumulator as two little-endian 64-bit words");
   const char* what = BlockName(block);
   FixedPoint* data = BlockData(block).data() + first;
-  for (std::size_t i = 0; i < n; ++i) {
+  const numerics::VectorKernels& kernels = numerics::ActiveKernels();
+  std::size_t i = 0;
+  while (i < n) {
+    i += kernels.add_fixed(values + i, n - i, reinterpret_cast<std::uint64_t*>(data + i));
+    if (i == n) break;
     if (values[i] != 0.0) AddFixed(data[i], ToFixed(values[i], what), what);
+    ++i;
   }
 }
 
@@ -105,7 +118,11 @@ Accumulators ExactAccumulators::ToAccumulators() const {
 }
 
 std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
-  std::vector<std::uint8_t> out(kExactMagic, kExactMagic + kMagicLength);
+  // The exact size up front: growing by doubling would hold up to 1.5x the file at the peak.
+  std::vector<std::uint8_t> out;
+  out.reserve(kMagicLength + 4 * kHeaderWords +
+              16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size()));
+  for (std::size_t i = 0; i < kMagicLength; ++i) out.push_back(static_cast<std::uint8_t>(kExactMagic[i]));
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
     AppendU32(out, v);

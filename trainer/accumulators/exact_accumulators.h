@@ -31,6 +31,12 @@ class ExactAccumulators {
   void AddValue(Block block, std::size_t index, double value);
   // AddValue(block, first + i, values[i]) for every i < n with values[i] != 0.
   void AddValues(Block block, std::size_t first, const double* values, std::size_t n);
+  // A hint that elements [first, first + n) of `block` are added to soon (a cache prefetch; no
+  // effect on any value).
+  void Prefetch(Block block, std::size_t first, std::size_t n) const {
+    const char* begin = reinterpret_cast<const char*>(BlockData(block).data() + first);
+    for (std::size_t offset = 0; offset < n * sizeof(FixedPoint); offset += 64) __builtin_prefetch(begin + offset, 1);
+  }
   // Exact element-wise sum; shapes and pass2var must agree (InputError naming `what`).
   void Add(const ExactAccumulators& other, const std::string& what);
 

@@ -40,7 +40,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
   const std::uint32_t last = n_frames - 1;
 
   acc.Reset(hmm, model, model.n_tmat());
-  gatherer_.Reset(model, hmm, pass.features, local_of_senone_, options.pass2var, *kernels_, acc);
+  gatherer_.Reset(model, hmm, pass.features, local_of_senone_, options.pass2var, kernel_.kernels(), acc);
   const std::uint32_t n_emit = model.n_emit_state();
   const std::uint32_t n_to = n_emit + 1;
   auto add_tmat = [&](std::uint32_t from_state, std::uint32_t to_state, double value) {

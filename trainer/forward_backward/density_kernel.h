@@ -21,6 +21,9 @@ class DensityKernel {
  public:
   explicit DensityKernel(const numerics::VectorKernels& kernels) : kernels_(&kernels) {}
 
+  // The vector kernels every evaluation uses (also the statistics gatherer's).
+  const numerics::VectorKernels& kernels() const { return *kernels_; }
+
   // Before each utterance: its local senones (SentenceHmm::senones).
   void Prepare(const AcousticModel& model, const std::vector<std::uint32_t>& senones);
 

@@ -11,7 +11,7 @@ constexpr std::uint32_t kMinFrames = 9;
 
 ForwardBackward::ForwardBackward() : ForwardBackward(numerics::ActiveKernels()) {}
 
-ForwardBackward::ForwardBackward(const numerics::VectorKernels& kernels) : kernels_(&kernels), kernel_(kernels) {}
+ForwardBackward::ForwardBackward(const numerics::VectorKernels& kernels) : kernel_(kernels) {}
 
 std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model, const SentenceHmm& hmm,
                                                       const Features& features, const ForwardBackwardOptions& options,
@@ -34,7 +34,7 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
   for (std::uint32_t local = 0; local < hmm.senones.size(); ++local) local_of_senone_[hmm.senones[local]] = local;
   state_slot_.assign(n_states, -1);
   kernel_.Prepare(model, hmm.senones);
-  densities_.Reset(hmm.senones);
+  densities_.Reset(hmm.senones, model);
 
   const Pass pass{model, hmm, features, options};
   if (auto failure = AlphaPass(pass, stats)) return failure;

@@ -91,8 +91,7 @@ class ForwardBackward {
     return local_of_senone_[hmm.states[state].senone];
   }
 
-  const numerics::VectorKernels* kernels_;
-  DensityKernel kernel_;
+  DensityKernel kernel_;  // holds the vector kernels (kernel_.kernels())
   FrameDensities densities_;
   StatisticsGatherer gatherer_;
 

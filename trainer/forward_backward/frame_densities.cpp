@@ -11,8 +11,9 @@ constexpr double kMaxLogDensity = 10.0;                  // densities are scaled
 constexpr double kMinusLogInfinity = -708.407751281802;  // log of the smallest normal double
 }  // namespace
 
-void FrameDensities::Reset(const std::vector<std::uint32_t>& senones) {
+void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const AcousticModel& model) {
   senones_ = &senones;
+  topn_ = model.topn();
   begin_.assign(1, 0);
   local_.clear();
   op_.clear();
@@ -22,9 +23,8 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones) {
   local_entry_.assign(senones.size(), -1);
 }
 
-void FrameDensities::Request(DensityKernel& kernel, const AcousticModel& model, std::uint32_t local, const float* x) {
+void FrameDensities::Request(DensityKernel& kernel, std::uint32_t local, const float* x) {
   if (local_entry_[local] >= 0) return;
-  topn_ = model.topn();
   kernel.Evaluate(local, (*senones_)[local], x);
   local_entry_[local] = static_cast<std::int32_t>(local_.size());
   local_.push_back(local);
@@ -35,7 +35,6 @@ void FrameDensities::Request(DensityKernel& kernel, const AcousticModel& model, 
 }
 
 double FrameDensities::FinishFrame(const DensityKernel& kernel, const AcousticModel& model) {
-  topn_ = model.topn();
   const std::size_t first_entry = begin_.back();
   double max_log = -std::numeric_limits<double>::max();
   for (const double v : pending_log_) max_log = std::max(max_log, v);

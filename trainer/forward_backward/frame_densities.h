@@ -17,11 +17,12 @@ namespace pstrain {
 
 class FrameDensities {
  public:
-  // Before each utterance: the local -> global senone map (SentenceHmm::senones).
-  void Reset(const std::vector<std::uint32_t>& senones);
+  // Before each utterance: the local -> global senone map (SentenceHmm::senones) and the model
+  // (its topn fixes the entries per senone for the whole utterance).
+  void Reset(const std::vector<std::uint32_t>& senones, const AcousticModel& model);
 
   // Evaluates local senone `local` at x for the frame being built, unless already done.
-  void Request(DensityKernel& kernel, const AcousticModel& model, std::uint32_t local, const float* x);
+  void Request(DensityKernel& kernel, std::uint32_t local, const float* x);
   // Scales and closes the frame being built; returns its density log-scale.
   double FinishFrame(const DensityKernel& kernel, const AcousticModel& model);
 

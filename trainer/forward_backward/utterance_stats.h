@@ -41,8 +41,10 @@ class UtteranceStats {
   void AddTo(Accumulators& global) const;
 
  private:
+  // Calls add(block, first global index, values, n) for every run of statistics the utterance
+  // touched, in a fixed order; densities with zero occupancy are skipped (utterance_stats.cpp).
   template <typename AddFn>
-  void ForEachValue(AddFn&& add) const;
+  void ForEachTouched(AddFn&& add) const;
   std::vector<std::uint32_t> senones_;  // local -> global senone
   std::uint32_t n_density_ = 0, veclen_ = 0, n_emit_ = 0;
   std::vector<double> mixw_, dnom_, mean_, var_;

@@ -76,5 +76,9 @@ void GroupedDistances(const float* x, const float* mean, const float* precision,
   }
 }
 
+// The scalar level takes no fast path: every value goes through the reference conversion
+// (accumulators/exact_sum.h ToFixed + AddFixed), which is what the vector levels must match.
+std::size_t AddFixed(const double*, std::size_t, std::uint64_t*) { return 0; }
+
 }  // namespace scalar
 }  // namespace pstrain::numerics

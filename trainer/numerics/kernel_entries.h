@@ -13,6 +13,7 @@
                        std::uint32_t veclen);                                                         \
   void GroupedDistances(const float* x, const float* mean, const float* precision, std::uint32_t veclen, \
                         std::uint32_t n_groups, double* dist);                                       \
+  std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
   }
 
 PSTRAIN_DECLARE_KERNELS(scalar)

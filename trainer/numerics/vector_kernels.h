@@ -30,6 +30,14 @@ struct VectorKernels {
   // arithmetic, forward_backward/gaussian_eval.h).
   void (*grouped_distances)(const float* x, const float* mean, const float* precision, std::uint32_t veclen,
                             std::uint32_t n_groups, double* dist);
+  // The common case of the exact accumulation (accumulators/exact_sum.h): for i < n in order,
+  // acc[i] += ToFixed(values[i]) with acc n signed 128-bit little-endian integers (2n 64-bit words,
+  // low word first), in chunks of the level's lanes. Only chunks where nothing can fail are done
+  // (every |value| < 2^32, every accumulator |acc| < 2^126); the return value is the index of the
+  // first element of the first chunk not done (n when all are), which the caller must take through
+  // ToFixed + AddFixed (one element) before calling again. The scalar and sse2 levels do none
+  // (return 0): sse2 lacks per-lane 64-bit shifts, and emulating them is slower than the reference.
+  std::size_t (*add_fixed)(const double* values, std::size_t n, std::uint64_t* acc);
 };
 
 // The kernels of one level (the level must be in BuildIsaLevels(); the caller checks the CPU).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -223,7 +224,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   }
 
   if (initial.has_feat_params) initial.feat_params_text = OutputFeatParams(initial.feat_params_text, base.options.features);
-  ModelFiles model = initial;
+  ModelFiles model = std::move(initial);  // not a copy: a CD model's mdef alone is megabytes
   fs::create_directories(run_dir / kRunPassesDir);
   std::vector<json::object> pass_records;
   bool has_previous = false;
