@@ -38,8 +38,10 @@ std::size_t GaussianParams::Offset(std::uint32_t mgau, std::uint32_t feat, std::
   return std::size_t(mgau) * n_density * total + feat_offset + std::size_t(density) * veclen[feat];
 }
 
-GaussianParams ReadGaussianFile(const std::string& path) {
-  S3File file = ReadS3(path);
+GaussianParams ReadGaussianFile(const std::string& path) { return DecodeGaussianFile(ReadFileBytes(path), path); }
+
+GaussianParams DecodeGaussianFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file = ParseS3(bytes, path);
   S3Cursor in(file, path);
   GaussianParams p;
   p.n_mgau = in.U32("n_mgau");
@@ -67,8 +69,10 @@ void WriteGaussianFile(const std::string& path, const GaussianParams& p) {
   WriteFileAtomic(path, EncodeGaussianFile(p));
 }
 
-Array3D ReadArray3DFile(const std::string& path) {
-  S3File file = ReadS3(path);
+Array3D ReadArray3DFile(const std::string& path) { return DecodeArray3DFile(ReadFileBytes(path), path); }
+
+Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file = ParseS3(bytes, path);
   S3Cursor in(file, path);
   Array3D a;
   a.d1 = in.U32("d1");
