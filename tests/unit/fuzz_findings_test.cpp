@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "formats/mdef.h"
 #include "formats/param_files.h"
 #include "formats/s3_file.h"
 #include "model/model_checks.h"
@@ -51,6 +52,18 @@ TEST(FuzzFindingsTest, GaussianVeclenWithinTheBoundStillParses) {
   const GaussianParams params = DecodeGaussianFile(EncodeS3(out.file()), "model/means");
   EXPECT_EQ(params.TotalVeclen(), 3u);
   EXPECT_EQ(params.data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
+}
+
+// A 2 KB mdef (an4_ci_cont's, 34 phones x 3 states) declaring 400,000,000 tied states sized two
+// arrays by that count: 1.6 GB and 17 s before it was accepted. The count is now bounded by the
+// phone rows' emitting states (tests/fuzz/crashes/mdef/n-tied-state-beyond-the-phone-rows).
+TEST(FuzzFindingsTest, MdefDeclaringMoreTiedStatesThanThePhoneRowsHoldIsRejected) {
+  std::string text = "0.3\n1 n_base\n0 n_tri\n4 n_state_map\n400000000 n_tied_state\n3 n_tied_ci_state\n1 n_tied_tmat\n"
+                     "SIL - - - filler 0 0 1 2 N\n";
+  EXPECT_THAT(InputErrorMessage([&] { Mdef::Parse(text, "model/mdef"); }),
+              HasSubstr("model/mdef: n_tied_state 400000000 is more than the 3 emitting states of the phone rows"));
+  text.replace(text.find("400000000"), 9, "3");
+  EXPECT_EQ(Mdef::Parse(text, "model/mdef").n_tied_state(), 3u);
 }
 
 }  // namespace
