@@ -87,6 +87,7 @@ run_target() {
   local t=$1
   local work="$BUILD_DIR/fuzz-corpus/$t" crashes="$FUZZ_SRC/crashes/$t"
   mkdir -p "$work" "$crashes"
+  rm -f "$LOGS/$t.rc"
   "$BUILD_DIR/tests/fuzz/${t}_fuzz" -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" \
     -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$RSS_LIMIT_MB" -detect_leaks=1 -print_final_stats=1 \
     -artifact_prefix="$crashes/" "$work" "$FUZZ_SRC/corpus/$t" "$crashes" >"$LOGS/$t.log" 2>&1
@@ -96,6 +97,7 @@ declare -A rc
 started=0
 for t in "${TARGETS[@]}"; do
   echo "fuzz: $t for ${SECONDS_PER_TARGET} s (log $LOGS/$t.log)"
+  rm -f "$LOGS/$t.rc" "$LOGS/$t.log"
   ( run_target "$t"; echo $? >"$LOGS/$t.rc" ) &
   started=$((started + 1))
   if [ $((started % PARALLEL)) -eq 0 ]; then wait; fi
