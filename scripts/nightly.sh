@@ -17,10 +17,20 @@
 # It also runs the exp/log accuracy test against MPFR with 10^7 inputs per range
 # (numerics_mpfr_full, docs/numerics.md), and fails when it fails or ran no test.
 #
+# Then it fuzzes every parser of untrusted input for 120 s per target with libFuzzer, ASan and UBSan
+# (scripts/fuzz.sh, its own build directory FUZZ_BUILD_DIR, default build-fuzz; docs/fuzzing.md),
+# and builds the whole project with -DPSTRAIN_SANITIZE=ON (ASan+UBSan) in SANITIZE_BUILD_DIR
+# (default build-asan) and runs the default test suite there once (ctest -LE nightly); that step
+# fails on a failed test, on a run with no test, and on any sanitizer report of any process (the
+# reports go to files, BUILD_DIR/nightly/sanitizer/, so a child process's report is not lost).
+#
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
-# is not 0, else the MPFR test's (1) when it failed, else that of check-aarch64.sh (1 bytes differ, 2 it could not run); or the failing
-# build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json,
-# gates-junit.xml, the gates' output, and aarch64-check.log).
+# is not 0, else the MPFR test's (1) when it failed, else that of check-aarch64.sh (1 bytes differ,
+# 2 it could not run) when it is not 0, else that of scripts/fuzz.sh (1 a finding, 2 it could not
+# build or run) when it is not 0, else the sanitized suite's (1 a failed test or a sanitizer
+# report, 2 it could not build); or the failing build step's. Reports stay in BUILD_DIR/nightly/
+# (gate-ledger.jsonl, gates.json, gates-junit.xml, the gates' output, aarch64-check.log, fuzz.log,
+# sanitized-suite.log and sanitizer/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -53,7 +63,39 @@ echo "nightly: x86-64 vs aarch64 (qemu-user) byte comparison, scripts/check-aarc
 aarch64_rc=0
 BUILD_DIR=$BUILD_DIR bash scripts/check-aarch64.sh 2>&1 | tee "$REPORTS/aarch64-check.log" || aarch64_rc=${PIPESTATUS[0]}
 
-echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, aarch64 check exit $aarch64_rc"
+echo "nightly: fuzzing every parser for 120 s per target (scripts/fuzz.sh); log in $REPORTS/fuzz.log"
+fuzz_rc=0
+bash scripts/fuzz.sh 120 2>&1 | tee "$REPORTS/fuzz.log" || fuzz_rc=${PIPESTATUS[0]}
+
+SANITIZE_BUILD_DIR=${SANITIZE_BUILD_DIR:-build-asan}
+SANITIZER_REPORTS="$PWD/$REPORTS/sanitizer"
+echo "nightly: the default test suite under ASan+UBSan in $SANITIZE_BUILD_DIR; log in $REPORTS/sanitized-suite.log"
+mkdir -p "$SANITIZER_REPORTS"
+sanitize_rc=0
+if ! { cmake -S . -B "$SANITIZE_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DPSTRAIN_SANITIZE=ON -DPSTRAIN_BUILD_BENCH=OFF &&
+       cmake --build "$SANITIZE_BUILD_DIR" -j"$JOBS"; } >"$REPORTS/sanitized-build.log" 2>&1; then
+  tail -40 "$REPORTS/sanitized-build.log"
+  echo "nightly: the sanitized build failed (log $REPORTS/sanitized-build.log)"
+  sanitize_rc=2
+else
+  # Every process the tests start (pstrain workers, audit, gate binaries) inherits these: leaks are
+  # reported, every report is fatal and written to SANITIZER_REPORTS/{asan,ubsan}.PID.
+  ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$SANITIZER_REPORTS/asan" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$SANITIZER_REPORTS/ubsan" \
+    ctest --test-dir "$SANITIZE_BUILD_DIR" -LE nightly -j"$JOBS" --output-on-failure 2>&1 | tee "$REPORTS/sanitized-suite.log" ||
+    sanitize_rc=${PIPESTATUS[0]}
+  [ "$sanitize_rc" -eq 0 ] || sanitize_rc=1
+  if ! grep -qE "^100% tests passed, 0 tests failed out of [1-9]" "$REPORTS/sanitized-suite.log"; then sanitize_rc=1; fi
+  if [ -n "$(ls -A "$SANITIZER_REPORTS")" ]; then
+    echo "nightly: sanitizer reports:"
+    for report in "$SANITIZER_REPORTS"/*; do echo "== $report"; head -30 "$report"; done
+    sanitize_rc=1
+  fi
+fi
+
+echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, aarch64 check exit $aarch64_rc, fuzz exit $fuzz_rc, sanitized suite exit $sanitize_rc"
 if [ "$gates_rc" -ne 0 ]; then exit "$gates_rc"; fi
 if [ "$numerics_rc" -ne 0 ]; then exit "$numerics_rc"; fi
-exit "$aarch64_rc"
+if [ "$aarch64_rc" -ne 0 ]; then exit "$aarch64_rc"; fi
+if [ "$fuzz_rc" -ne 0 ]; then exit "$fuzz_rc"; fi
+exit "$sanitize_rc"

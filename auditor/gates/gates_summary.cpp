@@ -87,8 +87,12 @@ std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
   } catch (const std::exception& e) {
     throw InputError(path.string() + ": cannot read the GoogleTest XML report: " + e.what());
   }
+  return ParseGtestXmlText(text, path.string());
+}
+
+std::vector<XmlTestCase> ParseGtestXmlText(const std::string& text, const std::string& name) {
   if (XmlNestingDepth(text) > kMaxXmlDepth) {
-    throw InputError(path.string() + ": not a GoogleTest XML report: elements nested more than " +
+    throw InputError(name + ": not a GoogleTest XML report: elements nested more than " +
                      std::to_string(kMaxXmlDepth) + " deep (GoogleTest writes 5 levels)");
   }
   pt::ptree tree;
@@ -96,10 +100,10 @@ std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
     std::istringstream in(text);
     pt::read_xml(in, tree);
   } catch (const std::exception& e) {
-    throw InputError(path.string() + ": not an XML file: " + e.what());
+    throw InputError(name + ": not an XML file: " + e.what());
   }
   const auto suites = tree.get_child_optional("testsuites");
-  if (!suites) throw InputError(path.string() + ": not a GoogleTest XML report (no <testsuites>)");
+  if (!suites) throw InputError(name + ": not a GoogleTest XML report (no <testsuites>)");
   std::vector<XmlTestCase> cases;
   for (const auto& [suite_tag, suite] : *suites) {
     if (suite_tag != "testsuite") continue;

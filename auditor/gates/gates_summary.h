@@ -25,6 +25,8 @@ struct XmlTestCase {
 
 // Throws pstrain::InputError naming the file when it cannot be read or is not a GoogleTest report.
 std::vector<XmlTestCase> ParseGtestXml(const std::filesystem::path& path);
+// The same on the report's text (`name` names it in errors).
+std::vector<XmlTestCase> ParseGtestXmlText(const std::string& text, const std::string& name);
 
 // What a gate source declares (read by the scope extractor), used when the ledger has no
 // declaration record for a gate (e.g. it was not run).

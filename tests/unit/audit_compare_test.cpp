@@ -400,7 +400,9 @@ int CompareInChild(const std::vector<std::string>& args, const fs::path& err_fil
   if (pid == 0) {
     struct rlimit limit {};
     limit.rlim_cur = limit.rlim_max = rlim_t{1} << 30;
+#ifndef PSTRAIN_SANITIZED  // ASan's shadow memory needs more address space than the limit
     ::setrlimit(RLIMIT_AS, &limit);
+#endif
     ::alarm(120);
     std::ostringstream out, e;
     const int code = RunCompareCommand(args, out, e);

@@ -19,6 +19,18 @@ std::size_t Product(std::initializer_list<std::uint64_t> dims, const std::string
   return static_cast<std::size_t>(total);
 }
 
+// The sum of the streams' vector lengths, in 64 bits (a uint32 sum wrapped: veclen 2^32-1 and 1
+// summed to 0, the payload check then expected no data, and code indexing by veclen read past it).
+// Bounded so that GaussianParams::TotalVeclen() cannot wrap.
+std::uint64_t CheckedTotalVeclen(const std::vector<std::uint32_t>& veclen, const std::string& path) {
+  constexpr std::uint64_t kMaxTotalVeclen = 1u << 20;
+  const std::uint64_t total = std::accumulate(veclen.begin(), veclen.end(), std::uint64_t{0});
+  if (total > kMaxTotalVeclen) {
+    throw FileError(path, "vector length " + std::to_string(total) + " (the streams' veclen summed) is implausibly large (corrupt header?)");
+  }
+  return total;
+}
+
 }  // namespace
 
 float ClampTinyMagnitude(float value) {
@@ -38,8 +50,10 @@ std::size_t GaussianParams::Offset(std::uint32_t mgau, std::uint32_t feat, std::
   return std::size_t(mgau) * n_density * total + feat_offset + std::size_t(density) * veclen[feat];
 }
 
-GaussianParams ReadGaussianFile(const std::string& path) {
-  S3File file = ReadS3(path);
+GaussianParams ReadGaussianFile(const std::string& path) { return DecodeGaussianFile(ReadFileBytes(path), path); }
+
+GaussianParams DecodeGaussianFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file = ParseS3(bytes, path);
   S3Cursor in(file, path);
   GaussianParams p;
   p.n_mgau = in.U32("n_mgau");
@@ -47,7 +61,7 @@ GaussianParams ReadGaussianFile(const std::string& path) {
   p.n_density = in.U32("n_density");
   if (p.n_feat == 0 || p.n_feat > 64) throw FileError(path, "implausible n_feat " + std::to_string(p.n_feat));
   for (std::uint32_t f = 0; f < p.n_feat; ++f) p.veclen.push_back(in.U32("veclen"));
-  std::size_t n = Product({p.n_mgau, p.n_density, p.TotalVeclen()}, path);
+  std::size_t n = Product({p.n_mgau, p.n_density, CheckedTotalVeclen(p.veclen, path)}, path);
   p.data = in.FloatArray1D(n, "parameter data");
   in.ExpectEnd();
   return p;
@@ -67,8 +81,10 @@ void WriteGaussianFile(const std::string& path, const GaussianParams& p) {
   WriteFileAtomic(path, EncodeGaussianFile(p));
 }
 
-Array3D ReadArray3DFile(const std::string& path) {
-  S3File file = ReadS3(path);
+Array3D ReadArray3DFile(const std::string& path) { return DecodeArray3DFile(ReadFileBytes(path), path); }
+
+Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file = ParseS3(bytes, path);
   S3Cursor in(file, path);
   Array3D a;
   a.d1 = in.U32("d1");
@@ -107,7 +123,7 @@ GaudenCounts ReadGaudenCountsFile(const std::string& path) {
   std::uint32_t n_feat = in.U32("n_feat");
   if (n_feat == 0 || n_feat > 64) throw FileError(path, "implausible n_feat " + std::to_string(n_feat));
   for (std::uint32_t f = 0; f < n_feat; ++f) c.veclen.push_back(in.U32("veclen"));
-  std::uint64_t total_veclen = std::accumulate(c.veclen.begin(), c.veclen.end(), 0ull);
+  const std::uint64_t total_veclen = CheckedTotalVeclen(c.veclen, path);
   std::size_t n = Product({c.n_cb, c.n_density, total_veclen}, path);
   if (c.has_means) c.mean = in.FloatArray1D(n, "mean accumulator");
   if (c.has_vars) c.var = in.FloatArray1D(n, "variance accumulator");

@@ -34,6 +34,8 @@ struct GaussianParams {
 };
 
 GaussianParams ReadGaussianFile(const std::string& path);
+// The same on the file's bytes (`path` names it in errors): what ReadGaussianFile does after reading.
+GaussianParams DecodeGaussianFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeGaussianFile(const GaussianParams& params);
 void WriteGaussianFile(const std::string& path, const GaussianParams& params);
 
@@ -47,6 +49,7 @@ struct Array3D {
 };
 
 Array3D ReadArray3DFile(const std::string& path);
+Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& array);
 void WriteArray3DFile(const std::string& path, const Array3D& array);
 

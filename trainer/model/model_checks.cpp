@@ -45,7 +45,7 @@ void CheckGaussians(const GaussianParams& params, const fs::path& path, const ch
   }
 }
 
-void CheckMixtureWeights(const Array3D& mixw, const fs::path& path) {
+void CheckMixtureWeightValues(const Array3D& mixw, const fs::path& path) {
   for (std::uint32_t senone = 0; senone < mixw.d1; ++senone) {
     for (std::uint32_t feat = 0; feat < mixw.d2; ++feat) {
       for (std::uint32_t density = 0; density < mixw.d3; ++density) {
@@ -80,10 +80,24 @@ void CheckModelParameters(const ModelFiles& files, const std::string& dir_string
     const std::string path = (dir / "feat.params").string();
     CheckFeatParamsSupported(FeatParams::Parse(files.feat_params_text, path), path);
   }
-  CheckGaussians(files.means, dir / "means", nullptr);
-  CheckGaussians(files.variances, dir / "variances", "a variance must not be negative; 0 is allowed and floored to --varfloor");
-  CheckMixtureWeights(files.mixture_weights, dir / "mixture_weights");
-  CheckTransitions(files.transition_matrices, dir / "transition_matrices");
+  CheckMeans(files.means, (dir / "means").string());
+  CheckVariances(files.variances, (dir / "variances").string());
+  CheckMixtureWeights(files.mixture_weights, (dir / "mixture_weights").string());
+  CheckTransitionMatrices(files.transition_matrices, (dir / "transition_matrices").string());
+}
+
+void CheckMeans(const GaussianParams& means, const std::string& path) { CheckGaussians(means, path, nullptr); }
+
+void CheckVariances(const GaussianParams& variances, const std::string& path) {
+  CheckGaussians(variances, path, "a variance must not be negative; 0 is allowed and floored to --varfloor");
+}
+
+void CheckMixtureWeights(const Array3D& mixture_weights, const std::string& path) {
+  CheckMixtureWeightValues(mixture_weights, path);
+}
+
+void CheckTransitionMatrices(const Array3D& transition_matrices, const std::string& path) {
+  CheckTransitions(transition_matrices, path);
 }
 
 ModelFiles LoadCheckedModel(const std::string& dir) {

@@ -27,6 +27,12 @@ namespace pstrain {
 // from (for the message).
 void CheckModelParameters(const ModelFiles& files, const std::string& dir);
 
+// The checks of one parameter file (what CheckModelParameters runs on each); `path` names it.
+void CheckMeans(const GaussianParams& means, const std::string& path);
+void CheckVariances(const GaussianParams& variances, const std::string& path);
+void CheckMixtureWeights(const Array3D& mixture_weights, const std::string& path);
+void CheckTransitionMatrices(const Array3D& transition_matrices, const std::string& path);
+
 // ModelFiles::Load(dir) followed by every check of this file: what pstrain uses wherever it loads
 // a model to train from.
 ModelFiles LoadCheckedModel(const std::string& dir);

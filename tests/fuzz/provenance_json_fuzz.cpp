@@ -1,0 +1,14 @@
+// Fuzz target: a model's provenance.json as audit compare reads it (auditor/provenance_diff.h
+// ReadProvenance, ProvenanceFactsOf, DiffProvenance).
+#include "fuzz_target.h"
+#include "provenance_diff.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::filesystem::path path = pstrain::fuzz::WriteScratch("model/provenance.json", data, size);
+  pstrain::fuzz::ExpectOnlyInputErrors([&] {
+    const boost::json::value provenance = pstrain::audit::ReadProvenance(path.string());
+    pstrain::audit::ProvenanceFactsOf(provenance, "a/provenance.json");
+    pstrain::audit::DiffProvenance(provenance, "a/provenance.json", provenance, "b/provenance.json");
+  });
+  return 0;
+}
