@@ -2,8 +2,8 @@
 // (auditor/scope_ledger.h ParseLedger) and as audit gates run summarizes it (auditor/gates_summary.h
 // Summarize, which never throws: unreadable input is a problem, exit 2).
 #include "fuzz_target.h"
-#include "gates_summary.h"
-#include "scope_ledger.h"
+#include "gates/gates_summary.h"
+#include "scope/scope_ledger.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   pstrain::fuzz::ExpectOnlyInputErrors([&] { pstrain::audit::ParseLedger(pstrain::fuzz::Text(data, size), "ledger.jsonl"); });

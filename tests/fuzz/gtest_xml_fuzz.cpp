@@ -2,7 +2,7 @@
 // (auditor/gates_summary.h ParseGtestXmlText, and Summarize on the report as a file, which never
 // throws).
 #include "fuzz_target.h"
-#include "gates_summary.h"
+#include "gates/gates_summary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   pstrain::fuzz::ExpectOnlyInputErrors([&] { pstrain::audit::ParseGtestXmlText(pstrain::fuzz::Text(data, size), "gates.xml"); });

@@ -1,7 +1,7 @@
 // Fuzz target: a model's provenance.json as audit compare reads it (auditor/provenance_diff.h
 // ReadProvenance, ProvenanceFactsOf, DiffProvenance).
 #include "fuzz_target.h"
-#include "provenance_diff.h"
+#include "compare/provenance_diff.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::filesystem::path path = pstrain::fuzz::WriteScratch("model/provenance.json", data, size);
