@@ -80,10 +80,14 @@ void CheckModelParameters(const ModelFiles& files, const std::string& dir_string
     const std::string path = (dir / "feat.params").string();
     CheckFeatParamsSupported(FeatParams::Parse(files.feat_params_text, path), path);
   }
-  CheckGaussians(files.means, dir / "means", nullptr);
-  CheckGaussians(files.variances, dir / "variances", "a variance must not be negative; 0 is allowed and floored to --varfloor");
-  CheckMixtureWeights(files.mixture_weights, dir / "mixture_weights");
-  CheckTransitions(files.transition_matrices, dir / "transition_matrices");
+  CheckParameterFiles(files, ModelPaths::InDirectory(dir_string));
+}
+
+void CheckParameterFiles(const ModelFiles& files, const ModelPaths& paths) {
+  CheckGaussians(files.means, paths.means, nullptr);
+  CheckGaussians(files.variances, paths.variances, "a variance must not be negative; 0 is allowed and floored to --varfloor");
+  CheckMixtureWeights(files.mixture_weights, paths.mixture_weights);
+  CheckTransitions(files.transition_matrices, paths.transition_matrices);
 }
 
 ModelFiles LoadCheckedModel(const std::string& dir) {

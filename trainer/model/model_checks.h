@@ -26,6 +26,8 @@ namespace pstrain {
 // in file order) that breaks the rules above. `dir` is the model directory the files were loaded
 // from (for the message).
 void CheckModelParameters(const ModelFiles& files, const std::string& dir);
+// The parameter-file checks of CheckModelParameters for files named one by one (bw's flags).
+void CheckParameterFiles(const ModelFiles& files, const ModelPaths& paths);
 
 // ModelFiles::Load(dir) followed by every check of this file: what pstrain uses wherever it loads
 // a model to train from.
