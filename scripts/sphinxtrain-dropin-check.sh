@@ -64,7 +64,7 @@ for model in ci_cont cd_cont_untied cd_cont_initial "cd_cont_$N_TIED"; do
   echo "stock: audit compare of corpus.$model, CFG_NPART=1 vs 2 (summary):"
   "$AUDIT" compare "$WORK/stock-npart1/model_parameters/corpus.$model" "$WORK/stock-npart2/model_parameters/corpus.$model" \
     > "$WORK/stock-compare-$model.txt" 2>&1 || true
-  head -12 "$WORK/stock-compare-$model.txt" | sed 's/^/  /'
+  grep -E '^ *(result:|[0-9]+ entries|- \[)' "$WORK/stock-compare-$model.txt" | cut -c1-240 | sed 's/^/  /'
 done
 
 # The perl driver's convergence decisions: per stage and Gaussian count, the iterations run and
