@@ -32,7 +32,7 @@ constexpr SphinxFlagSpec kBwFlags[] = {
     {"-ctlfn", "", "control file (.fileids)"},
     {"-lsnfn", "", "transcript file (.transcription), one line per control-file line"},
     {"-part", "", "part number, 1..npart"},
-    {"-npart", "", "number of parts: floor(lines/npart) control lines per part, the remainder to the last"},
+    {"-npart", "", "number of parts: floor((lines-1)/npart) control lines per part (as Debian's bw counts), the rest to the last"},
     {"-nskip", "", "control lines to skip (with -runlen; wins over -part/-npart)"},
     {"-runlen", "", "control lines to process after -nskip (-1: to the end)"},
     {"-cepdir", "", "feature directory"},
