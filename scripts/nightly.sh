@@ -14,6 +14,10 @@
 # model and statistics file. It runs whatever the gates gave, so that one report does not hide
 # the other.
 #
+# It runs SphinxTrain's perl stages 20-50 with pstrain's bindir for CFG_NPART 1, 2, 3 and with the
+# stock tools (scripts/sphinxtrain-dropin-check.sh, docs/sphinxtrain.md) and fails when the bytes
+# differ or the check did not reach its verdict.
+#
 # It also runs the exp/log accuracy test against MPFR with 10^7 inputs per range
 # (numerics_mpfr_full, docs/numerics.md), and fails when it fails or ran no test.
 #
@@ -25,12 +29,13 @@
 # reports go to files, BUILD_DIR/nightly/sanitizer/, so a child process's report is not lost).
 #
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
-# is not 0, else the MPFR test's (1) when it failed, else that of check-aarch64.sh (1 bytes differ,
-# 2 it could not run) when it is not 0, else that of scripts/fuzz.sh (1 a finding, 2 it could not
-# build or run) when it is not 0, else the sanitized suite's (1 a failed test or a sanitizer
-# report, 2 it could not build); or the failing build step's. Reports stay in BUILD_DIR/nightly/
-# (gate-ledger.jsonl, gates.json, gates-junit.xml, the gates' output, aarch64-check.log, fuzz.log,
-# sanitized-suite.log and sanitizer/).
+# is not 0, else the MPFR test's (1) when it failed, else the SphinxTrain drop-in check's when it
+# failed, else that of check-aarch64.sh (1 bytes differ, 2 it could not run) when it is not 0, else
+# that of scripts/fuzz.sh (1 a finding, 2 it could not build or run) when it is not 0, else the
+# sanitized suite's (1 a failed test or a sanitizer report, 2 it could not build); or the failing
+# build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json,
+# gates-junit.xml, the gates' output, aarch64-check.log, fuzz.log, sanitized-suite.log and
+# sanitizer/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -57,6 +62,15 @@ ctest --test-dir "$BUILD_DIR" -L nightly -R '^numerics_mpfr_full$' --output-on-f
   numerics_rc=${PIPESTATUS[0]}
 if ! grep -q "100% tests passed, 0 tests failed out of 1" "$REPORTS/numerics-mpfr.log"; then
   [ "$numerics_rc" -ne 0 ] || numerics_rc=1  # no test ran: a failure, not a pass
+fi
+
+echo "nightly: SphinxTrain's perl stages 20-50 with pstrain's bindir, CFG_NPART 1/2/3 (ctest sphinxtrain_dropin_full, about 5 min)"
+dropin_rc=0
+cmake --build "$BUILD_DIR" -j"$JOBS" --target pstrain audit
+ctest --test-dir "$BUILD_DIR" -L nightly -R '^sphinxtrain_dropin_full$' --output-on-failure 2>&1 |
+  tee "$REPORTS/sphinxtrain-dropin.log" || dropin_rc=${PIPESTATUS[0]}
+if ! grep -q "sphinxtrain-dropin-check: identical" "$REPORTS/sphinxtrain-dropin.log"; then
+  [ "$dropin_rc" -ne 0 ] || dropin_rc=1  # the check did not run to its verdict: a failure, not a pass
 fi
 
 echo "nightly: x86-64 vs aarch64 (qemu-user) byte comparison, scripts/check-aarch64.sh; log in $REPORTS/aarch64-check.log"
@@ -93,9 +107,10 @@ else
   fi
 fi
 
-echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, aarch64 check exit $aarch64_rc, fuzz exit $fuzz_rc, sanitized suite exit $sanitize_rc"
+echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, sphinxtrain drop-in exit $dropin_rc, aarch64 check exit $aarch64_rc, fuzz exit $fuzz_rc, sanitized suite exit $sanitize_rc"
 if [ "$gates_rc" -ne 0 ]; then exit "$gates_rc"; fi
 if [ "$numerics_rc" -ne 0 ]; then exit "$numerics_rc"; fi
+if [ "$dropin_rc" -ne 0 ]; then exit "$dropin_rc"; fi
 if [ "$aarch64_rc" -ne 0 ]; then exit "$aarch64_rc"; fi
 if [ "$fuzz_rc" -ne 0 ]; then exit "$fuzz_rc"; fi
 exit "$sanitize_rc"

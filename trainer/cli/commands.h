@@ -20,5 +20,10 @@ int RunNormalize(int argc, char** argv);
 int RunTrain(int argc, char** argv);
 int RunWorker(int argc, char** argv);
 int RunValidate(int argc, char** argv);
+// SphinxTrain drop-in (docs/sphinxtrain.md): `bw` and `norm` take SphinxTrain's flags and report
+// errors as SphinxBase FATAL lines; sphinxtrain-bindir makes a $CFG_BIN_DIR.
+int RunBw(int argc, char** argv);
+int RunNorm(int argc, char** argv);
+int RunSphinxtrainBindir(int argc, char** argv);
 
 }  // namespace pstrain::cli

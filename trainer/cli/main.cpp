@@ -2,6 +2,7 @@
 // only dispatches and maps errors to exit codes: 0 success, 1 training failure, 2 bad usage or input.
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -24,6 +25,8 @@ constexpr const char* kUsage =
     "  train             accumulate + normalize pass after pass until converged (sharded with --jobs)\n"
     "  validate          re-run the artifact validation of a finished pass (RUNDIR/passes/NNN)\n"
     "  worker            run one shard of one pass (started by train/accumulate --jobs N)\n"
+    "  bw, norm          SphinxTrain's bw and norm command lines (also as argv[0]: a link named bw/norm)\n"
+    "  sphinxtrain-bindir DIR   a SphinxTrain $CFG_BIN_DIR whose bw and norm are pstrain\n"
     "\n"
     "Run `pstrain COMMAND --help` for a command's options.\n"
     "Exit status: 0 success, 1 training failure, 2 bad usage or bad input.\n";
@@ -31,6 +34,12 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Invoked as `bw` or `norm` (a link in a SphinxTrain $CFG_BIN_DIR): SphinxTrain's command line.
+  const std::string invoked = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "";
+  if (invoked == "bw" || invoked == "norm") {
+    if (invoked == "bw") pstrain::numerics::ActiveIsaLevel();
+    return invoked == "bw" ? pstrain::cli::RunBw(argc, argv) : pstrain::cli::RunNorm(argc, argv);
+  }
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     (argc < 2 ? std::cerr : std::cout) << kUsage;
     return argc < 2 ? 2 : 0;
@@ -44,7 +53,10 @@ int main(int argc, char** argv) {
     if (command == "manifest") return pstrain::cli::RunManifest(argc - 1, argv + 1);
     // Commands that compute check PSTRAIN_ISA first: a level the CPU lacks is bad input (exit 2),
     // reported once by this process rather than by each worker.
-    if (command == "accumulate" || command == "train" || command == "worker") pstrain::numerics::ActiveIsaLevel();
+    if (command == "accumulate" || command == "train" || command == "worker" || command == "bw") pstrain::numerics::ActiveIsaLevel();
+    if (command == "bw") return pstrain::cli::RunBw(argc - 1, argv + 1);
+    if (command == "norm") return pstrain::cli::RunNorm(argc - 1, argv + 1);
+    if (command == "sphinxtrain-bindir") return pstrain::cli::RunSphinxtrainBindir(argc - 1, argv + 1);
     if (command == "accumulate") return pstrain::cli::RunAccumulate(argc - 1, argv + 1);
     if (command == "normalize") return pstrain::cli::RunNormalize(argc - 1, argv + 1);
     if (command == "train") return pstrain::cli::RunTrain(argc - 1, argv + 1);

@@ -27,16 +27,16 @@ void NormalizeRow(float* row, std::size_t n) {
 
 }  // namespace
 
+ModelPaths ModelPaths::InDirectory(const std::string& dir_string) {
+  const fs::path dir(dir_string);
+  return {(dir / "mdef").string(), (dir / "means").string(), (dir / "variances").string(), (dir / "mixture_weights").string(),
+          (dir / "transition_matrices").string()};
+}
+
 ModelFiles ModelFiles::Load(const std::string& dir_string) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "model directory does not exist");
-  ModelFiles files;
-  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices"}) RequireFile(dir / name);
-  files.mdef = Mdef::Load((dir / "mdef").string());
-  files.means = ReadGaussianFile((dir / "means").string());
-  files.variances = ReadGaussianFile((dir / "variances").string());
-  files.mixture_weights = ReadArray3DFile((dir / "mixture_weights").string());
-  files.transition_matrices = ReadArray3DFile((dir / "transition_matrices").string());
+  ModelFiles files = LoadFiles(ModelPaths::InDirectory(dir_string));
   if (fs::is_regular_file(dir / "feat.params")) {
     files.feat_params_text = ReadFileText(dir / "feat.params");
     FeatParams::Parse(files.feat_params_text, (dir / "feat.params").string());  // validate syntax
@@ -46,8 +46,19 @@ ModelFiles ModelFiles::Load(const std::string& dir_string) {
     files.noisedict_text = ReadFileText(dir / "noisedict");
     files.has_noisedict = true;
   }
+  return files;
+}
 
-  const std::string means_path = (dir / "means").string();
+ModelFiles ModelFiles::LoadFiles(const ModelPaths& paths) {
+  ModelFiles files;
+  for (const std::string* name : {&paths.mdef, &paths.means, &paths.variances, &paths.mixture_weights, &paths.transition_matrices}) RequireFile(*name);
+  files.mdef = Mdef::Load(paths.mdef);
+  files.means = ReadGaussianFile(paths.means);
+  files.variances = ReadGaussianFile(paths.variances);
+  files.mixture_weights = ReadArray3DFile(paths.mixture_weights);
+  files.transition_matrices = ReadArray3DFile(paths.transition_matrices);
+
+  const std::string means_path = paths.means;
   const Mdef& mdef = files.mdef;
   if (files.means.n_mgau != mdef.n_tied_state()) {
     if (files.means.n_mgau == 1) {
@@ -61,18 +72,18 @@ ModelFiles ModelFiles::Load(const std::string& dir_string) {
   }
   if (files.means.n_feat != 1) throw FileError(means_path, "multi-stream models are not supported (n_feat = " + std::to_string(files.means.n_feat) + ")");
   if (!files.variances.SameShape(files.means)) {
-    throw FileError((dir / "variances").string(), "dimensions differ from the means file");
+    throw FileError(paths.variances, "dimensions differ from the means file");
   }
   const Array3D& mixw = files.mixture_weights;
   if (mixw.d1 != mdef.n_tied_state() || mixw.d2 != files.means.n_feat || mixw.d3 != files.means.n_density) {
-    throw FileError((dir / "mixture_weights").string(),
+    throw FileError(paths.mixture_weights,
                     "dimensions " + std::to_string(mixw.d1) + "x" + std::to_string(mixw.d2) + "x" + std::to_string(mixw.d3) +
                         " do not match the model (" + std::to_string(mdef.n_tied_state()) + " tied states, " +
                         std::to_string(files.means.n_density) + " densities)");
   }
   const Array3D& tmat = files.transition_matrices;
   if (tmat.d1 != mdef.n_tied_tmat() || tmat.d2 != mdef.n_emit_state() || tmat.d3 != mdef.n_emit_state() + 1) {
-    throw FileError((dir / "transition_matrices").string(),
+    throw FileError(paths.transition_matrices,
                     "dimensions " + std::to_string(tmat.d1) + "x" + std::to_string(tmat.d2) + "x" + std::to_string(tmat.d3) +
                         " do not match the mdef (" + std::to_string(mdef.n_tied_tmat()) + " matrices of " +
                         std::to_string(mdef.n_emit_state()) + "x" + std::to_string(mdef.n_emit_state() + 1) + ")");

@@ -20,6 +20,12 @@ namespace pstrain {
 // The files of a model directory (mdef, means, variances, mixture_weights, transition_matrices,
 // feat.params, noisedict). Loading checks that all dimensions agree and that the model is continuous
 // (one codebook per tied state); semi-continuous and PTM models are rejected with a clear error.
+// The paths of a model's parameter files (a model directory's, or bw's -moddeffn -meanfn ... flags).
+struct ModelPaths {
+  std::string mdef, means, variances, mixture_weights, transition_matrices;
+  static ModelPaths InDirectory(const std::string& dir);
+};
+
 struct ModelFiles {
   Mdef mdef;
   GaussianParams means;
@@ -32,6 +38,8 @@ struct ModelFiles {
   bool has_noisedict = false;
 
   static ModelFiles Load(const std::string& dir);
+  // The five parameter files only (no feat.params, no noisedict), with Load's checks.
+  static ModelFiles LoadFiles(const ModelPaths& paths);
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 };

@@ -80,10 +80,14 @@ void CheckModelParameters(const ModelFiles& files, const std::string& dir_string
     const std::string path = (dir / "feat.params").string();
     CheckFeatParamsSupported(FeatParams::Parse(files.feat_params_text, path), path);
   }
-  CheckMeans(files.means, (dir / "means").string());
-  CheckVariances(files.variances, (dir / "variances").string());
-  CheckMixtureWeights(files.mixture_weights, (dir / "mixture_weights").string());
-  CheckTransitionMatrices(files.transition_matrices, (dir / "transition_matrices").string());
+  CheckParameterFiles(files, ModelPaths::InDirectory(dir_string));
+}
+
+void CheckParameterFiles(const ModelFiles& files, const ModelPaths& paths) {
+  CheckMeans(files.means, paths.means);
+  CheckVariances(files.variances, paths.variances);
+  CheckMixtureWeights(files.mixture_weights, paths.mixture_weights);
+  CheckTransitionMatrices(files.transition_matrices, paths.transition_matrices);
 }
 
 void CheckMeans(const GaussianParams& means, const std::string& path) { CheckGaussians(means, path, nullptr); }

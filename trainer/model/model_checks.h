@@ -26,6 +26,8 @@ namespace pstrain {
 // in file order) that breaks the rules above. `dir` is the model directory the files were loaded
 // from (for the message).
 void CheckModelParameters(const ModelFiles& files, const std::string& dir);
+// The parameter-file checks of CheckModelParameters for files named one by one (bw's flags).
+void CheckParameterFiles(const ModelFiles& files, const ModelPaths& paths);
 
 // The checks of one parameter file (what CheckModelParameters runs on each); `path` names it.
 void CheckMeans(const GaussianParams& means, const std::string& path);

@@ -1,8 +1,8 @@
 // How a manifest of U utterances is cut into shards.
 //
 // Shard i of N gets the contiguous range [floor(i*U/N), floor((i+1)*U/N)): sizes differ by at most
-// one and the longer shards are spread out. (SphinxTrain's -part/-npart gives every part
-// floor(U/N) lines and the remainder to the last part.) The effective shard count is the requested
+// one and the longer shards are spread out. (Debian bw's -part/-npart rule, which the `bw`
+// front end follows, is in shards/bw_partition.h.) The effective shard count is the requested
 // job count capped at U, so that no shard is empty.
 #pragma once
 

@@ -1,0 +1,169 @@
+// `norm` (pstrain invoked as `norm`, or `pstrain norm`): SphinxTrain's norm command line. Sums the
+// accumulator directories exactly when every one holds a consistent exact_counts (written by
+// pstrain's bw), otherwise in float32 as SphinxTrain's norm does, and writes norm's files: means,
+// variances, and mixture weights and transition matrices as raw (unnormalized) counts.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "accumulators/exact_accumulators.h"
+#include "cli/commands.h"
+#include "cli/sphinxtrain_flags.h"
+#include "common/file_io.h"
+#include "formats/param_files.h"
+#include "reestimate/reestimate.h"
+
+namespace pstrain::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kNormUsage =
+    "usage: norm -accumdir DIR[,DIR...] -meanfn F -varfn F -mixwfn F -tmatfn F [flags]\n"
+    "pstrain's norm: SphinxTrain's norm command line. Reduces exactly when every directory has a\n"
+    "consistent exact_counts (pstrain's bw), else sums float32 as SphinxTrain's norm; the log says which.\n"
+    "Flags (a flag marked refused, or a value outside the supported list, is an error):\n";
+
+// Why `dir`'s exact_counts cannot be used (empty: it can): missing, or not the exact form of the
+// float32 files beside it (e.g. the directory was rewritten by another bw since).
+std::string ExactCountsProblem(const fs::path& dir, ExactAccumulators* exact) {
+  if (!fs::is_regular_file(dir / "exact_counts")) return dir.string() + " has no exact_counts";
+  *exact = ExactAccumulators::Read(dir.string());
+  const Accumulators view = exact->ToAccumulators();
+  const bool same = ReadFileBytes(dir / "gauden_counts") == EncodeGaudenCountsFile(view.ToGaudenCounts()) &&
+                    ReadFileBytes(dir / "mixw_counts") == EncodeArray3DFile(view.ToMixwCounts()) &&
+                    ReadFileBytes(dir / "tmat_counts") == EncodeArray3DFile(view.ToTmatCounts());
+  return same ? "" : (dir / "exact_counts").string() + " does not match the float32 files beside it (rewritten by another bw?)";
+}
+
+// SphinxTrain's own norm, for accumulators pstrain's bw does not write: `norm.stock` beside the
+// invoked program (what sphinxtrain-bindir links), else $PSTRAIN_STOCK_NORM, else Debian's path.
+fs::path StockNorm(const char* argv0) {
+  const fs::path beside = fs::path(argv0).parent_path() / "norm.stock";
+  if (fs::exists(beside)) return beside;
+  if (const char* env = std::getenv("PSTRAIN_STOCK_NORM")) return env;
+  return "/usr/lib/sphinxtrain/norm";
+}
+
+// init_gau (SphinxTrain's flat start: the global mean and variance) writes gauden_counts alone, in
+// a form pstrain does not reduce; such directories go to the stock norm, unchanged command line.
+[[noreturn]] void HandOverToStockNorm(int argc, char** argv, const std::string& why) {
+  const fs::path stock = StockNorm(argv[0]);
+  std::cout << "pstrain norm: " << why << ": handing over to SphinxTrain's norm " << stock.string() << "\n" << std::flush;
+  std::vector<char*> args(argv, argv + argc);
+  const std::string program = stock.string();
+  args[0] = const_cast<char*>(program.c_str());
+  args.push_back(nullptr);
+  execv(program.c_str(), args.data());
+  throw TrainingError("cannot run " + program + ": " + std::strerror(errno));
+}
+
+GaussianParams ZeroGaussians(const AccumulatorShape& shape) {
+  GaussianParams params;
+  params.n_mgau = shape.n_senones;
+  params.n_feat = 1;
+  params.n_density = shape.n_density;
+  params.veclen = {shape.veclen};
+  params.data.assign(std::size_t(shape.n_senones) * shape.n_density * shape.veclen, 0.0f);
+  return params;
+}
+
+Array3D ZeroArray(std::uint32_t d1, std::uint32_t d2, std::uint32_t d3) {
+  Array3D array;
+  array.d1 = d1;
+  array.d2 = d2;
+  array.d3 = d3;
+  array.data.assign(std::size_t(d1) * d2 * d3, 0.0f);
+  return array;
+}
+
+int RunNormChecked(int argc, char** argv) {
+  const SphinxFlags flags = SphinxFlags::Parse(argc, argv, NormFlagTable(), "norm");
+  std::vector<std::string> dirs;
+  std::stringstream list(flags.Require("-accumdir"));
+  for (std::string dir; std::getline(list, dir, ',');) {
+    if (!dir.empty()) dirs.push_back(dir);
+  }
+  if (dirs.empty()) throw SphinxFlagError("flag -accumdir names no directory");
+  for (const std::string& dir : dirs) {
+    const fs::path d(dir);
+    if (fs::is_directory(d) && !fs::exists(d / "exact_counts") && (!fs::exists(d / "mixw_counts") || !fs::exists(d / "tmat_counts"))) {
+      HandOverToStockNorm(argc, argv, dir + " holds no mixw_counts/tmat_counts (not bw's output, e.g. init_gau's)");
+    }
+  }
+  const std::optional<std::string> meanfn = flags.Get("-meanfn"), varfn = flags.Get("-varfn"), mixwfn = flags.Get("-mixwfn"),
+                                   tmatfn = flags.Get("-tmatfn");
+  if (!meanfn && !varfn && !mixwfn && !tmatfn) throw SphinxFlagError("no output: give -meanfn, -varfn, -mixwfn and/or -tmatfn");
+  if (varfn && !meanfn) throw SphinxFlagError("flag -varfn needs -meanfn (variances are computed around the new means)");
+  for (const std::string& dir : dirs) {
+    if (!fs::is_directory(dir)) throw FileError(dir, "accumulator directory does not exist");
+  }
+
+  // Exact when every directory has a consistent exact_counts; the reason when not.
+  std::vector<ExactAccumulators> exact(dirs.size());
+  std::string not_exact;
+  for (std::size_t i = 0; i < dirs.size() && not_exact.empty(); ++i) not_exact = ExactCountsProblem(dirs[i], &exact[i]);
+  Accumulators total;
+  if (not_exact.empty()) {
+    ExactAccumulators sum = exact[0];
+    for (std::size_t i = 1; i < dirs.size(); ++i) sum.Add(exact[i], dirs[i]);
+    total = sum.ToAccumulators();
+    std::cout << "pstrain norm: reduction exact: " << dirs.size() << " accumulator director" << (dirs.size() == 1 ? "y" : "ies")
+              << " summed exactly from exact_counts (any grouping gives the same bits)\n";
+  } else {
+    total = Accumulators::ReadBwFormat(dirs[0]);
+    for (std::size_t i = 1; i < dirs.size(); ++i) total.AddInFloat32(Accumulators::ReadBwFormat(dirs[i]), dirs[i]);
+    std::cout << "pstrain norm: reduction float32: " << dirs.size() << " accumulator director" << (dirs.size() == 1 ? "y" : "ies")
+              << " summed in float32 in the given order, as SphinxTrain's norm (" << not_exact << ")\n";
+  }
+
+  // What a density, mixture row or transition row without counts gets: -inmeanfn/-invarfn's
+  // values when given, else 0, as norm.
+  const AccumulatorShape& shape = total.shape();
+  ModelFiles previous;
+  previous.means = flags.Get("-inmeanfn") ? ReadGaussianFile(*flags.Get("-inmeanfn")) : ZeroGaussians(shape);
+  previous.variances = flags.Get("-invarfn") ? ReadGaussianFile(*flags.Get("-invarfn")) : ZeroGaussians(shape);
+  if (!previous.variances.SameShape(previous.means)) throw FileError(*flags.Get("-invarfn"), "dimensions differ from the means");
+  previous.mixture_weights = ZeroArray(shape.n_senones, 1, shape.n_density);
+  previous.transition_matrices = ZeroArray(shape.n_tmat, shape.n_emit_state, shape.n_emit_state + 1);
+  ReestimationReport report;
+  const ModelFiles next = Reestimate(total, previous, &report);
+
+  if (meanfn) WriteGaussianFile(*meanfn, next.means);
+  if (varfn) WriteGaussianFile(*varfn, next.variances);
+  if (mixwfn) WriteArray3DFile(*mixwfn, next.mixture_weights);
+  if (tmatfn) WriteArray3DFile(*tmatfn, next.transition_matrices);
+  std::cout << "pstrain norm: " << shape.n_senones << " tied states x " << shape.n_density << " densities, " << shape.n_tmat
+            << " transition matrices; densities without counts: " << report.densities_without_counts
+            << (flags.Get("-inmeanfn") ? " (from -inmeanfn/-invarfn)" : " (written as 0, as norm does)")
+            << ", mixture-weight rows without counts: " << report.mixw_rows_without_counts
+            << ", transition rows without counts: " << report.tmat_rows_without_counts
+            << ", negative variances written as 0: " << report.negative_variances << "\n";
+  for (const auto* name : {&meanfn, &varfn, &mixwfn, &tmatfn}) {
+    if (*name) std::cout << "pstrain norm: wrote " << **name << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunNorm(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-help" || arg == "--help" || arg == "-h") {
+      std::cout << kNormUsage << DescribeFlags(NormFlagTable());
+      return 0;
+    }
+  }
+  return RunSphinxTool("norm", [&] { return RunNormChecked(argc, argv); });
+}
+
+}  // namespace pstrain::cli
