@@ -408,7 +408,8 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   std::vector<SourceGate> sources;
   std::string source_error;
   try {
-    sources = SourceGates(ExtractScope(options.gates));
+    // The declarations are read with the compilation database of the gate binary's build tree.
+    sources = SourceGates(ExtractScope(options.gates, binary.parent_path().parent_path() / "compile_commands.json"));
   } catch (const std::exception& e) {
     source_error = e.what();
   }
