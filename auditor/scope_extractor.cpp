@@ -482,7 +482,9 @@ class Walker {
     const CXCursor owner = clang_getCursorSemanticParent(method);
     const bool kit = Usr(owner) == kGateTypeUsr;
     if (!kit) {
-      NotCountedHere(LineOf(call), Prefix(ctx) + Name(owner) + "::" + Name(method) + "(" + SourceText(call) + ")",
+      std::string arguments;
+      for (CXCursor a : Arguments(call)) arguments += (arguments.empty() ? "" : ", ") + SourceText(a);
+      NotCountedHere(LineOf(call), Prefix(ctx) + Name(owner) + "::" + Name(method) + "(" + arguments + ")",
                      "not a kit helper: the callee is a member of " + Text(clang_getTypeSpelling(clang_getCursorType(owner))) +
                          ", not of the kit's Gate");
       return false;

@@ -116,7 +116,10 @@ TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::
       CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &unit_);
   if (code != CXError_Success || unit_ == nullptr) {
     clang_disposeIndex(index_);
-    throw FileError(path, "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
+    throw FileError(path, code == CXError_Crashed
+                              ? "the C++ front end (libclang) stopped: it crashed or ran out of its " +
+                                    std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit (deep nesting or a macro bomb?)"
+                              : "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
   }
   std::string errors;
   std::size_t count = 0;
@@ -156,11 +159,12 @@ IsolatedJob StartIsolated(const std::string& what, const std::function<std::stri
     const rlimit cpu{kFrontEndCpuSeconds, kFrontEndCpuSeconds + 5};
     ::setrlimit(RLIMIT_AS, &memory);
     ::setrlimit(RLIMIT_CPU, &cpu);
-    std::string out;
+    std::string out = "0";
     try {
-      out = "0" + work();
+      out += work();
     } catch (const std::exception& e) {
-      out = std::string("1") + e.what();
+      out = "1";
+      out += e.what();
     } catch (...) {
       out = "1unknown error";
     }

@@ -14,7 +14,7 @@ namespace pstrain::audit {
 
 // Limits of one front-end run (one gate source). The child process that parses the source is
 // killed beyond them and `audit scope` exits 2 naming the file and the limit.
-inline constexpr std::size_t kFrontEndMemoryBytes = std::size_t{4} << 30;  // address space (RLIMIT_AS)
+inline constexpr std::size_t kFrontEndMemoryBytes = std::size_t{2} << 30;  // address space (RLIMIT_AS)
 inline constexpr unsigned kFrontEndCpuSeconds = 120;                        // CPU time (RLIMIT_CPU)
 inline constexpr std::size_t kMaxAstDepth = 400;  // nesting of the auditor's own walk over the AST
 inline constexpr unsigned kClangBracketDepth = 256;  // clang's -fbracket-depth (its default)
