@@ -408,8 +408,12 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   std::vector<SourceGate> sources;
   std::string source_error;
   try {
-    // The declarations are read with the compilation database of the gate binary's build tree.
-    sources = SourceGates(ExtractScope(options.gates, binary.parent_path().parent_path() / "compile_commands.json"));
+    // The declarations are read with the compilation database of the gate binary's build tree, or
+    // (a gate binary outside a build tree) of this audit binary's.
+    fs::path database = binary.parent_path().parent_path() / "compile_commands.json";
+    std::error_code exists_error;
+    if (!fs::exists(database, exists_error)) database = DefaultCompileCommands();
+    sources = SourceGates(ExtractScope(options.gates, database));
   } catch (const std::exception& e) {
     source_error = e.what();
   }
