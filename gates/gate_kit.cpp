@@ -79,6 +79,7 @@ const char* RelationName(FieldRelation relation) {
 
 Gate::Gate(GateDeclaration declaration) : declaration_(std::move(declaration)), name_(CurrentTestName()) {
   json::object record;
+  record["ledger_format"] = kLedgerFormat;
   record["record"] = "declaration";
   record["gate"] = name_;
   record["kind"] = declaration_.kind;
@@ -92,6 +93,7 @@ Gate::Gate(GateDeclaration declaration) : declaration_(std::move(declaration)), 
 
 void Gate::RecordRun(const GateRun& run) {
   json::object record;
+  record["ledger_format"] = kLedgerFormat;
   record["record"] = "run";
   record["gate"] = name_;
   record["profile"] = run.profile;
@@ -139,8 +141,10 @@ void Gate::RecordRun(const GateRun& run) {
   }
 }
 
-bool Gate::Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail) {
+bool Gate::Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail,
+                  const CallSite& site) {
   json::object record;
+  record["ledger_format"] = kLedgerFormat;
   record["record"] = "check";
   record["gate"] = name_;
   record["helper"] = helper;
@@ -149,6 +153,9 @@ bool Gate::Record(const char* helper, const std::vector<std::string>& subjects, 
   record["subjects"] = std::move(list);
   record["result"] = passed ? "pass" : "fail";
   record["detail"] = detail;
+  record["file"] = site.file_name();
+  record["line"] = site.line();
+  record["column"] = site.column();
   AppendLedgerLine(json::serialize(record));
   return passed;
 }
@@ -198,19 +205,19 @@ bool CompareFiles(const fs::path& a, const fs::path& b, const std::vector<std::s
 
 }  // namespace
 
-bool Gate::ExpectProducedFilesIdentical(const fs::path& a, const fs::path& b, const std::vector<std::string>& names) {
+bool Gate::ExpectProducedFilesIdentical(const fs::path& a, const fs::path& b, const std::vector<std::string>& names, CallSite site) {
   std::string detail;
   const bool ok = CompareFiles(a, b, names, detail);
-  return Record("ExpectProducedFilesIdentical", names, ok, detail);
+  return Record("ExpectProducedFilesIdentical", names, ok, detail, site);
 }
 
-bool Gate::ExpectCopiedInputsIdentical(const fs::path& a, const fs::path& b, const std::vector<std::string>& names) {
+bool Gate::ExpectCopiedInputsIdentical(const fs::path& a, const fs::path& b, const std::vector<std::string>& names, CallSite site) {
   std::string detail;
   const bool ok = CompareFiles(a, b, names, detail);
-  return Record("ExpectCopiedInputsIdentical", names, ok, detail);
+  return Record("ExpectCopiedInputsIdentical", names, ok, detail, site);
 }
 
-bool Gate::ExpectJsonFieldsEqual(const fs::path& a, const fs::path& b, const std::vector<std::string>& fields) {
+bool Gate::ExpectJsonFieldsEqual(const fs::path& a, const fs::path& b, const std::vector<std::string>& fields, CallSite site) {
   std::string error;
   const json::value ja = ParseFile(a, error), jb = ParseFile(b, error);
   bool ok = error.empty() && !fields.empty();
@@ -228,10 +235,10 @@ bool Gate::ExpectJsonFieldsEqual(const fs::path& a, const fs::path& b, const std
       detail += (detail.empty() ? "" : "; ") + field + (va && vb ? " differs" : " missing");
     }
   }
-  return Record("ExpectJsonFieldsEqual", fields, ok, detail);
+  return Record("ExpectJsonFieldsEqual", fields, ok, detail, site);
 }
 
-bool Gate::ExpectProvenanceField(const fs::path& a, const fs::path& b, const std::string& field, FieldRelation relation) {
+bool Gate::ExpectProvenanceField(const fs::path& a, const fs::path& b, const std::string& field, FieldRelation relation, CallSite site) {
   std::string error;
   const json::value ja = ParseFile(a, error), jb = ParseFile(b, error);
   const json::value* va = error.empty() ? At(ja, field) : nullptr;
@@ -241,24 +248,24 @@ bool Gate::ExpectProvenanceField(const fs::path& a, const fs::path& b, const std
   if (ok && relation == FieldRelation::kDifferent) ok = json::serialize(*va) != json::serialize(*vb);
   EXPECT_TRUE(ok) << "provenance field " << field << " is not " << RelationName(relation) << " (" << a << ", " << b << ") " << error;
   return Record("ExpectProvenanceField", {field, RelationName(relation)}, ok,
-                ok ? "" : (va && vb ? std::string("relation does not hold") : "field missing " + error));
+                ok ? "" : (va && vb ? std::string("relation does not hold") : "field missing " + error), site);
 }
 
-bool Gate::ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check) {
+bool Gate::ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check, CallSite site) {
   // Exit 1 is "rejected" for `pstrain validate` and a failed pass alike; 2 means it could not even run.
   const bool ok = exit_code == 1 && output.find("check \"" + check + "\"") != std::string::npos;
   EXPECT_TRUE(ok) << subject << " was not rejected by check \"" << check << "\" (exit " << exit_code << "):\n" << output;
-  return Record("ExpectRejected", {subject, check}, ok, ok ? "" : "exit " + std::to_string(exit_code));
+  return Record("ExpectRejected", {subject, check}, ok, ok ? "" : "exit " + std::to_string(exit_code), site);
 }
 
-bool Gate::ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol) {
+bool Gate::ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol, CallSite site) {
   const double allowed = rtol * std::fabs(expected) + atol;
   const bool ok = std::fabs(actual - expected) <= allowed;
   EXPECT_TRUE(ok) << what << ": " << actual << " vs " << expected << " (allowed " << allowed << ")";
   std::ostringstream detail;
   detail.precision(17);
   detail << "actual " << actual << " expected " << expected << " rtol " << rtol << " atol " << atol;
-  return Record("ExpectWithin", {what}, ok, detail.str());
+  return Record("ExpectWithin", {what}, ok, detail.str(), site);
 }
 
 }  // namespace pstrain::gates

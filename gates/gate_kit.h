@@ -9,7 +9,9 @@
 //
 // The ledger is JSON Lines, one record per declaration and per helper call, appended to the file
 // named by $PSTRAIN_GATE_LEDGER (nothing is written when it is unset). Record layout in
-// docs/gates.md.
+// docs/gates.md. Every helper takes the call site (std::source_location, defaulted: leave it out)
+// and writes its file, line and column into its check record, so that `audit scope --ledger`
+// accounts each record to the call the static report lists.
 //
 // Example:
 //   Gate gate({"fixed-count-reproducibility", {2}, 3, "one machine, one build"});
@@ -18,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,25 @@ struct GateRun {
 
 enum class FieldRelation { kPresent, kEqual, kDifferent };
 
+// The call site a helper records: std::source_location. (The one exception is the compiler front
+// end of `audit scope`, clang 14, which has no __builtin_source_location and so gets no
+// std::source_location from libstdc++ 12: it only parses the kit, never runs it, and sees a
+// stand-in of the same shape.)
+#if defined(__cpp_lib_source_location)
+using CallSite = std::source_location;
+#else
+struct CallSite {
+  static constexpr CallSite current() noexcept { return {}; }
+  constexpr const char* file_name() const noexcept { return ""; }
+  constexpr std::uint_least32_t line() const noexcept { return 0; }
+  constexpr std::uint_least32_t column() const noexcept { return 0; }
+};
+#endif
+
+// The ledger format this kit writes (field "ledger_format" of every record). 2: check records
+// carry the call site ("file", "line", "column"). Records without the field are format 1.
+inline constexpr int kLedgerFormat = 2;
+
 class Gate {
  public:
   // Records the declaration; the gate's name is the running GoogleTest test ("Suite.Test").
@@ -67,25 +89,32 @@ class Gate {
   // Files produced by two runs are byte-identical: a/NAME and b/NAME for every NAME (relative paths).
   // A difference is reported with both paths, the first differing byte offset and the sizes.
   bool ExpectProducedFilesIdentical(const std::filesystem::path& a, const std::filesystem::path& b,
-                                    const std::vector<std::string>& names);
+                                    const std::vector<std::string>& names,
+      CallSite site = CallSite::current());
   // Input files copied into two runs (e.g. mdef) are byte-identical.
   bool ExpectCopiedInputsIdentical(const std::filesystem::path& a, const std::filesystem::path& b,
-                                   const std::vector<std::string>& names);
+                                   const std::vector<std::string>& names,
+      CallSite site = CallSite::current());
   // Fields of two JSON files (artifact.json, pass.json: dotted paths such as "totals.total_frames")
   // are equal, compared as serialized JSON.
   bool ExpectJsonFieldsEqual(const std::filesystem::path& a, const std::filesystem::path& b,
-                             const std::vector<std::string>& fields);
+                             const std::vector<std::string>& fields,
+      CallSite site = CallSite::current());
   // A provenance.json field is present in both / equal in both / different between the two.
   bool ExpectProvenanceField(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& field,
-                             FieldRelation relation);
+                             FieldRelation relation,
+      CallSite site = CallSite::current());
   // A validation ran on `subject` and rejected it with check `check`: exit code 1 and the check's
   // name in the output (of `pstrain validate` or of a failed pass).
-  bool ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check);
+  bool ExpectRejected(const std::string& subject, int exit_code, const std::string& output, const std::string& check,
+      CallSite site = CallSite::current());
   // |actual - expected| <= rtol * |expected| + atol.
-  bool ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol);
+  bool ExpectWithin(const std::string& what, double actual, double expected, double rtol, double atol,
+      CallSite site = CallSite::current());
 
  private:
-  bool Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail);
+  bool Record(const char* helper, const std::vector<std::string>& subjects, bool passed, const std::string& detail,
+              const CallSite& site);
 
   GateDeclaration declaration_;
   std::string name_;

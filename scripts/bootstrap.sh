@@ -8,6 +8,7 @@ PACKAGES=(
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev
   libcrypto++-dev
   libgtest-dev googletest libbenchmark-dev libmpfr-dev
+  libclang-14-dev
   sphinxtrain pocketsphinx pocketsphinx-en-us pocketsphinx-testdata sphinxbase-utils
   espeak-ng sox strace time
   clang-14 libfuzzer-14-dev libclang-rt-14-dev

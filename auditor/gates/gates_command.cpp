@@ -36,7 +36,8 @@ const char* const kGatesUsage =
     "usage: audit gates run [--profile quick|full] [--only KIND...] [--shards 1,2,4] [--passes N]\n"
     "                       [--corpus MANIFEST [--corpus-root DIR] [--dict FILE] [--filler FILE]]\n"
     "                       [--pstrain PATH] [--json FILE] [--junit FILE] [--ledger FILE]\n"
-    "                       [--gate-binary PATH] [--gates DIR] [--work-dir DIR] [--verbose]\n"
+    "                       [--gate-binary PATH] [--gates DIR] [--compile-commands FILE]\n"
+    "                       [--work-dir DIR] [--verbose]\n"
     "\n"
     "Runs the built determinism gates (GoogleTest binary gate_tests) with PSTRAIN_GATE_PROFILE and a\n"
     "fresh run ledger (PSTRAIN_GATE_LEDGER), reads GoogleTest's XML report and the ledger, and prints\n"
@@ -77,6 +78,10 @@ const char* const kGatesUsage =
     "  --ledger FILE      the run ledger (removed first; default WORK_DIR/gate-ledger.jsonl)\n"
     "  --gate-binary PATH the gate binary (default: gates/gate_tests in the build tree of this audit)\n"
     "  --gates DIR        the gate sources (default: " PSTRAIN_AUDIT_SOURCE_DIR "/gates)\n"
+    "  --compile-commands FILE\n"
+    "                     the compilation database the sources are read with (default: the\n"
+    "                     compile_commands.json of the gate binary's build tree, BUILD/ for\n"
+    "                     BUILD/gates/gate_tests, else that of this audit's build tree)\n"
     "  --work-dir DIR     where the XML report and the gate output (gate-output.log) go (default: a\n"
     "                     new directory under $TMPDIR or /tmp; kept, its path is printed)\n"
     "  --verbose          also copy the gate binary's output to standard error while it runs\n"
@@ -100,7 +105,7 @@ namespace {
 struct Options {
   std::string profile = "quick";
   std::vector<std::string> only;
-  std::optional<std::string> json, junit, ledger, gate_binary, work_dir;
+  std::optional<std::string> json, junit, ledger, gate_binary, work_dir, compile_commands;
   std::optional<std::string> shards, passes, corpus, corpus_root, dict, filler, pstrain;
   std::vector<std::uint32_t> shard_list;
   std::string gates = std::string(PSTRAIN_AUDIT_SOURCE_DIR) + "/gates";
@@ -178,6 +183,7 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
   });
   const std::string error = parser.Value("profile", options.profile)
                                 .Value("gates", options.gates)
+                                .Value("compile-commands", options.compile_commands)
                                 .Value("json", options.json)
                                 .Value("junit", options.junit)
                                 .Value("ledger", options.ledger)
@@ -337,7 +343,16 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   std::vector<SourceGate> sources;
   std::string source_error;
   try {
-    sources = SourceGates(ExtractScope(options.gates));
+    // The declarations are read with the compilation database of the gate binary's build tree, or
+    // (a gate binary outside a build tree) of this audit binary's.
+    fs::path database = binary.parent_path().parent_path() / "compile_commands.json";
+    std::error_code exists_error;
+    if (options.compile_commands) {
+      database = *options.compile_commands;
+    } else if (!fs::exists(database, exists_error)) {
+      database = DefaultCompileCommands();
+    }
+    sources = SourceGates(ExtractScope(options.gates, database));
   } catch (const std::exception& e) {
     source_error = e.what();
   }

@@ -21,25 +21,34 @@ namespace pstrain::audit {
 namespace fs = std::filesystem;
 
 const char* const kScopeUsage =
-    "usage: audit scope [--gates DIR] [--format markdown|json] [--out FILE] [--ledger FILE]\n"
-    "                   [--check DOC | --update DOC]\n"
+    "usage: audit scope [--gates DIR] [--compile-commands FILE] [--format markdown|json] [--out FILE]\n"
+    "                   [--ledger FILE] [--check DOC | --update DOC]\n"
     "\n"
-    "Reads the determinism gates (DIR/*_gate.cpp) as text and reports, per gate:\n"
-    "  CHECKED    what its assertion-helper calls (gate.Expect...) compare: files, fields, checks,\n"
-    "             tolerances. Calls in comments, strings, #if 0 branches, dead code after an\n"
-    "             unconditional return, or inside macros the auditor cannot expand do not count\n"
-    "             (and are listed as \"not counted\"). Only bare ASSERT/EXPECT: \"CHECKED: nothing\".\n"
+    "Reads the determinism gates (DIR/*_gate.cpp) through the compiler's view (libclang, with the\n"
+    "flags of the build's compile_commands.json) and reports, per gate:\n"
+    "  CHECKED    what its calls of the kit's Gate::Expect... helpers compare (files, fields, checks,\n"
+    "             tolerances) when the call runs on every path through the gate, with its call site.\n"
+    "  CHECKED if reached\n"
+    "             calls the AST cannot show to run (a lambda's body, a loop that may run zero\n"
+    "             times, a catch handler, a non-constant branch, the right operand of || or &&):\n"
+    "             a ledger run decides. Dead code (after return, GTEST_SKIP(), FAIL(), a failing\n"
+    "             constant ASSERT), constant-false branches, unevaluated operands and inactive #if\n"
+    "             branches do not count (and are listed as \"not counted\").\n"
     "  DESCRIBES  its declaration Gate gate({kind, {shard counts}, passes, limitation}), which\n"
     "             certifies nothing.\n"
     "\n"
     "Options:\n"
     "  --gates DIR      the gate sources (default: " PSTRAIN_AUDIT_SOURCE_DIR "/gates); a single file is\n"
     "                   also accepted\n"
+    "  --compile-commands FILE\n"
+    "                   the compilation database (default: the build tree of this audit binary,\n"
+    "                   <build>/compile_commands.json; CMake writes it at configure time)\n"
     "  --format F       markdown (default, for people) or json (for pipelines)\n"
     "  --out FILE       write the report to FILE (atomically) instead of standard output\n"
-    "  --ledger FILE    cross-check with a run ledger ($PSTRAIN_GATE_LEDGER of a gate run): flag\n"
-    "                   helper calls that never executed, checks recorded as failed, and declared\n"
-    "                   gates with no declaration record\n"
+    "  --ledger FILE    cross-check with a run ledger ($PSTRAIN_GATE_LEDGER of a gate run), per call\n"
+    "                   site: executed and passed, executed and failed, never executed (a CHECKED\n"
+    "                   call: a problem), not reached (a call CHECKED if reached: no problem), and\n"
+    "                   records whose call site the report lacks (an under-claim: a problem)\n"
     "  --check DOC      compare DOC's section between <!-- BEGIN GENERATED GATE SCOPE --> and\n"
     "                   <!-- END GENERATED GATE SCOPE --> with the Markdown report; print a diff\n"
     "                   when it is stale\n"
@@ -47,13 +56,15 @@ const char* const kScopeUsage =
     "  -h, --help       show this help\n"
     "\n"
     "Exit status: 0 ok; 1 the section is stale or the ledger cross-check found problems;\n"
-    "2 an error (bad option, unreadable file or directory, missing markers).\n";
+    "2 an error (bad option, unreadable file or directory, missing markers, no compilation\n"
+    "database, a gate source that does not compile or exceeds the front end's limits).\n";
 
 namespace {
 
 struct Options {
   std::string gates = std::string(PSTRAIN_AUDIT_SOURCE_DIR) + "/gates";
   std::string format = "markdown";
+  std::string compile_commands = DefaultCompileCommands().string();
   std::optional<std::string> out, ledger, check, update;
   bool help = false;
 };
@@ -63,6 +74,7 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
   const std::string error = CommandOptions()
                                 .Flag("help,h", options.help)
                                 .Value("gates", options.gates)
+                                .Value("compile-commands", options.compile_commands)
                                 .Value("format", options.format)
                                 .Value("out", options.out)
                                 .Value("ledger", options.ledger)
@@ -93,7 +105,7 @@ int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std
   ScopeReport report;
   std::optional<LedgerCrossCheck> ledger;
   try {
-    report = ExtractScope(options.gates);
+    report = ExtractScope(options.gates, options.compile_commands);
     if (options.ledger) ledger = CrossCheck(report, ReadLedger(*options.ledger));
   } catch (const std::exception& e) {
     err << "audit scope: " << e.what() << "\n";

@@ -1,31 +1,24 @@
+// The scope extractor: a walk over libclang's AST of a gate source that sorts every kit-helper
+// call into CHECKED, "CHECKED if reached" and not counted (rules in scope_extractor.h).
 #include "scope/scope_extractor.h"
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "common/error.h"
-#include "common/file_io.h"
-#include "scope/cpp_lexer.h"
-#include "scope/cpp_preprocessor.h"
+#include "scope/scope_frontend.h"
 
 namespace pstrain::audit {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-
-bool IsKnownHelper(const std::string& name) {
-  static const std::set<std::string> kHelpers = {
-      "ExpectProducedFilesIdentical", "ExpectCopiedInputsIdentical", "ExpectJsonFieldsEqual",
-      "ExpectProvenanceField",        "ExpectRejected",              "ExpectWithin"};
-  return kHelpers.count(name) > 0;
-}
 
 bool LooksLikeHelper(const std::string& name) {
   return name.size() > 6 && name.compare(0, 6, "Expect") == 0 && std::isupper(static_cast<unsigned char>(name[6]));
@@ -35,639 +28,1112 @@ bool IsTestMacro(const std::string& name) {
   return name == "TEST" || name == "TEST_F" || name == "TEST_P" || name == "TYPED_TEST" || name == "TYPED_TEST_P";
 }
 
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool IsAllCapsName(const std::string& s) {
-  if (s.size() < 2 || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  bool letter = false;
-  for (char c : s) {
-    if (std::isupper(static_cast<unsigned char>(c))) letter = true;
-    else if (!std::isdigit(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return letter;
-}
-
-// GoogleTest/GoogleMock and standard macros whose arguments are ordinary, evaluated code.
-bool IsKnownExternalMacro(const std::string& s) {
-  static const char* kPrefixes[] = {"ASSERT_", "EXPECT_", "GTEST_", "GMOCK_", "TEST", "TYPED_TEST", "INSTANTIATE_",
-                                    "MOCK_", "REGISTER_TYPED_TEST", "ON_CALL"};
-  for (const char* p : kPrefixes) {
-    if (StartsWith(s, p)) return true;
-  }
-  static const std::set<std::string> kExact = {"FAIL",     "SUCCEED",  "ADD_FAILURE", "ADD_FAILURE_AT", "SCOPED_TRACE",
-                                               "INT8_C",   "INT16_C",  "INT32_C",     "INT64_C",        "UINT8_C",
-                                               "UINT16_C", "UINT32_C", "UINT64_C",    "INTMAX_C",       "UINTMAX_C"};
-  return kExact.count(s) > 0;
-}
-
-bool IsBareAssertion(const std::string& s) { return StartsWith(s, "ASSERT_") || StartsWith(s, "EXPECT_"); }
-
 std::string StripIntegerSuffix(const std::string& number) {
+  if (number.find_first_of(".eEpP") != std::string::npos && number.compare(0, 2, "0x") != 0) return number;
   std::string s = number;
   while (!s.empty() && (s.back() == 'u' || s.back() == 'U' || s.back() == 'l' || s.back() == 'L')) s.pop_back();
   return s.empty() ? number : s;
 }
 
-struct Function {
-  std::string name;
-  std::string owner;  // the class it is a member of ("" for a free function)
-  std::size_t open = 0, close = 0;
+struct Where {
+  std::string file;  // as the compiler names it
+  unsigned line = 0, column = 0, offset = 0;
 };
 
-struct TestSite {
-  std::string macro, suite, name;
-  std::size_t line = 0, open = 0, close = 0;
-};
+Where Expansion(CXSourceLocation loc) {
+  CXFile file = nullptr;
+  Where w;
+  clang_getExpansionLocation(loc, &file, &w.line, &w.column, &w.offset);
+  if (file != nullptr) w.file = Text(clang_getFileName(file));
+  return w;
+}
 
-// What a body (a test's or a function's) contributes, in source order.
-struct BodyResult {
-  std::vector<Declaration> declarations;
-  std::vector<Check> checks;
-  std::vector<NotCounted> not_counted;
-  std::size_t bare_assertions = 0;
-};
+CXCursorKind Kind(CXCursor c) { return clang_getCursorKind(c); }
+std::string Name(CXCursor c) { return Text(clang_getCursorSpelling(c)); }
+std::string Usr(CXCursor c) { return Text(clang_getCursorUSR(c)); }
+unsigned LineOf(CXCursor c) { return Expansion(clang_getCursorLocation(c)).line; }
 
-class FileExtractor {
+bool ValidExtent(CXCursor c) {
+  const CXSourceRange r = clang_getCursorExtent(c);
+  if (clang_Range_isNull(r)) return false;
+  return Expansion(clang_getRangeStart(r)).line != 0;
+}
+
+bool IsExpressionOrStatement(CXCursor c) {
+  const CXCursorKind k = Kind(c);
+  return clang_isExpression(k) || clang_isStatement(k);
+}
+
+// The expression children (not type or namespace references, not defaulted arguments).
+std::vector<CXCursor> ExprChildren(CXCursor c) {
+  std::vector<CXCursor> out;
+  for (CXCursor k : Children(c)) {
+    if (IsExpressionOrStatement(k) && ValidExtent(k)) out.push_back(k);
+  }
+  return out;
+}
+
+std::optional<long long> EvaluateInt(CXCursor c) {
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (r == nullptr) return std::nullopt;
+  std::optional<long long> out;
+  if (clang_EvalResult_getKind(r) == CXEval_Int) out = clang_EvalResult_getAsLongLong(r);
+  clang_EvalResult_dispose(r);
+  return out;
+}
+
+// Implicit conversions, parentheses and constructor calls with one argument, peeled off.
+CXCursor Strip(CXCursor c) {
+  for (int guard = 0; guard < 64; ++guard) {
+    const CXCursorKind k = Kind(c);
+    const std::vector<CXCursor> kids = ExprChildren(c);
+    const bool constructor = k == CXCursor_CallExpr && Kind(clang_getCursorReferenced(c)) == CXCursor_Constructor;
+    if ((k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr || k == CXCursor_CXXFunctionalCastExpr || constructor) &&
+        kids.size() == 1) {
+      c = kids[0];
+      continue;
+    }
+    break;
+  }
+  return c;
+}
+
+class Walker {
  public:
-  FileExtractor(std::string display_path, std::string_view source)
-      : pp_(Preprocess(Lex(source))), t_(pp_.tokens) {
+  Walker(const TranslationUnit& unit, std::string main_path, std::string display_path, fs::path gates_dir)
+      : tu_(unit.get()), root_(unit.cursor()), main_path_(std::move(main_path)), gates_dir_(std::move(gates_dir)) {
     scope_.path = std::move(display_path);
+    main_file_ = clang_getFile(tu_, main_path_.c_str());
+    if (main_file_ != nullptr) main_name_ = Text(clang_getFileName(main_file_));
   }
 
   FileScope Run() {
-    ComputeMatches();
-    WalkScope(0, t_.size(), "");
-    for (const std::string& note : pp_.notes) scope_.notes.push_back(note);
-    std::set<std::string> called;  // functions reached from some test
-    for (const TestSite& site : tests_) {
+    for (CXCursor c : Children(root_)) {
+      if (Kind(c) != CXCursor_MacroExpansion) continue;
+      const CXSourceRange r = clang_getCursorExtent(c);
+      const Where b = Expansion(clang_getRangeStart(r)), e = Expansion(clang_getRangeEnd(r));
+      expansions_[b.file].push_back({b.offset, e.offset, Name(c)});
+    }
+    FindTests();
+    for (Site& site : sites_) {
       GateScope gate;
       gate.file = scope_.path;
       gate.line = site.line;
       gate.macro = site.macro;
       gate.suite = site.suite;
       gate.name = site.name;
-      // TEST_F/TEST_P/TYPED_TEST*: the fixture's Gate members are constructed, and its constructor,
-      // SetUp() and TearDown() run, for every test of the fixture.
-      const std::string fixture = site.macro == "TEST" ? "" : site.suite;
-      BodyResult body = AnalyzeBody(site.open, site.close, true, called, member_gate_vars_[fixture]);
-      gate.declarations = member_declarations_[fixture];
-      for (Declaration& d : body.declarations) gate.declarations.push_back(std::move(d));
-      auto add_fixture_calls = [&](const char* which) {
-        const std::string name = std::string(which).empty() ? fixture : which;
-        const FunctionResult via = FunctionChecks(name, called, fixture);
-        if (via.checks.empty() && via.not_counted.empty()) return;
-        called.insert(fixture + "::" + name);
-        for (const Check& c : via.checks) gate.checks.push_back(c);
-        for (const NotCounted& n : via.not_counted) gate.not_counted.push_back(n);
-      };
-      if (!fixture.empty()) {
-        add_fixture_calls("");  // constructor and destructor
-        add_fixture_calls("SetUp");
+      gate_ = &gate;
+      if (!clang_Cursor_isNull(site.body)) {
+        Ctx ctx;
+        ctx.test_body = true;
+        Statement(site.body, ctx, 0);
       }
-      for (Check& c : body.checks) gate.checks.push_back(std::move(c));
-      for (NotCounted& n : body.not_counted) gate.not_counted.push_back(std::move(n));
-      if (!fixture.empty()) add_fixture_calls("TearDown");
-      gate.bare_assertions = body.bare_assertions;
-      AddInactive(gate.not_counted, t_[site.open].line, t_[site.close].line);
-      // A function called twice reports what it does not count once.
-      std::vector<NotCounted> unique;
-      for (NotCounted& n : gate.not_counted) {
-        const bool seen = std::any_of(unique.begin(), unique.end(), [&](const NotCounted& u) {
-          return u.line == n.line && u.what == n.what && u.reason == n.reason;
-        });
-        if (!seen) unique.push_back(std::move(n));
-      }
-      gate.not_counted = std::move(unique);
+      gate_ = nullptr;
       scope_.gates.push_back(std::move(gate));
     }
-    Unattributed(called);
+    InactiveBranches();
+    Unattributed();
     return std::move(scope_);
   }
 
  private:
-  // ---- structure -------------------------------------------------------------------------------
+  struct Ctx {
+    std::string dead;        // why the code never runs ("" = it may run)
+    std::string if_reached;  // why the AST cannot say that it runs ("" = on every path)
+    std::string via_function;
+    bool test_body = false;
+  };
+  enum class Flow { kNormal, kExit, kBreak, kContinue, kGoto };
 
-  void ComputeMatches() {
-    match_.assign(t_.size(), kNone);
-    std::vector<std::size_t> open;
-    for (std::size_t k = 0; k < t_.size(); ++k) {
-      const Token& t = t_[k];
-      if (t.Is("(") || t.Is("[") || t.Is("{")) {
-        // The walk below recurses once per nested scope: bound the depth instead of the stack.
-        if (open.size() >= kMaxNestingDepth) {
-          throw SourceLimitError(t.line, "brackets nested more than " + std::to_string(kMaxNestingDepth) +
-                                             " deep (namespaces, classes, blocks, parentheses); the auditor reads at most " +
-                                             std::to_string(kMaxNestingDepth) + " levels");
+  struct Site {
+    std::string macro, suite, name;
+    std::size_t line = 0;
+    unsigned begin = 0, end = 0;  // the macro invocation's offsets
+    CXCursor body = clang_getNullCursor();
+    unsigned body_begin = 0, body_end = 0;
+  };
+
+  // ---- the file -------------------------------------------------------------------------------
+
+  bool InMainFile(const Where& w) const { return !w.file.empty() && w.file == main_name_; }
+
+  bool UnderGatesDir(const std::string& file) const {
+    if (file.empty()) return false;
+    const auto cached = under_gates_dir_.find(file);
+    if (cached != under_gates_dir_.end()) return cached->second;
+    return under_gates_dir_[file] = UnderGatesDirUncached(file);
+  }
+  bool UnderGatesDirUncached(const std::string& file) const {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(file, ec);
+    const fs::path d = fs::weakly_canonical(gates_dir_, ec);
+    const std::string ps = p.string(), ds = d.string() + "/";
+    return ps.compare(0, ds.size(), ds) == 0;
+  }
+
+  std::string Display(const std::string& file) const {
+    if (file == main_name_) return scope_.path;
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(file, ec);
+    const fs::path d = fs::weakly_canonical(gates_dir_, ec);
+    if (UnderGatesDir(file)) return (d.filename() / p.lexically_relative(d)).string();
+    return file;
+  }
+
+  std::vector<std::string> Tokens(CXSourceRange range) const {
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(tu_, range, &tokens, &n);
+    std::vector<std::string> out;
+    for (unsigned i = 0; i < n; ++i) out.push_back(Text(clang_getTokenSpelling(tu_, tokens[i])));
+    clang_disposeTokens(tu_, tokens, n);
+    return out;
+  }
+
+  static std::string Join(const std::vector<std::string>& tokens) {
+    std::string out;
+    auto wordy = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '"' || c == '\''; };
+    for (const std::string& t : tokens) {
+      if (!out.empty() && !t.empty() && wordy(out.back()) && wordy(t.front())) out += ' ';
+      if (!out.empty() && t.front() != ',' && out.back() == ',') out += ' ';
+      out += t;
+    }
+    return out;
+  }
+
+  std::string SourceText(CXCursor c) const {
+    // Inside a macro: the text as spelled (in the macro's body or argument), when it is one range.
+    const CXSourceRange r = clang_getCursorExtent(c);
+    if (InMacro(c)) {
+      const MacroUse* m = MacroAt(c);
+      // A macro body's tokens have a spelling location; a macro argument's, a file location.
+      for (int how = 0; how < 2; ++how) {
+        CXFile fa = nullptr, fb = nullptr;
+        unsigned oa = 0, ob = 0;
+        if (how == 0) {
+          clang_getSpellingLocation(clang_getRangeStart(r), &fa, nullptr, nullptr, &oa);
+          clang_getSpellingLocation(clang_getRangeEnd(r), &fb, nullptr, nullptr, &ob);
+        } else {
+          clang_getFileLocation(clang_getRangeStart(r), &fa, nullptr, nullptr, &oa);
+          clang_getFileLocation(clang_getRangeEnd(r), &fb, nullptr, nullptr, &ob);
         }
-        open.push_back(k);
-        continue;
+        if (fa != nullptr && fb != nullptr && clang_File_isEqual(fa, fb) && oa <= ob && ob - oa < 4096 &&
+            !(m != nullptr && oa == m->begin)) {
+          return Join(Tokens(clang_getRange(clang_getLocationForOffset(tu_, fa, oa), clang_getLocationForOffset(tu_, fb, ob))));
+        }
       }
-      const char* opener = t.Is(")") ? "(" : t.Is("]") ? "[" : t.Is("}") ? "{" : nullptr;
-      if (opener == nullptr) continue;
-      auto it = std::find_if(open.rbegin(), open.rend(), [&](std::size_t o) { return t_[o].Is(opener); });
-      if (it == open.rend()) continue;  // an unmatched closer
-      const std::size_t o = *it;
-      open.erase(std::next(it).base(), open.end());
-      match_[o] = k;
-      match_[k] = o;
+      return m != nullptr ? m->name + "(...)" : "(macro)";
     }
+    return Join(Tokens(r));
   }
 
-  bool Opener(std::size_t k) const { return t_[k].Is("(") || t_[k].Is("[") || t_[k].Is("{"); }
-  // Past a bracketed group starting at k (its closer), or k itself.
-  std::size_t Skip(std::size_t k) const { return Opener(k) && match_[k] != kNone ? match_[k] : k; }
+  struct MacroUse {
+    unsigned begin = 0, end = 0;
+    std::string name;
+  };
 
-  // The top-level comma-separated ranges of tokens (begin, end).
-  std::vector<std::pair<std::size_t, std::size_t>> Split(std::size_t begin, std::size_t end) const {
-    std::vector<std::pair<std::size_t, std::size_t>> parts;
-    if (begin >= end) return parts;
-    std::size_t start = begin;
-    for (std::size_t k = begin; k < end; ++k) {
-      if (t_[k].Is(",")) {
-        parts.emplace_back(start, k);
-        start = k + 1;
-        continue;
-      }
-      k = std::min(Skip(k), end);
+  // The outermost macro invocation `c` comes from ("GTEST_SKIP"), or nullptr.
+  const MacroUse* MacroAt(CXCursor c) const {
+    const Where w = Expansion(clang_getCursorLocation(c));
+    const auto it = expansions_.find(w.file);
+    if (it == expansions_.end()) return nullptr;
+    for (const MacroUse& m : it->second) {
+      if (w.offset >= m.begin && w.offset < m.end) return &m;
     }
-    parts.emplace_back(start, end);
-    return parts;
+    return nullptr;
+  }
+  bool InMacro(CXCursor c) const { return MacroAt(c) != nullptr; }
+  std::string MacroNameAt(CXCursor c) const {
+    const MacroUse* m = MacroAt(c);
+    return m != nullptr ? m->name : "";
   }
 
-  enum class BlockKind { kScope, kFunction, kOther };
+  // ---- tests ----------------------------------------------------------------------------------
 
-  // What the block opening at `brace` is; `name` gets the function's or the class's name, `owner`
-  // the class of an out-of-class member definition (`void Fixture::SetUp() {`).
-  BlockKind Classify(std::size_t scope_begin, std::size_t brace, std::string& name, std::string& owner) const {
-    std::size_t h = brace;
-    while (h > scope_begin) {
-      const Token& p = t_[h - 1];
-      if (p.Is(";") || p.Is("{") || p.Is("}")) break;
-      if ((p.Is(")") || p.Is("]")) && match_[h - 1] != kNone && match_[h - 1] >= scope_begin) {
-        h = match_[h - 1];
-        continue;
-      }
-      --h;
-    }
-    bool has_class = false;
-    for (std::size_t k = h; k < brace; k = Skip(k) + 1) {
-      const Token& t = t_[k];
-      if (t.Is("namespace")) return BlockKind::kScope;
-      if (t.Is("extern") && k + 1 < brace && t_[k + 1].kind == TokenKind::kString) return BlockKind::kScope;
-      if (t.Is("enum")) return BlockKind::kOther;
-      if (t.Is("=") && !(k > h && t_[k - 1].Is("operator"))) return BlockKind::kOther;
-      if ((t.Is("class") || t.Is("struct") || t.Is("union")) && !has_class) {
-        has_class = true;
-        if (k + 1 < brace && t_[k + 1].IsIdentifier()) name = t_[k + 1].spelling;
-      }
-    }
-    static const std::set<std::string> kNotNames = {"alignas", "__attribute__", "__declspec", "decltype", "noexcept",
-                                                    "requires", "if", "for", "while", "switch", "catch", "sizeof"};
-    for (std::size_t k = h; k < brace; ++k) {
-      if (t_[k].Is("(") && k > h && t_[k - 1].IsIdentifier() && !kNotNames.count(t_[k - 1].spelling)) {
-        name = t_[k - 1].spelling;
-        std::size_t q = k - 1;
-        if (q > h && t_[q - 1].Is("~")) --q;
-        if (q >= h + 2 && t_[q - 1].Is("::") && t_[q - 2].IsIdentifier()) owner = t_[q - 2].spelling;
-        return BlockKind::kFunction;
-      }
-      k = Skip(k);
-    }
-    return has_class ? BlockKind::kScope : BlockKind::kOther;
-  }
-
-  // Finds tests, functions and (in a class body, `owner`) member Gate declarations.
-  void WalkScope(std::size_t begin, std::size_t end, const std::string& owner) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const Token& t = t_[k];
-      std::string variable;
-      const std::size_t member_decl = owner.empty() ? kNone : DeclarationAt(k, end, variable);
-      if (member_decl != kNone && match_[member_decl] != kNone) {
-        Declaration d = MakeDeclaration(member_decl, variable);
-        d.variable = owner + "::" + variable;
-        member_declarations_[owner].push_back(std::move(d));
-        member_gate_vars_[owner].insert(variable);
-        k = match_[member_decl];
-        continue;
-      }
-      if (t.IsIdentifier() && IsTestMacro(t.spelling) && k + 1 < end && t_[k + 1].Is("(") && match_[k + 1] != kNone) {
-        const std::size_t close = match_[k + 1];
-        if (close + 1 < end && t_[close + 1].Is("{") && match_[close + 1] != kNone) {
-          TestSite site;
-          site.macro = t.spelling;
-          site.line = t.line;
-          const auto args = Split(k + 2, close);
-          if (!args.empty()) site.suite = JoinSpellings(t_, args[0].first, args[0].second);
-          if (args.size() > 1) site.name = JoinSpellings(t_, args[1].first, args[1].second);
-          site.open = close + 1;
-          site.close = match_[close + 1];
-          tests_.push_back(site);
-          k = site.close;
+  void FindTests() {
+    for (CXCursor c : Children(root_)) {
+      if (Kind(c) != CXCursor_MacroExpansion) continue;
+      const std::string name = Name(c);
+      if (!IsTestMacro(name)) continue;
+      const CXSourceRange r = clang_getCursorExtent(c);
+      const Where b = Expansion(clang_getRangeStart(r)), e = Expansion(clang_getRangeEnd(r));
+      if (!InMainFile(b)) continue;
+      Site s;
+      s.macro = name;
+      s.line = b.line;
+      s.begin = b.offset;
+      s.end = e.offset;
+      // TEST ( Suite , Name ): the arguments, as written.
+      const std::vector<std::string> t = Tokens(r);
+      std::vector<std::string> args(1);
+      int depth = 0;
+      for (std::size_t i = 1; i < t.size(); ++i) {
+        if (t[i] == "(" && depth++ == 0) continue;
+        if (t[i] == ")" && --depth == 0) break;
+        if (t[i] == "," && depth == 1) {
+          args.emplace_back();
           continue;
         }
+        args.back() += t[i];
       }
-      if (t.Is("{") && match_[k] != kNone) {
-        std::string name, explicit_owner;
-        const BlockKind kind = Classify(begin, k, name, explicit_owner);
-        if (kind == BlockKind::kScope) WalkScope(k + 1, match_[k], name);
-        if (kind == BlockKind::kFunction) {
-          functions_.push_back({name, explicit_owner.empty() ? owner : explicit_owner, k, match_[k]});
-          covered_.emplace_back(k, match_[k]);
-        }
-        k = match_[k];
+      s.suite = args.size() > 0 ? args[0] : "";
+      s.name = args.size() > 1 ? args[1] : "";
+      sites_.push_back(s);
+    }
+    FindBodies(root_, 0);
+  }
+
+  void FindBodies(CXCursor parent, int depth) {
+    if (depth > 64) return;
+    for (CXCursor c : Children(parent)) {
+      const CXCursorKind k = Kind(c);
+      if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl || k == CXCursor_ClassDecl ||
+          k == CXCursor_StructDecl || k == CXCursor_ClassTemplate) {
+        FindBodies(c, depth + 1);
         continue;
       }
-      if (t.Is("(") || t.Is("[")) k = std::min(Skip(k), end);
-    }
-  }
-
-  // ---- values ----------------------------------------------------------------------------------
-
-  SourceValue Value(std::size_t begin, std::size_t end) const {
-    if (begin >= end) return SourceValue::Expression("");
-    bool all_strings = true;
-    std::string joined;
-    for (std::size_t k = begin; k < end; ++k) {
-      if (t_[k].kind != TokenKind::kString) all_strings = false;
-      else joined += t_[k].value;
-    }
-    if (all_strings) return SourceValue::Literal(joined);
-    if (end - begin == 1 && t_[begin].kind == TokenKind::kNumber) return SourceValue::Literal(StripIntegerSuffix(t_[begin].spelling));
-    return SourceValue::Expression(JoinSpellings(t_, begin, end));
-  }
-
-  // A braced list, possibly after a type (`std::vector<std::string>{...}`), or an expression.
-  ValueList List(std::size_t begin, std::size_t end) const {
-    ValueList list;
-    if (begin < end && t_[end - 1].Is("}") && match_[end - 1] != kNone && match_[end - 1] >= begin) {
-      const std::size_t open = match_[end - 1];
-      bool type_prefix = true;
-      for (std::size_t k = begin; k < open; ++k) {
-        const Token& t = t_[k];
-        if (!(t.IsIdentifier() || t.Is("::") || t.Is("<") || t.Is(">") || t.Is(">>") || t.Is(","))) type_prefix = false;
-      }
-      if (type_prefix) {
-        list.braced = true;
-        for (const auto& [b, e] : Split(open + 1, end - 1)) {
-          if (b < e) list.items.push_back(Value(b, e));
+      if ((k == CXCursor_CXXMethod || k == CXCursor_FunctionTemplate) && clang_isCursorDefinition(c) && Name(c) == "TestBody") {
+        const Where w = Expansion(clang_getCursorLocation(c));
+        if (!InMainFile(w)) continue;
+        for (Site& s : sites_) {
+          if (w.offset < s.begin || w.offset > s.end || !clang_Cursor_isNull(s.body)) continue;
+          for (CXCursor child : Children(c)) {
+            if (Kind(child) == CXCursor_CompoundStmt) s.body = child;
+          }
+          const CXSourceRange r = clang_getCursorExtent(s.body);
+          s.body_begin = Expansion(clang_getRangeStart(r)).offset;
+          s.body_end = Expansion(clang_getRangeEnd(r)).offset;
         }
-        return list;
       }
     }
-    list.expression = JoinSpellings(t_, begin, end);
+  }
+
+  // ---- values ---------------------------------------------------------------------------------
+
+  SourceValue Value(CXCursor arg) const {
+    const CXCursor s = Strip(arg);
+    const CXCursorKind k = Kind(s);
+    if (k == CXCursor_StringLiteral) {
+      // libclang evaluates a string literal through its array-to-pointer conversion.
+      CXCursor decay = arg;
+      for (int guard = 0; guard < 64; ++guard) {
+        const std::vector<CXCursor> kids = ExprChildren(decay);
+        if (kids.size() != 1 || Kind(kids[0]) == CXCursor_StringLiteral) break;
+        decay = kids[0];
+      }
+      CXEvalResult r = clang_Cursor_Evaluate(decay);
+      if (r != nullptr) {
+        std::string value;
+        const bool ok = clang_EvalResult_getKind(r) == CXEval_StrLiteral;
+        if (ok) value = clang_EvalResult_getAsStr(r);
+        clang_EvalResult_dispose(r);
+        if (ok) return SourceValue::Literal(value);
+      }
+      // Elsewhere (an aggregate's initializer list) libclang spells the literal, concatenated.
+      const std::string spelled = Name(s);
+      if (spelled.size() >= 2 && spelled.front() == '"' && spelled.back() == '"') {
+        std::string value;
+        for (std::size_t i = 1; i + 1 < spelled.size(); ++i) {
+          char ch = spelled[i];
+          if (ch == '\\' && i + 2 < spelled.size()) {
+            const char e = spelled[++i];
+            ch = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+          }
+          value += ch;
+        }
+        return SourceValue::Literal(value);
+      }
+    }
+    if (k == CXCursor_IntegerLiteral || k == CXCursor_FloatingLiteral) {
+      return SourceValue::Literal(StripIntegerSuffix(SourceText(s)));
+    }
+    return SourceValue::Expression(SourceText(arg));
+  }
+
+  ValueList List(CXCursor arg) const {
+    ValueList list;
+    const CXCursor s = Strip(arg);
+    if (Kind(s) == CXCursor_InitListExpr) {
+      list.braced = true;
+      for (CXCursor item : ExprChildren(s)) list.items.push_back(Value(item));
+      return list;
+    }
+    list.expression = SourceText(arg);
     return list;
   }
 
-  Check MakeCheck(std::size_t dot, std::size_t open) const {
+  std::vector<CXCursor> Arguments(CXCursor call) const {
+    std::vector<CXCursor> out;
+    const int n = clang_Cursor_getNumArguments(call);
+    for (int i = 0; i < n; ++i) {
+      const CXCursor a = clang_Cursor_getArgument(call, static_cast<unsigned>(i));
+      if (ValidExtent(a)) out.push_back(a);  // a defaulted argument (the call site) has no extent
+    }
+    return out;
+  }
+
+  Check MakeCheck(CXCursor call, CXCursor method, const Ctx& ctx) const {
     Check c;
-    c.helper = t_[dot + 1].spelling;
-    c.line = t_[dot + 1].line;
-    c.receiver = dot > 0 ? (t_[dot - 1].IsIdentifier() ? t_[dot - 1].spelling : "(expression)") : "";
-    c.via_macro = t_[dot + 1].via_macro;
-    c.condition = t_[dot + 1].condition;
-    const std::size_t close = match_[open];
-    c.arguments = JoinSpellings(t_, open + 1, close);
-    const auto args = Split(open + 1, close);
-    auto arg_value = [&](std::size_t i) { return Value(args[i].first, args[i].second); };
+    c.helper = Name(method);
+    c.if_reached = ctx.if_reached;
+    c.via_function = ctx.via_function;
+    // The call site as GCC's std::source_location records it: the `(` of the call, or the
+    // outermost macro invocation.
+    Where site = Expansion(clang_getCursorLocation(call));
+    const std::vector<CXCursor> kids = Children(call);
+    if (!InMacro(call) && !kids.empty()) {
+      const unsigned callee_end = Expansion(clang_getRangeEnd(clang_getCursorExtent(kids.front()))).offset;
+      CXToken* tokens = nullptr;
+      unsigned n = 0;
+      clang_tokenize(tu_, clang_getCursorExtent(call), &tokens, &n);
+      for (unsigned i = 0; i < n; ++i) {
+        if (Text(clang_getTokenSpelling(tu_, tokens[i])) != "(") continue;
+        const Where w = Expansion(clang_getTokenLocation(tu_, tokens[i]));
+        if (w.offset >= callee_end) {
+          site = w;
+          break;
+        }
+      }
+      clang_disposeTokens(tu_, tokens, n);
+    } else if (InMacro(call)) {
+      c.via_macro = MacroNameAt(call);
+    }
+    c.line = site.line;
+    c.column = site.column;
+    c.site_path = site.file;
+    c.file = Display(site.file);
+    if (!kids.empty()) {
+      const std::vector<CXCursor> receiver = ExprChildren(kids.front());
+      c.receiver = receiver.empty() ? "" : (Kind(Strip(receiver.front())) == CXCursor_DeclRefExpr ? Name(Strip(receiver.front())) : "(expression)");
+    }
+    const std::vector<CXCursor> args = Arguments(call);
+    for (CXCursor a : args) c.arguments += (c.arguments.empty() ? "" : ", ") + SourceText(a);
     const std::string& h = c.helper;
-    if ((h == "ExpectProducedFilesIdentical" || h == "ExpectCopiedInputsIdentical" || h == "ExpectJsonFieldsEqual") &&
-        args.size() == 3) {
-      c.subjects = List(args[2].first, args[2].second);
+    if ((h == "ExpectProducedFilesIdentical" || h == "ExpectCopiedInputsIdentical" || h == "ExpectJsonFieldsEqual") && args.size() == 3) {
+      c.subjects = List(args[2]);
     } else if (h == "ExpectProvenanceField" && args.size() == 4) {
       c.subjects.braced = true;
-      c.subjects.items.push_back(arg_value(2));
-      // FieldRelation::kDifferent -> "different", as the kit records it.
-      const std::string relation = args[3].second > args[3].first ? t_[args[3].second - 1].spelling : "";
-      static const std::map<std::string, std::string> kRelations = {
-          {"kPresent", "present"}, {"kEqual", "equal"}, {"kDifferent", "different"}};
-      const auto it = kRelations.find(relation);
-      c.subjects.items.push_back(it != kRelations.end() ? SourceValue::Literal(it->second) : arg_value(3));
+      c.subjects.items.push_back(Value(args[2]));
+      const CXCursor relation = clang_getCursorReferenced(Strip(args[3]));
+      static const std::map<std::string, std::string> kRelations = {{"kPresent", "present"}, {"kEqual", "equal"}, {"kDifferent", "different"}};
+      const auto it = Kind(relation) == CXCursor_EnumConstantDecl ? kRelations.find(Name(relation)) : kRelations.end();
+      c.subjects.items.push_back(it != kRelations.end() ? SourceValue::Literal(it->second) : Value(args[3]));
     } else if (h == "ExpectRejected" && args.size() == 4) {
       c.subjects.braced = true;
-      c.subjects.items = {arg_value(0), arg_value(3)};
+      c.subjects.items = {Value(args[0]), Value(args[3])};
     } else if (h == "ExpectWithin" && args.size() == 5) {
       c.subjects.braced = true;
-      c.subjects.items = {arg_value(0)};
-      c.parameters = {{"rtol", arg_value(3)}, {"atol", arg_value(4)}};
+      c.subjects.items = {Value(args[0])};
+      c.parameters = {{"rtol", Value(args[3])}, {"atol", Value(args[4])}};
     }
     return c;
   }
 
-  // `Gate gate({...})`, `Gate gate{{...}}`, `auto gate = Gate({...})`: the index of the argument's
-  // opening bracket and the variable, or kNone.
-  std::size_t DeclarationAt(std::size_t k, std::size_t end, std::string& variable) const {
-    if (!t_[k].Is("Gate") || (k > 0 && (t_[k - 1].Is(".") || t_[k - 1].Is("->")))) return kNone;
-    if (k + 2 < end && t_[k + 1].IsIdentifier() && (t_[k + 2].Is("(") || t_[k + 2].Is("{"))) {
-      variable = t_[k + 1].spelling;
-      return k + 2;
-    }
-    if (k >= 2 && t_[k - 1].Is("=") && t_[k - 2].IsIdentifier() && k + 1 < end && (t_[k + 1].Is("(") || t_[k + 1].Is("{"))) {
-      variable = t_[k - 2].spelling;
-      return k + 1;
-    }
-    return kNone;
-  }
-
-  Declaration MakeDeclaration(std::size_t open, const std::string& variable) const {
+  std::optional<Declaration> MakeDeclaration(CXCursor var) const {
+    if (Usr(clang_getTypeDeclaration(clang_getCursorType(var))) != kGateTypeUsr) return std::nullopt;
     Declaration d;
-    d.line = t_[open].line;
-    d.variable = variable;
-    const std::size_t close = match_[open];
-    d.argument = JoinSpellings(t_, open + 1, close);
-    // The braced initializer: the whole argument (after an optional type name), or `{...}` itself
-    // for `Gate gate{...}` whose single element is the braced declaration.
-    std::size_t begin = open + 1, end = close;
-    if (t_[open].Is("{") && Split(begin, end).size() != 1) {
-      begin = open;
-      end = close + 1;
+    d.line = LineOf(var);
+    d.variable = Name(var);
+    // The constructor call and its argument.
+    CXCursor construct = clang_getNullCursor();
+    for (CXCursor k : ExprChildren(var)) construct = k;
+    if (clang_Cursor_isNull(construct)) return d;
+    CXCursor c = construct;
+    for (int guard = 0; guard < 16 && Kind(c) != CXCursor_CallExpr; ++guard) {
+      const std::vector<CXCursor> kids = ExprChildren(c);
+      if (kids.size() != 1) break;
+      c = kids[0];
     }
-    while (begin < end && (t_[begin].IsIdentifier() || t_[begin].Is("::"))) ++begin;
-    if (begin >= end || !t_[begin].Is("{") || match_[begin] != end - 1) return d;
+    const std::vector<CXCursor> args = Kind(c) == CXCursor_CallExpr ? Arguments(c) : std::vector<CXCursor>{};
+    if (args.empty()) return d;
+    d.argument = SourceText(args[0]);
+    const CXCursor init = Strip(args[0]);
+    if (Kind(init) != CXCursor_InitListExpr) return d;
     d.structured = true;
-    static const char* kFields[] = {"kind", "shard_counts", "passes", "limitation"};
-    std::size_t position = 0;
-    for (auto [b, e] : Split(begin + 1, end - 1)) {
-      if (b >= e) continue;
-      std::string field = position < 4 ? kFields[position] : "";
-      if (e - b >= 3 && t_[b].Is(".") && t_[b + 1].IsIdentifier() && t_[b + 2].Is("=")) {
-        field = t_[b + 1].spelling;
-        b += 3;
-      }
-      ++position;
-      if (field == "kind") d.kind = Value(b, e);
-      else if (field == "shard_counts") d.shard_counts = List(b, e);
-      else if (field == "passes") d.passes = Value(b, e);
-      else if (field == "limitation") d.limitation = Value(b, e);
-    }
+    const std::vector<CXCursor> fields = ExprChildren(init);
+    if (fields.size() > 0) d.kind = Value(fields[0]);
+    if (fields.size() > 1) d.shard_counts = List(fields[1]);
+    if (fields.size() > 2) d.passes = Value(fields[2]);
+    if (fields.size() > 3) d.limitation = Value(fields[3]);
     return d;
   }
 
-  bool HelperCallAt(std::size_t k, std::size_t end) const {
-    return (t_[k].Is(".") || t_[k].Is("->")) && k + 2 < end && t_[k + 1].IsIdentifier() &&
-           LooksLikeHelper(t_[k + 1].spelling) && t_[k + 2].Is("(") && match_[k + 2] != kNone;
+  // ---- recording ------------------------------------------------------------------------------
+
+  std::string DescribeCall(CXCursor call, CXCursor method) const {
+    Ctx none;
+    return DescribeCheck(MakeCheck(call, method, none));
   }
 
-  // ---- bodies ----------------------------------------------------------------------------------
+  void NotCountedHere(std::size_t line, const std::string& what, const std::string& reason) {
+    if (gate_ == nullptr) return;
+    for (const NotCounted& n : gate_->not_counted) {
+      if (n.line == line && n.what == what && n.reason == reason) return;
+    }
+    gate_->not_counted.push_back({line, what, reason});
+  }
 
-  // Why each token of (open, close) does not count ("" when it counts): dead code.
-  std::vector<std::string> DeadCode(std::size_t open, std::size_t close) const {
-    std::vector<std::string> reason(close - open);
-    for (std::size_t k = open + 1; k < close; ++k) {
-      if (Opener(k) && !t_[k].Is("{")) {  // statements do not start inside parentheses or brackets
-        k = std::min(Skip(k), close);
-        continue;
-      }
-      const Token& t = t_[k];
-      const Token& prev = t_[k - 1];
-      const bool statement_start = k == open + 1 || prev.Is("{") || prev.Is("}") || prev.Is(";") || prev.Is(":");
-      if (!statement_start || !t.IsIdentifier()) continue;
-      const bool jump = t.Is("return") || t.Is("throw") || t.Is("break") || t.Is("continue") || t.Is("goto") ||
-                        ((t.Is("GTEST_SKIP") || t.Is("FAIL")) && k + 1 < close && t_[k + 1].Is("("));
-      if (!jump) continue;
-      // The end of the statement, then the end of the enclosing block.
-      std::size_t end = k;
-      while (end < close && !t_[end].Is(";")) {
-        if (t_[end].Is("}")) break;  // malformed
-        end = Skip(end) + 1;
-      }
-      if (end >= close || !t_[end].Is(";")) continue;
-      std::size_t block_end = close;
-      for (std::size_t o = k; o-- > open;) {
-        if (t_[o].Is("{") && match_[o] != kNone && match_[o] > k) {
-          block_end = match_[o];
-          break;
+  std::string Prefix(const Ctx& ctx) const { return ctx.via_function.empty() ? "" : "in " + ctx.via_function + "(): "; }
+
+  // A kit call, or a call of a same-named method of another type; returns whether it is the kit's.
+  bool RecordCall(CXCursor call, const Ctx& ctx) {
+    const CXCursor method = clang_getCursorReferenced(call);
+    if (Kind(method) != CXCursor_CXXMethod || !LooksLikeHelper(Name(method))) return false;
+    const CXCursor owner = clang_getCursorSemanticParent(method);
+    const bool kit = Usr(owner) == kGateTypeUsr;
+    if (!kit) {
+      std::string arguments;
+      for (CXCursor a : Arguments(call)) arguments += (arguments.empty() ? "" : ", ") + SourceText(a);
+      NotCountedHere(LineOf(call), Prefix(ctx) + Name(owner) + "::" + Name(method) + "(" + arguments + ")",
+                     "not a kit helper: the callee is a member of " + Text(clang_getTypeSpelling(clang_getCursorType(owner))) +
+                         ", not of the kit's Gate");
+      return false;
+    }
+    seen_calls_.insert(Expansion(clang_getCursorLocation(call)).offset);
+    if (!ctx.dead.empty()) {
+      NotCountedHere(LineOf(call), Prefix(ctx) + DescribeCall(call, method), ctx.dead);
+      return true;
+    }
+    if (gate_ != nullptr) gate_->checks.push_back(MakeCheck(call, method, ctx));
+    return true;
+  }
+
+  // Every kit call below `c`, which is not evaluated (or dead) for `reason`.
+  void NotEvaluated(CXCursor c, const Ctx& ctx, const std::string& reason, int depth) {
+    Guard(c, depth);
+    if (Kind(c) == CXCursor_CallExpr) {
+      Ctx dead = ctx;
+      if (dead.dead.empty()) dead.dead = reason;
+      RecordCall(c, dead);
+    }
+    for (CXCursor k : Children(c)) NotEvaluated(k, ctx, reason, depth + 1);
+  }
+
+  void Guard(CXCursor c, int depth) const {
+    if (depth > static_cast<int>(kMaxAstDepth)) {
+      throw RecordError(scope_.path, LineOf(c),
+                        "statements and expressions nested more than " + std::to_string(kMaxAstDepth) +
+                            " deep; the auditor walks at most " + std::to_string(kMaxAstDepth) + " levels");
+    }
+  }
+
+  static Ctx Reached(Ctx ctx, const std::string& reason) {
+    if (ctx.if_reached.empty()) ctx.if_reached = reason;
+    return ctx;
+  }
+  static Ctx Dead(Ctx ctx, const std::string& reason) {
+    if (ctx.dead.empty()) ctx.dead = reason;
+    return ctx;
+  }
+  static std::string AtLine(unsigned line) { return "line " + std::to_string(line); }
+
+  // ---- statements -----------------------------------------------------------------------------
+
+  // Why the statements after `c` (which ended the flow) never run.
+  std::string TerminatorText(CXCursor c, Flow flow) const {
+    const unsigned line = LineOf(c);
+    if (InMacro(c)) {
+      const std::string macro = MacroNameAt(c);
+      if (macro.compare(0, 7, "ASSERT_") == 0) return "dead code after `" + macro + "(...)`, a fatal assertion that always fails (" + AtLine(line) + ")";
+      return "dead code after `" + macro + "(...)` (" + AtLine(line) + ")";
+    }
+    const char* word = flow == Flow::kBreak ? "break" : flow == Flow::kContinue ? "continue" : flow == Flow::kGoto ? "goto" : "";
+    if (Kind(c) == CXCursor_CXXThrowExpr) word = "throw";
+    if (*word == '\0') word = "return";
+    return std::string("dead code after `") + word + "` (" + AtLine(line) + ")";
+  }
+
+  Flow Statement(CXCursor c, const Ctx& ctx, int depth) {
+    Guard(c, depth);
+    const std::vector<CXCursor> kids = Children(c);
+    switch (Kind(c)) {
+      case CXCursor_CompoundStmt: return Sequence(kids, ctx, depth, nullptr);
+      case CXCursor_IfStmt: return If(c, kids, ctx, depth);
+      case CXCursor_ForStmt: {
+        const Ctx header = Reached(ctx, "in the header of the `for` loop at " + AtLine(LineOf(c)));
+        for (std::size_t i = 0; i + 1 < kids.size(); ++i) {
+          if (i == 0 && Kind(kids[i]) == CXCursor_DeclStmt) Statement(kids[i], ctx, depth + 1);
+          else Expression(kids[i], header, depth + 1);
         }
+        if (!kids.empty()) {
+          Statement(kids.back(), Reached(ctx, "in the body of the `for` loop at " + AtLine(LineOf(c)) + ", which may run zero times"), depth + 1);
+        }
+        return Flow::kNormal;
       }
-      std::string statement = JoinSpellings(t_, k, std::min(end + 1, k + 8));
-      if (end + 1 > k + 8) statement = JoinSpellings(t_, k, k + 7) + " ...;";
-      const std::string why = "dead code after `" + statement + "` (line " + std::to_string(t.line) + ")";
-      std::size_t stop = end + 1;
-      for (; stop < block_end; ++stop) {
-        if (t_[stop].Is("case") || t_[stop].Is("default")) break;  // a label: reachable again
-        const std::size_t skip = Skip(stop);
-        for (std::size_t d = stop; d <= skip && d < block_end; ++d) reason[d - open] = why;
-        stop = skip;
+      case CXCursor_WhileStmt: {
+        if (kids.size() < 2) return Flow::kNormal;
+        for (std::size_t i = 0; i + 1 < kids.size(); ++i) Expression(kids[i], ctx, depth + 1);
+        const std::optional<long long> v = EvaluateInt(kids[kids.size() - 2]);
+        if (v && *v == 0) {
+          Statement(kids.back(), Dead(ctx, "never runs: the condition of the `while` loop at " + AtLine(LineOf(c)) + " is always false"), depth + 1);
+        } else if (v) {
+          const Flow f = Statement(kids.back(), ctx, depth + 1);
+          return f == Flow::kExit ? f : Flow::kNormal;
+        } else {
+          Statement(kids.back(), Reached(ctx, "in the body of the `while` loop at " + AtLine(LineOf(c)) + ", which may run zero times"), depth + 1);
+        }
+        return Flow::kNormal;
       }
-      k = stop - 1;
-    }
-    return reason;
-  }
-
-  std::vector<std::string> HelperNamesIn(const std::vector<Token>& tokens) const {
-    std::vector<std::string> names;
-    for (const Token& t : tokens) {
-      if (t.IsIdentifier() && LooksLikeHelper(t.spelling) &&
-          std::find(names.begin(), names.end(), t.spelling) == names.end()) {
-        names.push_back(t.spelling);
+      case CXCursor_DoStmt: {
+        Flow f = Flow::kNormal;
+        if (!kids.empty()) f = Statement(kids.front(), ctx, depth + 1);
+        for (std::size_t i = 1; i < kids.size(); ++i) Expression(kids[i], ctx, depth + 1);
+        return f == Flow::kExit ? f : Flow::kNormal;
       }
-    }
-    return names;
-  }
-
-  std::string JoinNames(const std::vector<std::string>& names) const {
-    std::string out;
-    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-  }
-
-  BodyResult AnalyzeBody(std::size_t open, std::size_t close, bool is_test, std::set<std::string>& called,
-                         const std::set<std::string>& inherited_gate_vars = {}) {
-    BodyResult result;
-    std::vector<std::string> excluded = DeadCode(open, close);
-    auto is_excluded = [&](std::size_t k) { return !excluded[k - open].empty(); };
-
-    // Macros the auditor cannot see into: their arguments do not count.
-    for (std::size_t k = open + 1; k < close; ++k) {
-      const Token& t = t_[k];
-      if (is_excluded(k) || !t.IsIdentifier()) continue;
-      if (!t.unexpanded_macro.empty()) {
-        std::size_t last = k;
-        while (last + 1 < close && t_[last + 1].unexpanded_macro == t.unexpanded_macro && t_[last + 1].line == t.line) ++last;
-        std::vector<Token> seen(t_.begin() + static_cast<std::ptrdiff_t>(k), t_.begin() + static_cast<std::ptrdiff_t>(last + 1));
-        const auto it = pp_.macros.find(t.unexpanded_macro);
-        if (it != pp_.macros.end()) seen.insert(seen.end(), it->second.body.begin(), it->second.body.end());
-        const std::vector<std::string> helpers = HelperNamesIn(seen);
-        result.not_counted.push_back(
-            {t.line, t.unexpanded_macro + "(...)",
-             "unrecognized macro, not counted: defined in this file but could not be expanded (see the notes)" +
-                 (helpers.empty() ? std::string() : "; it involves " + JoinNames(helpers))});
-        for (std::size_t d = k; d <= last; ++d) excluded[d - open] = "unrecognized macro " + t.unexpanded_macro;
-        k = last;
-        continue;
+      case CXCursor_CXXForRangeStmt: {
+        if (kids.size() < 2) return Flow::kNormal;
+        const CXCursor range = kids[kids.size() - 2];
+        Expression(range, ctx, depth + 1);
+        const CXCursor stripped = Strip(range);
+        const bool nonempty = Kind(stripped) == CXCursor_InitListExpr && !ExprChildren(stripped).empty();
+        if (nonempty) {
+          const Flow f = Statement(kids.back(), ctx, depth + 1);
+          return f == Flow::kExit ? f : Flow::kNormal;
+        }
+        Statement(kids.back(), Reached(ctx, "in the body of the range-`for` loop at " + AtLine(LineOf(c)) + ", which may run zero times"), depth + 1);
+        return Flow::kNormal;
       }
-      if (IsAllCapsName(t.spelling) && !IsKnownExternalMacro(t.spelling) && k + 1 < close && t_[k + 1].Is("(") &&
-          match_[k + 1] != kNone && (k == 0 || !(t_[k - 1].Is(".") || t_[k - 1].Is("->") || t_[k - 1].Is("::")))) {
-        const std::size_t last = match_[k + 1];
-        const std::vector<Token> args(t_.begin() + static_cast<std::ptrdiff_t>(k + 2), t_.begin() + static_cast<std::ptrdiff_t>(last));
-        const std::vector<std::string> helpers = HelperNamesIn(args);
-        result.not_counted.push_back(
-            {t.line, t.spelling + "(" + (helpers.empty() ? "..." : JoinNames(helpers) + "(...)") + ")",
-             "unrecognized macro, not counted: not defined in this file, so what it does with its arguments is unknown"});
-        for (std::size_t d = k; d <= last; ++d) excluded[d - open] = "unrecognized macro " + t.spelling;
-        k = last;
-      }
-    }
-
-    // Gate variables declared in the body.
-    std::set<std::string> gate_vars = inherited_gate_vars;
-    for (std::size_t k = open + 1; k < close; ++k) {
-      std::string variable;
-      if (!is_excluded(k) && DeclarationAt(k, close, variable) != kNone) gate_vars.insert(variable);
-    }
-    auto is_check = [&](std::size_t k) {
-      if (!HelperCallAt(k, close)) return false;
-      const std::string& name = t_[k + 1].spelling;
-      return IsKnownHelper(name) || (t_[k - 1].IsIdentifier() && gate_vars.count(t_[k - 1].spelling) > 0);
-    };
-
-    for (std::size_t k = open + 1; k < close; ++k) {
-      const Token& t = t_[k];
-      const bool dead = is_excluded(k) && StartsWith(excluded[k - open], "dead code");
-      if (is_excluded(k) && !dead) continue;  // inside an unrecognized macro: reported once above
-      std::string variable;
-      const std::size_t decl_open = DeclarationAt(k, close, variable);
-      if (decl_open != kNone && match_[decl_open] != kNone) {
-        Declaration d = MakeDeclaration(decl_open, variable);
-        if (dead) result.not_counted.push_back({t.line, "Gate declaration " + variable + "(" + d.argument + ")", excluded[k - open]});
-        else result.declarations.push_back(std::move(d));
-        continue;
-      }
-      if (is_check(k)) {
-        Check c = MakeCheck(k, k + 2);
-        if (dead) result.not_counted.push_back({c.line, DescribeCheck(c), excluded[k - open]});
-        else result.checks.push_back(std::move(c));
-        k += 2;
-        continue;
-      }
-      if (!dead && is_test && IsBareAssertion(t.spelling) && t.IsIdentifier() && k + 1 < close && t_[k + 1].Is("(") &&
-          match_[k + 1] != kNone) {
-        bool wraps_check = false;
-        for (std::size_t a = k + 2; a < match_[k + 1]; ++a) wraps_check = wraps_check || is_check(a);
-        if (!wraps_check) ++result.bare_assertions;
-        continue;  // its arguments are scanned next (a wrapped helper call counts)
-      }
-      // A call of a function of this file that makes helper calls.
-      if (t.IsIdentifier() && k + 1 < close && t_[k + 1].Is("(") && !(t_[k - 1].Is(".") || t_[k - 1].Is("->"))) {
-        const FunctionResult via = FunctionChecks(t.spelling, called);
-        if (via.checks.empty() && via.not_counted.empty()) continue;
-        called.insert(t.spelling);
-        if (dead) {
-          if (!via.checks.empty()) {
-            result.not_counted.push_back(
-                {t.line, t.spelling + "() (" + std::to_string(via.checks.size()) + " helper calls)", excluded[k - open]});
+      case CXCursor_SwitchStmt: return Switch(c, kids, ctx, depth);
+      case CXCursor_CaseStmt:
+      case CXCursor_DefaultStmt:
+        // A label outside a switch body that Switch() walks: its statement.
+        return kids.empty() ? Flow::kNormal : Statement(kids.back(), ctx, depth + 1);
+      case CXCursor_LabelStmt: return kids.empty() ? Flow::kNormal : Statement(kids.back(), ctx, depth + 1);
+      case CXCursor_ReturnStmt:
+        for (CXCursor k : kids) Expression(k, ctx, depth + 1);
+        terminator_ = TerminatorText(c, Flow::kExit);
+        return Flow::kExit;
+      case CXCursor_BreakStmt: terminator_ = TerminatorText(c, Flow::kBreak); return Flow::kBreak;
+      case CXCursor_ContinueStmt: terminator_ = TerminatorText(c, Flow::kContinue); return Flow::kContinue;
+      case CXCursor_GotoStmt:
+        pending_goto_ = kids.empty() ? clang_getNullCursor() : clang_getCursorReferenced(kids.front());
+        terminator_ = TerminatorText(c, Flow::kGoto);
+        return Flow::kGoto;
+      case CXCursor_CXXTryStmt: {
+        Flow f = Flow::kNormal;
+        for (std::size_t i = 0; i < kids.size(); ++i) {
+          if (Kind(kids[i]) == CXCursor_CXXCatchStmt) {
+            const Ctx handler = Reached(ctx, "in the `catch` handler at " + AtLine(LineOf(kids[i])) + ", entered only if an exception reaches it");
+            for (CXCursor k : Children(kids[i])) {
+              if (Kind(k) == CXCursor_CompoundStmt) Statement(k, handler, depth + 1);
+            }
+          } else {
+            f = Statement(kids[i], ctx, depth + 1);
           }
-          continue;
         }
-        for (Check c : via.checks) {
-          if (c.condition.empty()) c.condition = t.condition;
-          result.checks.push_back(std::move(c));
-        }
-        for (const NotCounted& n : via.not_counted) result.not_counted.push_back(n);
+        return f == Flow::kExit ? f : Flow::kNormal;
       }
+      case CXCursor_DeclStmt:
+        for (CXCursor k : kids) Decl(k, ctx, depth + 1);
+        return Flow::kNormal;
+      case CXCursor_NullStmt: return Flow::kNormal;
+      case CXCursor_CXXThrowExpr:
+        for (CXCursor k : kids) Expression(k, ctx, depth + 1);
+        terminator_ = TerminatorText(c, Flow::kExit);
+        return Flow::kExit;
+      default:
+        Expression(c, ctx, depth);
+        return Flow::kNormal;
     }
-    return result;
   }
 
-  struct FunctionResult {
-    std::vector<Check> checks;
-    std::vector<NotCounted> not_counted;
+  struct SwitchInfo {
+    std::optional<long long> value;
+    bool any_match = false;
+    unsigned line = 0;
   };
 
-  // The checks made by the functions named `name` of this file (members of `owner` only, when it
-  // is given), and by the functions they call.
-  FunctionResult FunctionChecks(const std::string& name, std::set<std::string>& called, const std::string& owner = "") {
-    const std::string key = owner.empty() ? name : owner + "::" + name;
-    const auto cached = function_results_.find(key);
-    if (cached != function_results_.end()) return cached->second;
-    FunctionResult result;
-    if (in_progress_.count(key)) return result;  // recursion
-    in_progress_.insert(key);
-    for (const Function& f : functions_) {
-      if (f.name != name || (!owner.empty() && f.owner != owner)) continue;
-      BodyResult body = AnalyzeBody(f.open, f.close, false, called, member_gate_vars_[f.owner]);
-      const std::string label = f.owner.empty() ? f.name : f.owner + "::" + f.name;
-      for (Check& c : body.checks) {
-        if (c.via_function.empty()) c.via_function = label;
-        result.checks.push_back(std::move(c));
+  // The statements of a block (or a switch body) in order: after one that ends the flow, dead
+  // until a label.
+  Flow Sequence(const std::vector<CXCursor>& statements, const Ctx& ctx, int depth, const SwitchInfo* sw) {
+    Flow flow = sw != nullptr && sw->value ? Flow::kBreak : Flow::kNormal;  // a constant switch enters at its case
+    std::string why = sw != nullptr && sw->value ? "not selected: the `switch` at " + AtLine(sw->line) + " is on the constant " + std::to_string(*sw->value) : "";
+    Ctx current = ctx;
+    bool entered = false;
+    for (CXCursor s : statements) {
+      // Labels: where control may come in.
+      while (Kind(s) == CXCursor_LabelStmt || (sw != nullptr && (Kind(s) == CXCursor_CaseStmt || Kind(s) == CXCursor_DefaultStmt))) {
+        const std::vector<CXCursor> parts = Children(s);
+        if (Kind(s) == CXCursor_LabelStmt) {
+          if (flow == Flow::kGoto && !clang_Cursor_isNull(pending_goto_) && Name(pending_goto_) == Name(s) &&
+              Expansion(clang_getCursorLocation(pending_goto_)).offset == Expansion(clang_getCursorLocation(s)).offset) {
+            flow = Flow::kNormal;  // the goto jumps here: the flow goes on
+          } else if (flow != Flow::kNormal) {
+            flow = Flow::kNormal;
+            current = Reached(ctx, "after the label `" + Name(s) + "` at " + AtLine(LineOf(s)) + ", reached only by a jump");
+          }
+        } else {
+          bool selected = false;
+          if (sw->value) {
+            if (Kind(s) == CXCursor_CaseStmt && !parts.empty()) {
+              const std::optional<long long> v = EvaluateInt(parts.front());
+              selected = v && *v == *sw->value;
+            } else if (Kind(s) == CXCursor_DefaultStmt) {
+              selected = !sw->any_match;
+            }
+            if (selected && !entered) {
+              entered = true;
+              flow = Flow::kNormal;
+              current = ctx;
+            }
+          } else {
+            flow = Flow::kNormal;
+            current = Reached(ctx, "in a `case` of the `switch` at " + AtLine(sw->line));
+          }
+        }
+        if (parts.empty()) break;
+        s = parts.back();
       }
-      for (NotCounted& n : body.not_counted) {
-        n.what = "in " + label + "(): " + n.what;
-        result.not_counted.push_back(std::move(n));
+      if (Kind(s) == CXCursor_CaseStmt || Kind(s) == CXCursor_DefaultStmt || Kind(s) == CXCursor_LabelStmt) continue;
+      if (flow != Flow::kNormal) {
+        Statement(s, Dead(current, why), depth + 1);
+        continue;
+      }
+      const Flow f = Statement(s, current, depth + 1);
+      if (f != Flow::kNormal) {
+        flow = f;
+        why = terminator_.empty() ? TerminatorText(s, f) : terminator_;
       }
     }
-    in_progress_.erase(key);
-    function_results_[key] = result;
-    return result;
+    return flow;
   }
 
-  // Helper calls in branches that are not compiled, between lines first and last.
-  void AddInactive(std::vector<NotCounted>& out, std::size_t first, std::size_t last) {
-    const std::vector<Token>& in = pp_.inactive;
-    for (std::size_t k = 0; k + 1 < in.size(); ++k) {
-      if (!(in[k].Is(".") || in[k].Is("->")) || !in[k + 1].IsIdentifier() || !LooksLikeHelper(in[k + 1].spelling)) continue;
-      const std::size_t line = in[k + 1].line;
-      if (line < first || line > last || inactive_reported_.count(k)) continue;
-      inactive_reported_.insert(k);
-      std::string literals;
-      for (std::size_t a = k + 2; a < in.size() && !in[a].Is(";"); ++a) {
-        if (in[a].kind == TokenKind::kString) literals += (literals.empty() ? "" : ", ") + in[a].value;
+  Flow Switch(CXCursor c, const std::vector<CXCursor>& kids, const Ctx& ctx, int depth) {
+    if (kids.size() < 2) return Flow::kNormal;
+    for (std::size_t i = 0; i + 1 < kids.size(); ++i) {
+      if (Kind(kids[i]) == CXCursor_VarDecl || Kind(kids[i]) == CXCursor_DeclStmt) Decl(kids[i], ctx, depth + 1);
+      else Expression(kids[i], ctx, depth + 1);
+    }
+    SwitchInfo sw;
+    sw.line = LineOf(c);
+    sw.value = EvaluateInt(kids[kids.size() - 2]);
+    const CXCursor body = kids.back();
+    const std::vector<CXCursor> statements = Kind(body) == CXCursor_CompoundStmt ? Children(body) : std::vector<CXCursor>{body};
+    if (sw.value) {
+      // Does a case match? (cases directly in the body, possibly chained `case 0: default:`)
+      for (CXCursor s : statements) {
+        for (int guard = 0; guard < 64 && (Kind(s) == CXCursor_CaseStmt || Kind(s) == CXCursor_DefaultStmt); ++guard) {
+          const std::vector<CXCursor> parts = Children(s);
+          if (Kind(s) == CXCursor_CaseStmt && !parts.empty()) {
+            const std::optional<long long> v = EvaluateInt(parts.front());
+            sw.any_match = sw.any_match || (v && *v == *sw.value);
+          }
+          if (parts.empty()) break;
+          s = parts.back();
+        }
       }
-      out.push_back({line, in[k + 1].spelling + "(" + literals + ")", "not compiled: inside `" + in[k].condition + "`"});
+    }
+    const Flow f = Sequence(statements, ctx, depth, &sw);
+    return f == Flow::kExit && sw.value ? f : Flow::kNormal;
+  }
+
+  // The constant value of an `if` condition: the condition itself, or gtest's
+  // `if (const AssertionResult gtest_ar_ = AssertionResult(CONSTANT))` of ASSERT_TRUE/ASSERT_FALSE.
+  std::optional<long long> Condition(CXCursor condvar, CXCursor cond) const {
+    if (!clang_Cursor_isNull(condvar)) {
+      const std::string type = Text(clang_getTypeSpelling(clang_getCursorType(condvar)));
+      if (type.find("AssertionResult") == std::string::npos) return std::nullopt;
+      // The AssertionResult constructor's first argument.
+      std::vector<CXCursor> todo = ExprChildren(condvar);
+      for (int guard = 0; guard < 32 && !todo.empty(); ++guard) {
+        const CXCursor c = todo.front();
+        todo.erase(todo.begin());
+        if (Kind(c) == CXCursor_CallExpr && Kind(clang_getCursorReferenced(c)) == CXCursor_Constructor &&
+            Name(clang_getCursorReferenced(c)) == "AssertionResult") {
+          const std::vector<CXCursor> args = Arguments(c);
+          if (args.empty()) return std::nullopt;
+          const std::string argtype = Text(clang_getTypeSpelling(clang_getCursorType(args.front())));
+          if (argtype.find("AssertionResult") != std::string::npos) return std::nullopt;
+          return EvaluateInt(args.front());
+        }
+        for (CXCursor k : ExprChildren(c)) todo.push_back(k);
+      }
+      return std::nullopt;
+    }
+    return EvaluateInt(cond);
+  }
+
+  Flow If(CXCursor c, const std::vector<CXCursor>& kids, const Ctx& ctx, int depth) {
+    const std::size_t n = kids.size();
+    std::size_t cond = 0;
+    CXCursor condvar = clang_getNullCursor();
+    for (std::size_t i = 0; i + 2 < n; ++i) {
+      if (Kind(kids[i]) == CXCursor_VarDecl) {
+        condvar = kids[i];
+        cond = i + 1;
+        break;
+      }
+    }
+    if (clang_Cursor_isNull(condvar)) cond = (n == 3 && Kind(kids[0]) == CXCursor_DeclStmt) || n >= 4 ? 1 : 0;
+    if (cond + 1 >= n) {
+      for (CXCursor k : kids) Expression(k, ctx, depth + 1);
+      return Flow::kNormal;
+    }
+    const bool assertion = !clang_Cursor_isNull(condvar) && (Name(condvar) == "gtest_ar" || Name(condvar) == "gtest_ar_");
+    const std::size_t checks_before = gate_ != nullptr ? gate_->checks.size() : 0;
+    const std::size_t not_counted_before = gate_ != nullptr ? gate_->not_counted.size() : 0;
+    for (std::size_t i = 0; i <= cond; ++i) {
+      if (Kind(kids[i]) == CXCursor_VarDecl || Kind(kids[i]) == CXCursor_DeclStmt) Decl(kids[i], ctx, depth + 1);
+      else if (i < cond) Statement(kids[i], ctx, depth + 1);
+      else Expression(kids[i], ctx, depth + 1);
+    }
+    if (assertion && ctx.dead.empty() && ctx.test_body && gate_ != nullptr && gate_->checks.size() == checks_before &&
+        gate_->not_counted.size() == not_counted_before) {
+      ++gate_->bare_assertions;
+    }
+    const std::optional<long long> value = Condition(condvar, kids[cond]);
+    const unsigned line = LineOf(c);
+    const std::string where = assertion ? "`" + MacroNameAt(c) + "(...)` at " + AtLine(line) : "the `if` at " + AtLine(line);
+    auto branch = [&](std::size_t index, bool taken_when) -> Flow {
+      if (index >= n) return Flow::kNormal;
+      if (value && (*value != 0) != taken_when) {
+        Statement(kids[index], Dead(ctx, "never runs: the condition of " + where + " is always " + (*value != 0 ? "true" : "false")), depth + 1);
+        return Flow::kNormal;
+      }
+      if (value) return Statement(kids[index], ctx, depth + 1);
+      return Statement(kids[index], Reached(ctx, "in a branch of " + where + ", whose condition is not a constant"), depth + 1);
+    };
+    const Flow then_flow = branch(cond + 1, true);
+    const std::string then_terminator = terminator_;
+    const Flow else_flow = branch(cond + 2, false);
+    if (value) {
+      if (*value != 0) terminator_ = then_terminator;
+      return *value != 0 ? then_flow : else_flow;
+    }
+    if (cond + 2 < n && then_flow == Flow::kExit && else_flow == Flow::kExit) return Flow::kExit;
+    return Flow::kNormal;
+  }
+
+  void Decl(CXCursor d, const Ctx& ctx, int depth) {
+    Guard(d, depth);
+    const CXCursorKind k = Kind(d);
+    if (k == CXCursor_VarDecl) {
+      if (std::optional<Declaration> decl = MakeDeclaration(d); decl && gate_ != nullptr) {
+        if (ctx.dead.empty()) gate_->declarations.push_back(std::move(*decl));
+        else NotCountedHere(decl->line, "Gate declaration " + decl->variable + "(" + decl->argument + ")", ctx.dead);
+      }
+      // The initializer is the last expression child after the name; others are types (decltype).
+      const std::vector<CXCursor> kids = Children(d);
+      const unsigned name = Expansion(clang_getCursorLocation(d)).offset;
+      for (std::size_t i = 0; i < kids.size(); ++i) {
+        const bool is_init = i + 1 == kids.size() && IsExpressionOrStatement(kids[i]) &&
+                             (Expansion(clang_getRangeStart(clang_getCursorExtent(kids[i]))).offset >= name || InMacro(kids[i]));
+        if (is_init) Expression(kids[i], ctx, depth + 1);
+        else NotEvaluated(kids[i], ctx, "not evaluated: part of a type (decltype) at " + AtLine(LineOf(kids[i])), depth + 1);
+      }
+      return;
+    }
+    if (k == CXCursor_VarDecl || k == CXCursor_DeclStmt) {
+      for (CXCursor c : Children(d)) Decl(c, ctx, depth + 1);
+      return;
+    }
+    // Types, aliases, static_assert, local classes and functions: not run here.
+    NotEvaluated(d, ctx, "not evaluated: in a declaration (type, alias, static_assert or local class) at " + AtLine(LineOf(d)), depth + 1);
+  }
+
+  // ---- expressions ----------------------------------------------------------------------------
+
+  // The binary operator's spelling, from the tokens between its operands.
+  std::string OperatorOf(CXCursor c, const std::vector<CXCursor>& kids) const {
+    if (kids.size() != 2) return "";
+    const CXSourceRange l = clang_getCursorExtent(kids[0]), r = clang_getCursorExtent(kids[1]);
+    CXSourceLocation from = clang_getRangeEnd(l), to = clang_getRangeStart(r);
+    if (InMacro(c)) {
+      // In a macro: the operands' spelling (macro arguments are spelled in the file).
+      CXFile fa = nullptr, fb = nullptr;
+      unsigned oa = 0, ob = 0;
+      clang_getFileLocation(clang_getRangeEnd(l), &fa, nullptr, nullptr, &oa);
+      clang_getFileLocation(clang_getRangeStart(r), &fb, nullptr, nullptr, &ob);
+      if (fa == nullptr || fb == nullptr || !clang_File_isEqual(fa, fb) || ob <= oa) return "";
+      from = clang_getLocationForOffset(tu_, fa, oa);
+      to = clang_getLocationForOffset(tu_, fb, ob);
+    }
+    const std::vector<std::string> t = Tokens(clang_getRange(from, to));
+    for (const std::string& s : t) {
+      if (s == "||" || s == "&&" || s == "or" || s == "and") return s == "or" ? "||" : s == "and" ? "&&" : s;
+    }
+    return t.size() == 1 || t.size() == 2 ? t.back() : "";
+  }
+
+  void Expression(CXCursor c, const Ctx& ctx, int depth) {
+    Guard(c, depth);
+    const CXCursorKind k = Kind(c);
+    const std::vector<CXCursor> kids = Children(c);
+    if (clang_isDeclaration(k)) {
+      Decl(c, ctx, depth);
+      return;
+    }
+    if (clang_isReference(k) || k == CXCursor_TypeRef) return;
+    switch (k) {
+      case CXCursor_UnaryExpr:  // sizeof, alignof, noexcept
+      case CXCursor_CXXTypeidExpr: {
+        std::vector<std::string> t = Tokens(clang_getCursorExtent(c));
+        const std::string word = t.empty() ? "sizeof" : t.front();
+        for (CXCursor kid : kids) NotEvaluated(kid, ctx, "not evaluated: operand of `" + word + "` at " + AtLine(LineOf(c)), depth + 1);
+        return;
+      }
+      case CXCursor_LambdaExpr:
+        for (CXCursor kid : kids) {
+          if (Kind(kid) == CXCursor_CompoundStmt) {
+            Statement(kid, Reached(ctx, "in the lambda at " + AtLine(LineOf(c)) + ": the AST does not say whether it is called"), depth + 1);
+          } else {
+            Expression(kid, ctx, depth + 1);  // captures' initializers
+          }
+        }
+        return;
+      case CXCursor_BinaryOperator: {
+        const std::string op = OperatorOf(c, kids);
+        if ((op == "||" || op == "&&") && kids.size() == 2) {
+          Expression(kids[0], ctx, depth + 1);
+          const std::optional<long long> left = EvaluateInt(kids[0]);
+          const bool skip = left && ((op == "||") == (*left != 0));
+          if (skip) {
+            Expression(kids[1], Dead(ctx, "never evaluated: the left operand of `" + op + "` at " + AtLine(LineOf(c)) + " is always " +
+                                              (*left != 0 ? "true" : "false")), depth + 1);
+          } else if (left) {
+            Expression(kids[1], ctx, depth + 1);
+          } else {
+            Expression(kids[1], Reached(ctx, "the right operand of `" + op + "` at " + AtLine(LineOf(c)) + ", evaluated only when the left one is " +
+                                                 (op == "||" ? "false" : "true")), depth + 1);
+          }
+          return;
+        }
+        break;
+      }
+      case CXCursor_ConditionalOperator: {
+        if (kids.size() != 3) break;
+        Expression(kids[0], ctx, depth + 1);
+        const std::optional<long long> v = EvaluateInt(kids[0]);
+        for (std::size_t i = 1; i < 3; ++i) {
+          const bool taken_when = i == 1;
+          if (v && (*v != 0) != taken_when) {
+            Expression(kids[i], Dead(ctx, "never evaluated: the condition of `?:` at " + AtLine(LineOf(c)) + " is a constant"), depth + 1);
+          } else if (v) {
+            Expression(kids[i], ctx, depth + 1);
+          } else {
+            Expression(kids[i], Reached(ctx, "in a branch of `?:` at " + AtLine(LineOf(c)) + ", whose condition is not a constant"), depth + 1);
+          }
+        }
+        return;
+      }
+      case CXCursor_CallExpr: {
+        if (RecordCall(c, ctx)) {
+          for (CXCursor kid : kids) Expression(kid, ctx, depth + 1);
+          return;
+        }
+        // An immediately invoked lambda runs here.
+        const std::vector<CXCursor> e = ExprChildren(c);
+        if (!e.empty() && Kind(Strip(e.front())) == CXCursor_LambdaExpr) {
+          for (CXCursor kid : Children(Strip(e.front()))) {
+            if (Kind(kid) == CXCursor_CompoundStmt) Statement(kid, ctx, depth + 1);
+            else Expression(kid, ctx, depth + 1);
+          }
+          for (std::size_t i = 1; i < e.size(); ++i) Expression(e[i], ctx, depth + 1);
+          return;
+        }
+        Follow(c, ctx, depth);
+        break;
+      }
+      case CXCursor_CompoundStmt:  // a statement expression
+        Statement(c, ctx, depth + 1);
+        return;
+      default: break;
+    }
+    for (CXCursor kid : kids) {
+      if (clang_isStatement(Kind(kid)) && !clang_isExpression(Kind(kid))) Statement(kid, ctx, depth + 1);
+      else Expression(kid, ctx, depth + 1);
     }
   }
 
-  // Helper calls no gate makes: outside every test and function body, or in functions no gate calls.
-  void Unattributed(const std::set<std::string>& called) {
-    std::vector<bool> inside(t_.size(), false);
-    for (const TestSite& s : tests_) std::fill(inside.begin() + static_cast<std::ptrdiff_t>(s.open), inside.begin() + static_cast<std::ptrdiff_t>(s.close + 1), true);
-    for (const auto& [b, e] : covered_) std::fill(inside.begin() + static_cast<std::ptrdiff_t>(b), inside.begin() + static_cast<std::ptrdiff_t>(e + 1), true);
-    for (std::size_t k = 0; k < t_.size(); ++k) {
-      if (!inside[k] && HelperCallAt(k, t_.size()) && IsKnownHelper(t_[k + 1].spelling)) {
-        const Check c = MakeCheck(k, k + 2);
-        scope_.unattributed.push_back({c.line, DescribeCheck(c), "outside every test body"});
-      }
+  // A call of a function whose definition is in the gate source or under the gates directory: its
+  // body runs here.
+  void Follow(CXCursor call, const Ctx& ctx, int depth) {
+    const CXCursor callee = clang_getCursorReferenced(call);
+    const CXCursorKind k = Kind(callee);
+    if (k != CXCursor_FunctionDecl && k != CXCursor_CXXMethod && k != CXCursor_FunctionTemplate) return;
+    CXCursor def = clang_getCursorDefinition(callee);
+    if (clang_Cursor_isNull(def)) return;
+    const Where w = Expansion(clang_getCursorLocation(def));
+    if (!(InMainFile(w) || UnderGatesDir(w.file))) return;
+    if (Usr(clang_getCursorSemanticParent(def)) == kGateTypeUsr) return;
+    const std::string usr = Usr(def);
+    if (std::find(stack_.begin(), stack_.end(), usr) != stack_.end()) return;  // recursion
+    stack_.push_back(usr);
+    reached_functions_.insert(usr);
+    Ctx inner = ctx;
+    const CXCursor parent = clang_getCursorSemanticParent(def);
+    const std::string label = (Kind(parent) == CXCursor_ClassDecl || Kind(parent) == CXCursor_StructDecl ? Name(parent) + "::" : "") + Name(def);
+    if (inner.via_function.empty()) inner.via_function = label;
+    inner.test_body = false;
+    for (CXCursor kid : Children(def)) {
+      if (Kind(kid) == CXCursor_CompoundStmt) Statement(kid, inner, depth + 1);
     }
-    std::set<std::string> reported;
-    for (const Function& f : functions_) {
-      const std::string label = f.owner.empty() ? f.name : f.owner + "::" + f.name;
-      if (called.count(f.name) || called.count(label) || reported.count(label)) continue;
-      std::set<std::string> ignored;
-      const BodyResult body = AnalyzeBody(f.open, f.close, false, ignored, member_gate_vars_[f.owner]);
-      for (const Check& c : body.checks) {
-        scope_.unattributed.push_back({c.line, DescribeCheck(c), "in " + label + "(), which no test in this file calls"});
+    stack_.pop_back();
+  }
+
+  // ---- what no gate runs ----------------------------------------------------------------------
+
+  void InactiveBranches() {
+    if (main_file_ == nullptr) return;
+    CXSourceRangeList* ranges = clang_getSkippedRanges(tu_, main_file_);
+    if (ranges == nullptr) return;
+    for (unsigned r = 0; r < ranges->count; ++r) {
+      const CXSourceRange range = ranges->ranges[r];
+      const unsigned first = Expansion(clang_getRangeStart(range)).line, last = Expansion(clang_getRangeEnd(range)).line;
+      CXToken* tokens = nullptr;
+      unsigned n = 0;
+      clang_tokenize(tu_, range, &tokens, &n);
+      for (unsigned i = 0; i + 1 < n; ++i) {
+        const std::string op = Text(clang_getTokenSpelling(tu_, tokens[i]));
+        const std::string name = Text(clang_getTokenSpelling(tu_, tokens[i + 1]));
+        if ((op != "." && op != "->") || !LooksLikeHelper(name)) continue;
+        const Where at = Expansion(clang_getTokenLocation(tu_, tokens[i + 1]));
+        std::string literals;
+        for (unsigned a = i + 2; a < n; ++a) {
+          const std::string t = Text(clang_getTokenSpelling(tu_, tokens[a]));
+          if (t == ";") break;
+          if (clang_getTokenKind(tokens[a]) == CXToken_Literal && !t.empty() && t.front() == '"') {
+            literals += (literals.empty() ? "" : ", ") + t.substr(1, t.size() - 2);
+          }
+        }
+        const NotCounted item{at.line, name + "(" + literals + ")",
+                              "not compiled: in an inactive preprocessor branch (lines " + std::to_string(first) + "-" + std::to_string(last) + ")"};
+        bool placed = false;
+        for (std::size_t g = 0; g < sites_.size(); ++g) {
+          if (at.offset >= sites_[g].body_begin && at.offset <= sites_[g].body_end) {
+            scope_.gates[g].not_counted.push_back(item);
+            placed = true;
+          }
+        }
+        if (!placed) scope_.unattributed.push_back(item);
       }
-      if (!body.checks.empty()) reported.insert(label);
+      clang_disposeTokens(tu_, tokens, n);
     }
-    AddInactive(scope_.unattributed, 0, std::numeric_limits<std::size_t>::max());
+    clang_disposeSourceRangeList(ranges);
+    for (GateScope& g : scope_.gates) {
+      std::stable_sort(g.not_counted.begin(), g.not_counted.end(), [](const NotCounted& a, const NotCounted& b) { return a.line < b.line; });
+    }
+  }
+
+  // Kit calls in functions of the file that no test reaches.
+  void Unattributed() {
+    std::vector<CXCursor> functions;
+    CollectFunctions(root_, functions, 0);
+    for (CXCursor f : functions) {
+      if (reached_functions_.count(Usr(f)) || Name(f) == "TestBody") continue;
+      Collect(f, Name(f), 0);
+    }
     std::stable_sort(scope_.unattributed.begin(), scope_.unattributed.end(),
                      [](const NotCounted& a, const NotCounted& b) { return a.line < b.line; });
   }
 
-  PreprocessedSource pp_;
-  const std::vector<Token>& t_;
-  std::vector<std::size_t> match_;
-  std::vector<TestSite> tests_;
-  std::vector<Function> functions_;
-  std::vector<std::pair<std::size_t, std::size_t>> covered_;  // function bodies
-  std::map<std::string, FunctionResult> function_results_;
-  std::map<std::string, std::vector<Declaration>> member_declarations_;  // by class
-  std::map<std::string, std::set<std::string>> member_gate_vars_;        // by class
-  std::set<std::string> in_progress_;
-  std::set<std::size_t> inactive_reported_;
+  void CollectFunctions(CXCursor parent, std::vector<CXCursor>& out, int depth) {
+    if (depth > 64) return;
+    for (CXCursor c : Children(parent)) {
+      const CXCursorKind k = Kind(c);
+      if (!InMainFile(Expansion(clang_getCursorLocation(c)))) continue;
+      if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+          k == CXCursor_ClassTemplate) {
+        CollectFunctions(c, out, depth + 1);
+      } else if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_FunctionTemplate || k == CXCursor_Constructor ||
+                  k == CXCursor_Destructor) && clang_isCursorDefinition(c)) {
+        out.push_back(c);
+      }
+    }
+  }
+
+  void Collect(CXCursor c, const std::string& function, int depth) {
+    Guard(c, depth);
+    if (Kind(c) == CXCursor_CallExpr && !seen_calls_.count(Expansion(clang_getCursorLocation(c)).offset)) {
+      const CXCursor method = clang_getCursorReferenced(c);
+      if (Kind(method) == CXCursor_CXXMethod && Usr(clang_getCursorSemanticParent(method)) == kGateTypeUsr && LooksLikeHelper(Name(method))) {
+        scope_.unattributed.push_back({LineOf(c), DescribeCall(c, method), "in " + function + "(), which no test in this file calls"});
+      }
+    }
+    for (CXCursor k : Children(c)) Collect(k, function, depth + 1);
+  }
+
+  CXTranslationUnit tu_;
+  CXCursor root_;
+  std::string main_path_, main_name_;
+  CXFile main_file_ = nullptr;
+  fs::path gates_dir_;
   FileScope scope_;
+  std::vector<Site> sites_;
+  GateScope* gate_ = nullptr;
+  CXCursor pending_goto_ = clang_getNullCursor();
+  std::string terminator_;  // why code after the last statement that ended the flow is dead
+  std::vector<std::string> stack_;
+  std::set<std::string> reached_functions_;
+  std::set<unsigned> seen_calls_;
+  mutable std::map<std::string, bool> under_gates_dir_;
+  std::map<std::string, std::vector<MacroUse>> expansions_;  // macro invocations by file
 };
 
 }  // namespace
 
-FileScope ExtractFileScope(const std::string& display_path, std::string_view source) {
-  try {
-    return FileExtractor(display_path, source).Run();
-  } catch (const SourceLimitError& e) {
-    throw RecordError(display_path, e.line, e.what());
-  }
+namespace {
+
+// Forks the child that parses `source` and walks its AST.
+IsolatedJob StartExtraction(const fs::path& source, const fs::path& compile_commands, const std::string& display_path,
+                            const fs::path& gates_dir) {
+  const std::vector<std::string> args = CompileArguments(compile_commands, source);
+  std::error_code ec;
+  const std::string path = fs::weakly_canonical(fs::absolute(source), ec).string();
+  return StartIsolated(display_path, [&] {
+    const TranslationUnit unit(path, args);
+    return FileScopeToJson(Walker(unit, path, display_path, gates_dir).Run());
+  });
 }
 
-ScopeReport ExtractScope(const fs::path& gates) {
+// Sources parsed at once (one child process each).
+unsigned Parallelism() { return std::max(1u, std::min(4u, std::thread::hardware_concurrency())); }
+
+// The scopes of `sources` (source, display path) in order; nullopt for a source without an entry
+// in the database when `skip_unknown`.
+std::vector<std::optional<FileScope>> ExtractAll(const std::vector<std::pair<fs::path, std::string>>& sources,
+                                                 const fs::path& compile_commands, const fs::path& gates_dir, bool skip_unknown) {
+  std::vector<std::optional<FileScope>> out(sources.size());
+  std::deque<std::pair<std::size_t, IsolatedJob>> running;
+  auto finish_oldest = [&] {
+    const auto [index, job] = running.front();
+    running.pop_front();
+    out[index] = FileScopeFromJson(FinishIsolated(job));
+  };
+  try {
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      try {
+        const IsolatedJob job = StartExtraction(sources[i].first, compile_commands, sources[i].second, gates_dir);
+        running.emplace_back(i, job);
+      } catch (const InputError& e) {
+        if (skip_unknown && std::string(e.what()).find("no entry in") != std::string::npos) continue;
+        throw;
+      }
+      if (running.size() >= Parallelism()) finish_oldest();
+    }
+    while (!running.empty()) finish_oldest();
+  } catch (...) {
+    for (const auto& [index, job] : running) AbandonIsolated(job);
+    throw;
+  }
+  return out;
+}
+
+}  // namespace
+
+FileScope ExtractFileScope(const fs::path& source, const fs::path& compile_commands, const std::string& display_path,
+                           const fs::path& gates_dir) {
+  return FileScopeFromJson(FinishIsolated(StartExtraction(source, compile_commands, display_path, gates_dir)));
+}
+
+fs::path DefaultCompileCommands() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "build/compile_commands.json";
+  return self.parent_path().parent_path() / "compile_commands.json";
+}
+
+ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands) {
   std::error_code ec;
   const fs::file_status status = fs::status(gates, ec);
   if (ec || !fs::exists(status)) throw FileError(gates.string(), "no such file or directory");
@@ -681,7 +1147,7 @@ ScopeReport ExtractScope(const fs::path& gates) {
       if (!it->is_regular_file()) continue;
       if (name.size() > kGateSourceSuffix.size() && name.ends_with(kGateSourceSuffix)) {
         files.push_back(it->path());
-      } else if (name.ends_with(".cpp") || name.ends_with(".cc") || name.ends_with(".h") || name.ends_with(".hpp")) {
+      } else if (name.ends_with(".cpp") || name.ends_with(".cc")) {
         others.push_back(it->path());
       }
     }
@@ -694,19 +1160,25 @@ ScopeReport ExtractScope(const fs::path& gates) {
   }
   ScopeReport report;
   report.gates_dir = dir.filename().string();
-  for (const fs::path& file : files) {
-    const std::string text = ReadFileText(file);
-    report.files.push_back(ExtractFileScope(report.gates_dir + "/" + file.filename().string(), text));
+  std::vector<std::pair<fs::path, std::string>> sources;
+  for (const fs::path& file : files) sources.emplace_back(file, report.gates_dir + "/" + file.filename().string());
+  const std::size_t gate_files = sources.size();
+  for (const fs::path& file : others) sources.emplace_back(file, report.gates_dir + "/" + file.filename().string());
+  // Gate sources must compile; another source without a database entry is not built, so not read.
+  std::vector<std::optional<FileScope>> scopes = ExtractAll(sources, compile_commands, dir, /*skip_unknown=*/true);
+  for (std::size_t i = 0; i < gate_files; ++i) {
+    if (!scopes[i]) CompileArguments(compile_commands, sources[i].first);  // throws, naming the file
+    report.files.push_back(std::move(*scopes[i]));
   }
-  for (const fs::path& file : others) {
-    const std::string path = report.gates_dir + "/" + file.filename().string();
-    const FileScope other = ExtractFileScope(path, ReadFileText(file));
-    for (const GateScope& g : other.gates) {
+  for (std::size_t i = gate_files; i < sources.size(); ++i) {
+    if (!scopes[i]) continue;
+    const std::string& path = sources[i].second;
+    for (const GateScope& g : scopes[i]->gates) {
       for (const Check& c : g.checks) {
         report.other_sources.push_back({c.line, path + ": " + DescribeCheck(c), "in test " + g.FullName() + ", not in a *_gate.cpp file"});
       }
     }
-    for (const NotCounted& n : other.unattributed) report.other_sources.push_back({n.line, path + ": " + n.what, n.reason});
+    for (const NotCounted& n : scopes[i]->unattributed) report.other_sources.push_back({n.line, path + ": " + n.what, n.reason});
   }
   return report;
 }

@@ -1,22 +1,27 @@
-// The scope extractor: reads gate sources as text (no compiler) and finds, in every GoogleTest
-// test body (TEST, TEST_F, TEST_P, TYPED_TEST, TYPED_TEST_P), the gate declaration and the
-// assertion-helper calls.
+// The scope extractor: reads gate sources through the compiler's view (libclang, with the flags of
+// the project's compile_commands.json) and finds, in every GoogleTest test body (TEST, TEST_F,
+// TEST_P, TYPED_TEST, TYPED_TEST_P), the gate declaration and the assertion-helper calls.
 //
-// What counts as a check: a call `<receiver>.Expect<Helper>(...)` (or `->`) of a gate-kit helper,
-// or of any `Expect...` method on a variable declared as a `Gate` in the body, in compiled,
-// reachable code of the body, written there, produced there by a macro defined in the same file, or
-// made by a function defined in the same file that the body calls (transitively).
+// What counts as a check: a call whose callee resolves to an `Expect...` member function of the
+// kit's `pstrain::gates::Gate` (gates/gate_kit.h), in evaluated, live code of the test body or of
+// a function the body calls whose definition the auditor sees (the gate source or a file under
+// the gates directory); macros are expanded as the compiler expands them (gtest's included).
 //
-// What does not count (and is listed as "not counted" with the reason, where it looks like code):
-//   - comments and string literals (never code, not listed);
-//   - branches of `#if 0` (or any #if the auditor can evaluate to false);
-//   - code after an unconditional `return`, `throw`, `break`, `continue`, `goto`, `FAIL()` or
-//     `GTEST_SKIP()` in the same block (until the block ends or a `case`/`default` label);
-//   - arguments of an ALL-CAPS macro that is neither a GoogleTest macro nor defined in the file
-//     ("unrecognized macro, not counted"), and invocations of a file-local macro that could not
-//     be expanded.
-// An #if the auditor cannot evaluate (`#ifdef NDEBUG`) keeps every branch; calls under it count and
-// carry the condition.
+// CHECKED: the call runs on every path through the gate that does not end in a failure or an
+// exception. "CHECKED if reached": the AST cannot say that it runs (a lambda's body, a loop's body
+// that may run zero times, a `catch` handler, a branch of a condition that is not a constant, the
+// right operand of `||`/`&&`, code after a label reached by a jump). The ledger decides.
+//
+// What does not count, listed as "not counted" with the reason:
+//   - unevaluated operands (sizeof, alignof, noexcept, typeid, decltype and other types);
+//   - branches discarded by a condition the compiler folds to a constant (`if (false)`,
+//     `if constexpr`, `while (false)`, a constant `switch`, a constant left operand of ||/&&);
+//   - statements after `return`, `throw`, `break`, `continue`, `goto`, GTEST_SKIP(), FAIL() or a
+//     fatal ASSERT_TRUE/ASSERT_FALSE of a constant that fails, in the same or an enclosing block
+//     (until a label: a label after a `goto` to it is live);
+//   - inactive preprocessor branches of the real configuration;
+//   - calls of a same-named method of another type (not the kit's Gate).
+// Comments and string literals are not code: the compiler never sees a call there.
 #pragma once
 
 #include <filesystem>
@@ -27,15 +32,31 @@
 
 namespace pstrain::audit {
 
-// The scope of one source file; `display_path` is how reports name it.
-FileScope ExtractFileScope(const std::string& display_path, std::string_view source);
+// The scope of one gate source, parsed with its entry in `compile_commands` (a
+// compile_commands.json file, or the directory holding it). This is the front end's single entry
+// point. It runs the parse in a child process with bounded memory and time
+// (auditor/scope_frontend.h). `display_path` is how reports name the file; files under
+// `gates_dir` other than the source (headers) are named "<gates_dir name>/<relative path>".
+// Throws pstrain::InputError: no database or no entry for the source, a source that does not
+// compile (with the compiler's diagnostics), a nesting deeper than kMaxAstDepth, a front end
+// stopped by its limits.
+FileScope ExtractFileScope(const std::filesystem::path& source, const std::filesystem::path& compile_commands,
+                           const std::string& display_path, const std::filesystem::path& gates_dir);
 
 // Every `*_gate.cpp` directly in `gates` (sorted by name), or the single file `gates`. Files are
-// named "<directory name>/<file name>" in the report. Throws pstrain::InputError naming the
-// directory or file when it cannot be read.
-ScopeReport ExtractScope(const std::filesystem::path& gates);
+// named "<directory name>/<file name>" in the report. Other .cpp files of the directory that the
+// compilation database compiles are read too (their helper calls are "other sources"). Throws
+// pstrain::InputError naming the directory or file when it cannot be read, or as above.
+ScopeReport ExtractScope(const std::filesystem::path& gates, const std::filesystem::path& compile_commands);
+
+// The compilation database of the build tree this binary belongs to (<build>/compile_commands.json
+// for <build>/auditor/audit or <build>/tests/unit_tests).
+std::filesystem::path DefaultCompileCommands();
 
 // The file-name suffix of gate sources.
 inline constexpr std::string_view kGateSourceSuffix = "_gate.cpp";
+
+// The kit's gate type, as libclang names it (its USR).
+inline constexpr std::string_view kGateTypeUsr = "c:@N@pstrain@N@gates@S@Gate";
 
 }  // namespace pstrain::audit

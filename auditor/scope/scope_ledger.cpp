@@ -1,7 +1,12 @@
+// Reading a run ledger and cross-checking it with the gate scope, call site by call site.
 #include "scope/scope_ledger.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cstdint>
+#include <filesystem>
 #include <map>
+#include <system_error>
 #include <tuple>
 
 #include "common/error.h"
@@ -34,16 +39,6 @@ std::string RenderRecord(const LedgerRecord& r) {
   return r.helper + "(" + subjects + ")";
 }
 
-bool SubjectsMatch(const Check& c, const LedgerRecord& r) {
-  const auto pattern = LedgerSubjectsPattern(c);
-  if (!pattern) return true;
-  if (pattern->size() != r.subjects.size()) return false;
-  for (std::size_t i = 0; i < r.subjects.size(); ++i) {
-    if ((*pattern)[i] && *(*pattern)[i] != r.subjects[i]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 Ledger ParseLedger(std::string_view text, const std::string& name) {
@@ -70,6 +65,12 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
     r.line = line_number;
     r.record = StringField(o, "record", name, line_number);
     r.gate = StringField(o, "gate", name, line_number);
+    if (const json::value* f = o.if_contains("ledger_format")) {
+      if (!f->is_int64() || f->as_int64() < 1 || f->as_int64() > 2) {
+        throw RecordError(name, line_number, "unknown \"ledger_format\" (this audit reads formats 1 and 2)");
+      }
+      r.format = static_cast<int>(f->as_int64());
+    }
     if (r.record == "check") {
       r.helper = StringField(o, "helper", name, line_number);
       r.result = StringField(o, "result", name, line_number);
@@ -81,6 +82,19 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
         if (!s.is_string()) throw RecordError(name, line_number, "a subject is not a string");
         r.subjects.emplace_back(s.as_string());
       }
+      if (r.format < 2) {
+        throw RecordError(name, line_number,
+                          "a check record without its call site (ledger format 1, written by a gate kit older than "
+                          "the call-site ledger); rerun the gates with this build");
+      }
+      r.file = StringField(o, "file", name, line_number);
+      const json::value* l = o.if_contains("line");
+      const json::value* c = o.if_contains("column");
+      if (l == nullptr || c == nullptr || !l->is_number() || !c->is_number()) {
+        throw RecordError(name, line_number, "field \"line\" or \"column\" missing or not a number");
+      }
+      r.site_line = static_cast<std::size_t>(l->to_number<std::uint64_t>());
+      r.site_column = static_cast<std::size_t>(c->to_number<std::uint64_t>());
     } else if (r.record != "declaration" && r.record != "run") {
       throw RecordError(name, line_number, "unknown record type \"" + r.record + "\"");
     }
@@ -107,50 +121,62 @@ bool LedgerGateMatches(const GateScope& gate, const std::string& ledger_gate) {
 const char* FindingLabel(FindingKind kind) {
   switch (kind) {
     case FindingKind::kNoDeclarationRecord: return "no declaration record";
+    case FindingKind::kPassed: return "executed and passed";
+    case FindingKind::kFailed: return "executed and failed";
     case FindingKind::kNeverExecuted: return "never executed";
-    case FindingKind::kFailed: return "failed";
-    case FindingKind::kNotInSource: return "not in the source (note)";
+    case FindingKind::kNotReached: return "not reached (CHECKED if reached; not a problem)";
+    case FindingKind::kUnderClaim: return "under-claim (a call site the report lacks)";
+    case FindingKind::kNotInSource: return "not in the scanned sources (note)";
   }
   return "?";
 }
 
 std::size_t LedgerCrossCheck::problems() const {
   std::size_t n = 0;
-  for (const LedgerFinding& f : findings) n += f.kind == FindingKind::kNotInSource ? 0 : 1;
+  for (const LedgerFinding& f : findings) {
+    n += f.kind == FindingKind::kPassed || f.kind == FindingKind::kNotReached || f.kind == FindingKind::kNotInSource ? 0 : 1;
+  }
   return n;
 }
+
+std::size_t LedgerCrossCheck::Count(FindingKind kind) const {
+  std::size_t n = 0;
+  for (const LedgerFinding& f : findings) n += f.kind == kind ? 1 : 0;
+  return n;
+}
+
+namespace {
+
+std::string Normal(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path c = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : c.lexically_normal().string();
+}
+
+// A record's call site is a check's: the same line and column, and the same file (as the compiler
+// named it, or ending in the report's display path when the ledger comes from another checkout).
+bool SiteMatches(const Check& c, const LedgerRecord& r) {
+  if (r.site_line != c.line || r.site_column != c.column) return false;
+  if (r.file == c.site_path || Normal(r.file) == Normal(c.site_path)) return true;
+  return !c.file.empty() && r.file.size() > c.file.size() && r.file.ends_with("/" + c.file);
+}
+
+struct SiteTally {
+  const Check* check = nullptr;
+  bool unconditional = false;
+  std::size_t passed = 0, failed = 0;
+  std::string first_failure;
+  std::size_t first_failure_line = 0;
+};
+
+}  // namespace
 
 LedgerCrossCheck CrossCheck(const ScopeReport& scope, const Ledger& ledger) {
   LedgerCrossCheck out;
   out.ledger = ledger.name;
   out.records = ledger.records.size();
-  std::vector<bool> accounted(ledger.records.size(), false);
-  std::vector<bool> gate_known(ledger.records.size(), false);
-  std::vector<bool> reported_failed(ledger.records.size(), false);
+  std::vector<bool> known(ledger.records.size(), false);
   auto where_ledger = [&](const LedgerRecord& r) { return ledger.name + ":" + std::to_string(r.line); };
-  // Failed records, deduplicated per (gate, helper, subjects, detail), in ledger order.
-  auto add_failures = [&](const std::vector<std::size_t>& indices, const std::string& source_where) {
-    std::map<std::tuple<std::string, std::string, std::vector<std::string>, std::string>, std::size_t> seen;
-    for (std::size_t i : indices) {
-      const LedgerRecord& r = ledger.records[i];
-      if (r.record != "check" || r.result == "pass") continue;
-      reported_failed[i] = true;
-      const auto key = std::make_tuple(r.gate, r.helper, r.subjects, r.detail);
-      const auto it = seen.find(key);
-      if (it != seen.end()) {
-        ++out.findings[it->second].count;
-        continue;
-      }
-      seen[key] = out.findings.size();
-      LedgerFinding f;
-      f.kind = FindingKind::kFailed;
-      f.gate = r.gate;
-      f.where = where_ledger(r) + (source_where.empty() ? "" : "; gate at " + source_where);
-      f.what = RenderRecord(r);
-      f.detail = r.result == "fail" ? r.detail : "result \"" + r.result + "\"" + (r.detail.empty() ? "" : ": " + r.detail);
-      out.findings.push_back(std::move(f));
-    }
-  };
 
   for (const FileScope& file : scope.files) {
     for (const GateScope& gate : file.gates) {
@@ -158,63 +184,95 @@ LedgerCrossCheck CrossCheck(const ScopeReport& scope, const Ledger& ledger) {
       for (std::size_t i = 0; i < ledger.records.size(); ++i) {
         if (LedgerGateMatches(gate, ledger.records[i].gate)) {
           mine.push_back(i);
-          gate_known[i] = true;
+          known[i] = true;
         }
       }
-      const std::string where = file.path + ":" + std::to_string(gate.line);
       bool declaration_seen = false;
-      for (std::size_t i : mine) {
-        if (ledger.records[i].record == "declaration") {
-          declaration_seen = true;
-          accounted[i] = gate.declared();
-        }
-        // What the gate really ran (Gate::RecordRun): describes, checks nothing.
-        if (ledger.records[i].record == "run") accounted[i] = true;
-      }
+      for (std::size_t i : mine) declaration_seen = declaration_seen || ledger.records[i].record == "declaration";
       if (gate.declared() && !declaration_seen) {
-        out.findings.push_back({FindingKind::kNoDeclarationRecord, gate.FullName(), where,
+        out.findings.push_back({FindingKind::kNoDeclarationRecord, gate.FullName(), file.path + ":" + std::to_string(gate.line),
                                 "declaration (the gate did not run, or ran without $PSTRAIN_GATE_LEDGER)", "", 1});
       }
-      for (const Check& check : gate.checks) {
-        bool executed = false;
-        for (std::size_t i : mine) {
-          const LedgerRecord& r = ledger.records[i];
-          if (r.record == "check" && r.helper == check.helper && SubjectsMatch(check, r)) {
-            executed = true;
-            accounted[i] = true;
-          }
-        }
-        if (!executed) {
-          out.findings.push_back({FindingKind::kNeverExecuted, gate.FullName(), file.path + ":" + std::to_string(check.line),
-                                  DescribeCheck(check), "", 1});
+      // The gate's call sites, in source order, each once.
+      std::vector<SiteTally> sites;
+      for (const Check& c : gate.checks) {
+        auto it = std::find_if(sites.begin(), sites.end(), [&](const SiteTally& t) {
+          return t.check->line == c.line && t.check->column == c.column && t.check->site_path == c.site_path;
+        });
+        if (it == sites.end()) {
+          sites.push_back({&c, c.unconditional(), 0, 0, "", 0});
+        } else {
+          it->unconditional = it->unconditional || c.unconditional();
         }
       }
-      add_failures(mine, where);
+      std::map<std::tuple<std::string, std::string, std::size_t, std::size_t, std::string>, std::size_t> under;
+      for (std::size_t i : mine) {
+        const LedgerRecord& r = ledger.records[i];
+        if (r.record != "check") continue;
+        auto it = std::find_if(sites.begin(), sites.end(), [&](const SiteTally& t) { return SiteMatches(*t.check, r); });
+        if (it != sites.end()) {
+          if (r.result == "pass") {
+            ++it->passed;
+          } else {
+            if (it->failed++ == 0) {
+              it->first_failure = r.result == "fail" ? r.detail : "result \"" + r.result + "\"" + (r.detail.empty() ? "" : ": " + r.detail);
+              it->first_failure_line = r.line;
+            }
+          }
+          continue;
+        }
+        const auto key = std::make_tuple(r.file, RenderRecord(r), r.site_line, r.site_column, r.result);
+        if (const auto u = under.find(key); u != under.end()) {
+          ++out.findings[u->second].count;
+          continue;
+        }
+        under[key] = out.findings.size();
+        out.findings.push_back({FindingKind::kUnderClaim, gate.FullName(), where_ledger(r), RenderRecord(r),
+                                "recorded at " + r.file + ":" + std::to_string(r.site_line) + ":" + std::to_string(r.site_column) +
+                                    " (result " + r.result + "), which the static report does not list for this gate",
+                                1});
+      }
+      for (const SiteTally& t : sites) {
+        LedgerFinding f;
+        f.gate = gate.FullName();
+        f.where = t.check->Site();
+        f.what = DescribeCheck(*t.check);
+        if (t.failed > 0) {
+          f.kind = FindingKind::kFailed;
+          f.count = t.failed;
+          f.detail = t.first_failure + " (" + ledger.name + ":" + std::to_string(t.first_failure_line) + "; " +
+                     std::to_string(t.failed) + " failed, " + std::to_string(t.passed) + " passed)";
+        } else if (t.passed > 0) {
+          f.kind = FindingKind::kPassed;
+          f.count = t.passed;
+        } else {
+          f.kind = t.unconditional ? FindingKind::kNeverExecuted : FindingKind::kNotReached;
+          f.count = 0;
+          if (!t.unconditional) f.detail = t.check->if_reached;
+        }
+        out.findings.push_back(std::move(f));
+      }
     }
   }
-  std::vector<std::size_t> unknown_gates;
-  for (std::size_t i = 0; i < ledger.records.size(); ++i) {
-    if (!gate_known[i]) unknown_gates.push_back(i);
-  }
-  add_failures(unknown_gates, "");
+  // Records of gates no scanned source has: failures are problems, the rest are noted.
   std::map<std::pair<std::string, std::string>, std::size_t> noted;
   for (std::size_t i = 0; i < ledger.records.size(); ++i) {
     const LedgerRecord& r = ledger.records[i];
-    if (accounted[i] || reported_failed[i]) continue;
+    if (known[i]) continue;
+    const bool failed = r.record == "check" && r.result != "pass";
     const bool bare = r.record == "declaration" || r.record == "run";
-    const auto key = std::make_pair(r.gate, bare ? r.record : RenderRecord(r));
+    const auto key = std::make_pair(r.gate, (failed ? "F" : "") + (bare ? r.record : RenderRecord(r)));
     if (const auto it = noted.find(key); it != noted.end()) {
       ++out.findings[it->second].count;
       continue;
     }
     noted[key] = out.findings.size();
     LedgerFinding f;
-    f.kind = FindingKind::kNotInSource;
+    f.kind = failed ? FindingKind::kFailed : FindingKind::kNotInSource;
     f.gate = r.gate;
     f.where = where_ledger(r);
     f.what = bare ? r.record : RenderRecord(r);
-    f.detail = gate_known[i] ? "no helper call in the gate's source has this helper and these subjects"
-                             : "no gate of this name in the scanned sources";
+    f.detail = failed ? r.detail : "no gate of this name in the scanned sources";
     out.findings.push_back(std::move(f));
   }
   return out;

@@ -42,7 +42,16 @@ struct Declaration {
 // One assertion-helper call, e.g. `gate.ExpectProducedFilesIdentical(a, b, {"means"})`.
 struct Check {
   std::string helper;  // "ExpectProducedFilesIdentical"
+  // The call site, as the kit's std::source_location records it (GCC): the line and column of the
+  // call's `(`, or of the outermost macro invocation when the call comes from a macro.
   std::size_t line = 0;
+  std::size_t column = 0;
+  std::string file;       // display path of the file holding the call site (e.g. a header)
+  std::string site_path;  // that file's path as the compiler names it (matched against the ledger)
+  // Empty: the call runs on every path through the gate that does not end in a failure or an
+  // exception (CHECKED). Otherwise why the AST cannot say that it runs ("CHECKED if reached"):
+  // e.g. "in the body of the loop at line 44, which may run zero times".
+  std::string if_reached;
   std::string receiver;
   // What the kit records as the ledger record's `subjects` (gates/gate_kit.cpp):
   //   ExpectProducedFilesIdentical, ExpectCopiedInputsIdentical: the file names
@@ -54,7 +63,10 @@ struct Check {
   std::string arguments;     // the call's argument text
   std::string via_macro;     // the file-local macro whose expansion contains the call
   std::string via_function;  // the function of the same file that contains the call (the gate calls it, maybe indirectly)
-  std::string condition;     // an #if around the call that the auditor did not evaluate
+  std::string condition;     // unused since the compiler front end (kept for the JSON layout)
+
+  bool unconditional() const { return if_reached.empty(); }
+  std::string Site() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
 };
 
 // Something that looks like a check or a declaration but does not count, and why.
@@ -70,7 +82,7 @@ struct GateScope {
   std::string macro;  // TEST, TEST_F, TEST_P, ...
   std::string suite, name;
   std::vector<Declaration> declarations;
-  std::vector<Check> checks;  // source order
+  std::vector<Check> checks;  // source order (CHECKED and CHECKED if reached)
   std::vector<NotCounted> not_counted;
   std::size_t bare_assertions = 0;  // ASSERT_*/EXPECT_* not wrapping a helper call (subjects unknown)
 
@@ -92,6 +104,10 @@ struct ScopeReport {
   // but the report cannot say which (the ledger cross-check can). `what` starts with the file.
   std::vector<NotCounted> other_sources;
 };
+
+// A FileScope as JSON and back: how the isolated front-end process hands its result to `audit`.
+std::string FileScopeToJson(const FileScope& scope);
+FileScope FileScopeFromJson(const std::string& text);  // throws std::exception on malformed text
 
 // "ExpectProducedFilesIdentical(means, variances)": the helper and its subjects (expressions in
 // backquotes).

@@ -16,12 +16,14 @@ std::string RenderMarkdown(const ScopeReport& report, const LedgerCrossCheck* le
 // The ledger part alone (for `--check ... --ledger`).
 std::string RenderLedgerMarkdown(const LedgerCrossCheck& ledger);
 
-// The JSON report (format "pstrain-gate-scope-1"), one line, newline-terminated.
+// The JSON report (format "pstrain-gate-scope-2": call sites, "checked_if_reached"), one line, newline-terminated.
 std::string RenderJson(const ScopeReport& report, const LedgerCrossCheck* ledger = nullptr);
 
-// "produced files means, variances; copied inputs mdef" — the CHECKED text of one gate, or
-// "nothing".
+// "produced files means, variances (at 46:33); copied inputs mdef (at 47:32)" — the CHECKED text
+// of one gate (its calls that run on every path), or "nothing".
 std::string CheckedSummary(const GateScope& gate);
+// The same for its calls CHECKED if reached.
+std::string IfReachedSummary(const GateScope& gate);
 // "kind ...; declared shard counts ...; N passes. limitation" — one line per declaration, or
 // "undeclared: ...".
 std::string DescribesSummary(const Declaration& declaration);

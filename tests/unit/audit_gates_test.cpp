@@ -225,19 +225,44 @@ TEST(AuditGatesSummaryTest, ParsesGoogleTestXml) {
 
 // ---- the command, with fake gate binaries --------------------------------------------------------
 
-// A gate source declaring one gate of kind `kind`, so that --only can select it.
+// Gate sources declaring two gates, so that --only can select them: real C++ that compiles against
+// the kit, because `audit gates run` reads the declarations with `audit scope`'s front end. They
+// are compiled (for the front end only) with the flags the build's compilation database gives
+// gates/fixed_count_gate.cpp, written to DIR/compile_commands.json, which `audit gates run` finds
+// beside the fake binary DIR/bin/fake_gate_tests (as BUILD/compile_commands.json beside
+// BUILD/gates/gate_tests).
 fs::path GateSources(const fs::path& dir) {
   fs::create_directories(dir / "gates");
-  WriteFileAtomic(dir / "gates" / "exact_gate.cpp", R"cpp(
+  const fs::path source = dir / "gates" / "exact_gate.cpp";
+  WriteFileAtomic(source, R"cpp(#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gate_kit.h"
+
+using pstrain::gates::Gate;
+
 TEST(Gate, CrossCountExact) {
+  const std::filesystem::path a = "a", b = "b";
   Gate gate({"cross-count-exact", {1, 2}, 5, "exact"});
   gate.ExpectProducedFilesIdentical(a, b, {"means"});
 }
 TEST(Gate, Fixed) {
+  const std::filesystem::path a = "a", b = "b";
   Gate gate({"fixed-count-reproducibility", {2}, 3, "one machine"});
   gate.ExpectProducedFilesIdentical(a, b, {"means"});
 }
 )cpp");
+  const boost::json::value real = boost::json::parse(ReadFileText(PSTRAIN_COMPILE_COMMANDS));
+  for (const boost::json::value& entry : real.as_array()) {
+    const std::string file(entry.at("file").as_string());
+    if (!file.ends_with("gates/fixed_count_gate.cpp")) continue;
+    std::string command(entry.at("command").as_string());
+    command.replace(command.rfind(file), file.size(), source.string());
+    const boost::json::array database{boost::json::object{
+        {"directory", entry.at("directory")}, {"command", command}, {"file", source.string()}}};
+    WriteFileAtomic(dir / "compile_commands.json", boost::json::serialize(database));
+  }
   return dir / "gates";
 }
 
@@ -247,7 +272,8 @@ fs::path FakeGateBinary(const fs::path& dir, const std::string& xml, const std::
                         bool crash = false) {
   WriteFileAtomic(dir / "fake.xml", xml);
   WriteFileAtomic(dir / "fake.jsonl", ledger);
-  const fs::path script = dir / "fake_gate_tests";
+  fs::create_directories(dir / "bin");
+  const fs::path script = dir / "bin" / "fake_gate_tests";
   std::ostringstream s;
   s << "#!/bin/sh\n"
     << "echo \"$@\" > '" << (dir / "args").string() << "'\n"

@@ -64,6 +64,11 @@ TEST_F(GateKitTest, IdenticalFilesPassAndAreRecorded) {
   EXPECT_EQ(records[1].at("helper").as_string(), "ExpectProducedFilesIdentical");
   EXPECT_EQ(json::serialize(records[1].at("subjects")), "[\"means\"]");
   EXPECT_EQ(records[1].at("result").as_string(), "pass");
+  // The call site (std::source_location of the call) and the ledger format.
+  EXPECT_EQ(records[1].at("ledger_format").to_number<int>(), 2);
+  EXPECT_EQ(fs::path(std::string(records[1].at("file").as_string())).filename(), "gate_kit_test.cpp");
+  EXPECT_GT(records[1].at("line").to_number<int>(), 0);
+  EXPECT_GT(records[1].at("column").to_number<int>(), 0);
 }
 
 TEST_F(GateKitTest, DifferentOrMissingFilesFailTheTestAndAreRecordedAsFailed) {

@@ -1,0 +1,222 @@
+// libclang front end of `audit scope`: compile database lookup, parsing with diagnostics, and the
+// isolated child process that bounds a parse's memory and time.
+#include "scope/scope_frontend.h"
+
+#include <clang-c/CXCompilationDatabase.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <system_error>
+
+#include "common/error.h"
+
+namespace pstrain::audit {
+
+namespace fs = std::filesystem;
+
+std::string Text(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string out = c != nullptr ? c : "";
+  clang_disposeString(s);
+  return out;
+}
+
+std::vector<CXCursor> Children(CXCursor c) {
+  std::vector<CXCursor> out;
+  clang_visitChildren(
+      c,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+        return CXChildVisit_Continue;
+      },
+      &out);
+  return out;
+}
+
+namespace {
+
+std::string Normal(const fs::path& p) {
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return (ec ? fs::absolute(p) : c).lexically_normal().string();
+}
+
+}  // namespace
+
+std::vector<std::string> CompileArguments(const fs::path& compile_commands, const fs::path& source) {
+  const std::string how =
+      "produce it by configuring the build with CMake (CMAKE_EXPORT_COMPILE_COMMANDS is ON in this project: "
+      "cmake -S . -B build), then pass --compile-commands build/compile_commands.json";
+  std::error_code ec;
+  fs::path file = compile_commands;
+  if (fs::is_directory(file, ec)) file /= "compile_commands.json";
+  if (file.filename() != "compile_commands.json") {
+    throw FileError(file.string(), "a compilation database must be named compile_commands.json; " + how);
+  }
+  if (!fs::is_regular_file(file, ec)) throw FileError(file.string(), "no compilation database (compile_commands.json) here; " + how);
+  CXCompilationDatabase_Error error = CXCompilationDatabase_NoError;
+  CXCompilationDatabase db = clang_CompilationDatabase_fromDirectory(file.parent_path().string().c_str(), &error);
+  if (error != CXCompilationDatabase_NoError || db == nullptr) {
+    throw FileError(file.string(), "cannot read the compilation database (not a JSON compilation database?); " + how);
+  }
+  const std::string wanted = Normal(source);
+  CXCompileCommands commands = clang_CompilationDatabase_getCompileCommands(db, wanted.c_str());
+  std::vector<std::string> args;
+  bool found = false;
+  const unsigned n = commands != nullptr ? clang_CompileCommands_getSize(commands) : 0;
+  for (unsigned i = 0; i < n && !found; ++i) {
+    CXCompileCommand command = clang_CompileCommands_getCommand(commands, i);
+    const fs::path directory = Text(clang_CompileCommand_getDirectory(command));
+    const fs::path entry_file = Text(clang_CompileCommand_getFilename(command));
+    if (Normal(entry_file.is_absolute() ? entry_file : directory / entry_file) != wanted) continue;
+    found = true;
+    const unsigned argc = clang_CompileCommand_getNumArgs(command);
+    for (unsigned a = 1; a < argc; ++a) {  // argument 0 is the compiler
+      const std::string arg = Text(clang_CompileCommand_getArg(command, a));
+      if (arg == "-o" || arg == "-MF" || arg == "-MT" || arg == "-MQ") {
+        ++a;
+        continue;
+      }
+      if (arg == "-c" || arg == "-MD" || arg == "-MMD") continue;
+      const fs::path as_path = arg;
+      if (!arg.empty() && arg[0] != '-' && Normal(as_path.is_absolute() ? as_path : directory / as_path) == wanted) continue;
+      // Relative include directories are relative to the entry's directory.
+      if (arg.size() > 2 && arg.compare(0, 2, "-I") == 0 && arg[2] != '/') {
+        args.push_back("-I" + (directory / arg.substr(2)).string());
+        continue;
+      }
+      args.push_back(arg);
+    }
+  }
+  if (commands != nullptr) clang_CompileCommands_dispose(commands);
+  clang_CompilationDatabase_dispose(db);
+  if (!found) {
+    throw FileError(source.string(), "no entry in " + file.string() +
+                                         " (a gate source must be compiled by the build: gates/CMakeLists.txt; "
+                                         "reconfigure with CMake after adding it)");
+  }
+  // Only errors matter here; clang's own limits stay at their defaults, said explicitly.
+  args.push_back("-w");
+  args.push_back("-ferror-limit=20");
+  args.push_back("-fbracket-depth=" + std::to_string(kClangBracketDepth));
+  return args;
+}
+
+TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::string>& arguments) {
+  index_ = clang_createIndex(/*excludeDeclarationsFromPCH=*/0, /*displayDiagnostics=*/0);
+  std::vector<const char*> argv;
+  for (const std::string& a : arguments) argv.push_back(a.c_str());
+  const std::string path = source.string();
+  const CXErrorCode code = clang_parseTranslationUnit2(
+      index_, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr, 0,
+      CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &unit_);
+  if (code != CXError_Success || unit_ == nullptr) {
+    clang_disposeIndex(index_);
+    throw FileError(path, code == CXError_Crashed
+                              ? "the C++ front end (libclang) stopped: it crashed or ran out of its " +
+                                    std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit (deep nesting or a macro bomb?)"
+                              : "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
+  }
+  std::string errors;
+  std::size_t count = 0;
+  const unsigned n = clang_getNumDiagnostics(unit_);
+  for (unsigned i = 0; i < n; ++i) {
+    CXDiagnostic d = clang_getDiagnostic(unit_, i);
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+      if (++count <= 10) errors += "\n  " + Text(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
+    }
+    clang_disposeDiagnostic(d);
+  }
+  if (count > 0) {
+    clang_disposeTranslationUnit(unit_);
+    clang_disposeIndex(index_);
+    throw FileError(path, "does not compile (" + std::to_string(count) + (count == 1 ? " error" : " errors") +
+                              " from the compiler front end):" + errors + (count > 10 ? "\n  ..." : ""));
+  }
+}
+
+TranslationUnit::~TranslationUnit() {
+  clang_disposeTranslationUnit(unit_);
+  clang_disposeIndex(index_);
+}
+
+IsolatedJob StartIsolated(const std::string& what, const std::function<std::string()>& work) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw InputError(what + ": cannot create a pipe: " + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw InputError(what + ": cannot fork: " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const rlimit memory{kFrontEndMemoryBytes, kFrontEndMemoryBytes};
+    const rlimit cpu{kFrontEndCpuSeconds, kFrontEndCpuSeconds + 5};
+    ::setrlimit(RLIMIT_AS, &memory);
+    ::setrlimit(RLIMIT_CPU, &cpu);
+    std::string out = "0";
+    try {
+      out += work();
+    } catch (const std::exception& e) {
+      out = "1";
+      out += e.what();
+    } catch (...) {
+      out = "1unknown error";
+    }
+    for (std::size_t done = 0; done < out.size();) {
+      const ssize_t w = ::write(fds[1], out.data() + done, out.size() - done);
+      if (w <= 0) ::_exit(3);
+      done += static_cast<std::size_t>(w);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  return {what, pid, fds[0]};
+}
+
+std::string FinishIsolated(const IsolatedJob& job) {
+  std::string data;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t r = ::read(job.fd, buffer, sizeof buffer);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    data.append(buffer, static_cast<std::size_t>(r));
+  }
+  ::close(job.fd);
+  int status = 0;
+  while (::waitpid(job.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const std::string why = sig == SIGXCPU || sig == SIGKILL
+                                ? "it exceeded the " + std::to_string(kFrontEndCpuSeconds) + " s CPU limit"
+                                : "it crashed or exhausted its " + std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit";
+    throw InputError(job.what + ": the C++ front end was stopped by signal " + std::to_string(sig) + " (" + strsignal(sig) +
+                     "): " + why + " (deep nesting or a macro bomb?)");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.empty()) {
+    throw InputError(job.what + ": the C++ front end process failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+  }
+  if (data[0] == '1') throw InputError(data.substr(1));
+  return data.substr(1);
+}
+
+void AbandonIsolated(const IsolatedJob& job) {
+  ::kill(job.pid, SIGKILL);
+  ::close(job.fd);
+  int status = 0;
+  while (::waitpid(job.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+std::string RunIsolated(const std::string& what, const std::function<std::string()>& work) {
+  return FinishIsolated(StartIsolated(what, work));
+}
+
+}  // namespace pstrain::audit
