@@ -240,18 +240,22 @@ fs::path GateSources(const fs::path& dir) {
 
 #include "gate_kit.h"
 
-using pstrain::gates::Gate;
+namespace pstrain::gates {
+namespace {
 
 TEST(Gate, CrossCountExact) {
-  const std::filesystem::path a = "a", b = "b";
   Gate gate({"cross-count-exact", {1, 2}, 5, "exact"});
+  const std::filesystem::path a = "a", b = "b";
   gate.ExpectProducedFilesIdentical(a, b, {"means"});
 }
 TEST(Gate, Fixed) {
-  const std::filesystem::path a = "a", b = "b";
   Gate gate({"fixed-count-reproducibility", {2}, 3, "one machine"});
+  const std::filesystem::path a = "a", b = "b";
   gate.ExpectProducedFilesIdentical(a, b, {"means"});
 }
+
+}  // namespace
+}  // namespace pstrain::gates
 )cpp");
   const boost::json::value real = boost::json::parse(ReadFileText(PSTRAIN_COMPILE_COMMANDS));
   for (const boost::json::value& entry : real.as_array()) {
