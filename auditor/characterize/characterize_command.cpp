@@ -1,7 +1,5 @@
 #include "characterize/characterize_command.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -1,7 +1,5 @@
 #include "gates/gates_command.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
