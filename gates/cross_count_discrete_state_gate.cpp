@@ -19,6 +19,7 @@
 
 #include "gate_fixture.h"
 #include "gate_kit.h"
+#include "coordinator/pass_file.h"
 
 namespace pstrain::gates {
 namespace {
@@ -45,7 +46,7 @@ TEST(Gate, CrossCountDiscreteState) {
       SCOPED_TRACE("pass " + std::to_string(pass));
       const fs::path pass_one = runs.at(first) / "passes" / PassName(pass), pass_two = runs.at(jobs) / "passes" / PassName(pass);
       // Precondition: the run really used the float32 reduction.
-      ASSERT_EQ(JsonString(pass_two / "pass.json", "reduction"), "float32");
+      ASSERT_EQ(ReadPassFile(pass_two / kPassFileName).reduction, "float32");
       gate.ExpectWithin("pass.json shard_count = min(jobs, utterances)", ShardCountOf(pass_two),
                         static_cast<double>(std::min<std::size_t>(jobs, corpus.utterances)), 0.0, 0.0);
       if (jobs == first) continue;

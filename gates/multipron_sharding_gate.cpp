@@ -24,6 +24,7 @@
 #include "gate_fixture.h"
 #include "gate_kit.h"
 #include "integration/cd_model_util.h"
+#include "shards/shard_telemetry.h"
 
 namespace pstrain::gates {
 namespace {
@@ -74,11 +75,11 @@ TEST(Gate, MultipronSharding) {
       // The workers' lifetimes overlap: all were alive when the last one started.
       std::string latest_start;
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        latest_start = std::max(latest_start, JsonString(pass_four / ShardName(shard) / "telemetry.json", "start"));
+        latest_start = std::max(latest_start, ReadShardTelemetry(pass_four / ShardName(shard) / kShardTelemetryFile).start);
       }
       double alive = 0;
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        if (JsonString(pass_four / ShardName(shard) / "telemetry.json", "end") > latest_start) ++alive;
+        if (ReadShardTelemetry(pass_four / ShardName(shard) / kShardTelemetryFile).end > latest_start) ++alive;
       }
       gate.ExpectWithin("workers alive when the last one started (all of them)", alive, shards, 0.0, 0.0);
     }

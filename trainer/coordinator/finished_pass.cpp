@@ -1,3 +1,4 @@
+// Reading and validating a finished pass directory (coordinator/finished_pass.h).
 #include "coordinator/finished_pass.h"
 
 #include <boost/json.hpp>
@@ -20,24 +21,16 @@ PassRejected::PassRejected(std::string check, std::string file, const std::strin
     : TrainingError("check \"" + check + "\" (" + file + "): " + detail), check_(std::move(check)), file_(std::move(file)) {}
 
 FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
-  const fs::path path = pass_dir / "pass.json";
+  const fs::path path = pass_dir / kPassFileName;
   FinishedPass pass;
+  pass.file = ReadPassFile(path);  // bounded, strict, integers range-checked; names the field
+  const PassFile& file = pass.file;
   try {
-    // The checks artifact.json has: a regular file (a FIFO neither blocks nor /dev/zero reads
-    // without bound) of at most kMaxArtifactJsonBytes.
-    pass.summary = json::parse(ReadRegularFileText(path, kMaxArtifactJsonBytes)).as_object();
-    const json::object& summary = pass.summary;
     PassExpectation& expected = pass.expected;
-    // Integers are range-checked before use, never truncated.
-    const std::uint64_t pass_number = summary.at("pass").to_number<std::uint64_t>();
-    if (pass_number == 0 || pass_number > std::numeric_limits<std::uint32_t>::max()) {
-      throw std::runtime_error("pass " + std::to_string(pass_number) + " is out of range (1.." +
-                               std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
-    }
-    expected.pass = static_cast<std::uint32_t>(pass_number);
-    const std::uint64_t shard_count = summary.at("shard_count").to_number<std::uint64_t>();
+    expected.pass = file.pass;
+    const std::uint64_t shard_count = file.shard_count;
     if (shard_count == 0) throw std::runtime_error("shard_count is 0");
-    const std::size_t utterances = summary.at("utterance_ids").as_array().size();
+    const std::size_t utterances = file.outcomes.utterance_ids.size();
     if (shard_count > utterances) {
       throw std::runtime_error("shard_count " + std::to_string(shard_count) + " is more than the " + std::to_string(utterances) +
                                " utterances (every shard has at least one)");
@@ -50,22 +43,19 @@ FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
       throw std::runtime_error("shard_count " + std::to_string(shard_count) + " is more than the " + std::to_string(entries) +
                                " entries of the pass directory");
     }
-    expected.shard_count = static_cast<std::uint32_t>(shard_count);
-    const json::object& fp = summary.at("fingerprints").as_object();
-    expected.fingerprints = {std::string(fp.at("pass").as_string()), std::string(fp.at("model").as_string()),
-                             std::string(fp.at("config").as_string()), std::string(fp.at("manifest").as_string())};
+    expected.shard_count = file.shard_count;
+    expected.fingerprints = file.fingerprints;
     // The build that ran the pass, which every shard must match (not the validating binary's: a
     // finished pass stays valid when pstrain is rebuilt).
-    expected.code_identity = std::string(summary.at("code_identity").as_string());
-    for (const json::value& id : summary.at("utterance_ids").as_array()) expected.manifest_ids.emplace_back(id.as_string());
-    pass.reduction = ParseReductionMode(std::string(summary.at("reduction").as_string()));
+    expected.code_identity = file.code_identity;
+    expected.manifest_ids = file.outcomes.utterance_ids;
+    pass.reduction = ParseReductionMode(file.reduction);
     // A multipron pass (its pass.json has the "multipron" object) has the activation sidecar in
     // every shard, sized for the tied states of the pass's model (the mdef never changes).
-    if (summary.contains("multipron")) {
+    if (file.multipron) {
       expected.multipron = true;
       expected.n_tied_states = Mdef::Load((pass_dir / "model" / "mdef").string()).n_tied_state();
     }
-    summary.at("totals").at("total_log_likelihood_exact").as_string();
   } catch (const std::exception& error) {
     throw InputError(path.string() + ": unreadable: " + error.what());
   }
@@ -91,18 +81,26 @@ std::vector<ShardArtifact> ValidateFinishedPass(const fs::path& pass_dir, const 
     if (!same) throw PassRejected("reduction", accum.string(), "the stored reduced statistics are not the reduction of the shard artifacts");
     // pass.json's outcomes and totals must be what the artifacts say (exact fields only: JSON
     // doubles are for people).
-    const fs::path summary_path = pass_dir / "pass.json";
-    const json::object recomputed = OutcomeFields(artifacts, reduced);
-    for (const char* key : {"utterance_ids", "processed_ids", "retried_ids", "skipped"}) {
-      if (json::serialize(pass.summary.at(key)) != json::serialize(recomputed.at(key))) {
-        throw PassRejected("pass-summary", summary_path.string(), "\"" + std::string(key) + "\" does not match the shard artifacts");
-      }
-    }
-    for (const char* key : {"utterances", "processed", "retried", "skipped", "total_frames", "total_log_likelihood_exact"}) {
-      if (json::serialize(pass.summary.at("totals").at(key)) != json::serialize(recomputed.at("totals").at(key))) {
-        throw PassRejected("pass-summary", summary_path.string(), "totals." + std::string(key) + " does not match the shard artifacts");
-      }
-    }
+    const fs::path summary_path = pass_dir / kPassFileName;
+    const PassOutcomes recomputed = OutcomesFrom(artifacts, reduced);
+    const PassOutcomes& stored_outcomes = pass.file.outcomes;
+    auto mismatch = [&](const std::string& field) {
+      throw PassRejected("pass-summary", summary_path.string(), "\"" + field + "\" does not match the shard artifacts");
+    };
+    if (stored_outcomes.utterance_ids != recomputed.utterance_ids) mismatch("utterance_ids");
+    if (stored_outcomes.processed_ids != recomputed.processed_ids) mismatch("processed_ids");
+    if (stored_outcomes.retried_ids != recomputed.retried_ids) mismatch("retried_ids");
+    if (stored_outcomes.skipped != recomputed.skipped) mismatch("skipped");
+    const PassTotals &stored_totals = stored_outcomes.totals, &totals = recomputed.totals;
+    auto total_mismatch = [&](const char* key) {
+      throw PassRejected("pass-summary", summary_path.string(), "totals." + std::string(key) + " does not match the shard artifacts");
+    };
+    if (stored_totals.utterances != totals.utterances) total_mismatch("utterances");
+    if (stored_totals.processed != totals.processed) total_mismatch("processed");
+    if (stored_totals.retried != totals.retried) total_mismatch("retried");
+    if (stored_totals.skipped != totals.skipped) total_mismatch("skipped");
+    if (stored_totals.total_frames != totals.total_frames) total_mismatch("total_frames");
+    if (stored_totals.total_log_likelihood_exact != totals.total_log_likelihood_exact) total_mismatch("total_log_likelihood_exact");
   } catch (const PassRejected&) {
     throw;
   } catch (const std::exception& error) {

@@ -5,13 +5,13 @@
 // the artifacts say ("pass-summary").
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "coordinator/pass_file.h"
 #include "provenance/fingerprints.h"
 #include "shards/artifact_validator.h"
 
@@ -21,11 +21,12 @@ namespace pstrain {
 struct FinishedPass {
   PassExpectation expected;
   ReductionMode reduction = ReductionMode::kExact;
-  boost::json::object summary;  // pass.json as parsed
+  PassFile file;  // pass.json as read (coordinator/pass_file.h)
 };
 
 // Reads PASS_DIR/pass.json. Throws InputError "PASS_DIR/pass.json: unreadable: ..." when it is
-// missing, not JSON, lacks a field or has a field of the wrong type.
+// missing, not JSON, lacks a field, has a field of the wrong type or out of range, or claims more
+// shards than it has utterances or than the pass directory holds.
 FinishedPass ReadFinishedPass(const std::filesystem::path& pass_dir);
 
 // A finished pass rejected by a pass-level check ("reduction" or "pass-summary"): which check and

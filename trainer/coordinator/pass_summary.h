@@ -1,14 +1,13 @@
-// Pass summaries: RUNDIR/passes/NNN/pass.json (training) and ACCUMDIR/summary.json (accumulate).
-// JSON with a fixed key order; no times, PIDs, host names or absolute paths, so identical runs
-// write identical bytes. Layouts in docs/formats.md.
+// Pass summaries from a pass's results: the value of RUNDIR/passes/NNN/pass.json (its format is
+// coordinator/pass_file.h's) and ACCUMDIR/summary.json (accumulate). No times, PIDs, host names or
+// absolute paths, so identical runs write identical bytes. Layouts in docs/formats.md.
 #pragma once
 
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "coordinator/pass_file.h"
 #include "reestimate/reestimate.h"
 #include "shards/artifact.h"
 #include "shards/reducer.h"
@@ -30,19 +29,19 @@ struct PassRecordInput {
   std::string stop_decision;
   double gain = 0.0;
   bool has_gain = false;
-  boost::json::array files;  // PassFileDigests of the pass directory (model/ and accum/)
+  std::vector<PassFileDigest> files;  // PassFileDigests of the pass directory (model/ and accum/)
 };
 
 // The SHA-256 of every file of the pass's model/ (the model files, in their fixed order) and accum/
-// (by name): [{"file": "model/means", "sha256": ...}, ...], recorded in pass.json and verified on
-// resume.
-boost::json::array PassFileDigests(const std::filesystem::path& pass_dir);
+// (by name): "model/means", ..., recorded in pass.json and verified on resume.
+std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir);
 
-std::string PassJson(const PassRecordInput& input);
+// pass.json's value for a finished pass (SerializePassFile gives its bytes).
+PassFile PassFileFrom(const PassRecordInput& input);
 
-// The fields of pass.json that follow from the shard artifacts and the reduction (totals,
-// utterance_ids, processed_ids, retried_ids, skipped); `pstrain validate` recomputes them.
-boost::json::object OutcomeFields(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced);
+// The outcomes of pass.json that follow from the shard artifacts and the reduction; `pstrain
+// validate` recomputes them.
+PassOutcomes OutcomesFrom(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced);
 
 // The per-utterance outcomes and totals of an accumulate run (ACCUMDIR/summary.json).
 std::string AccumulateSummaryJson(const std::vector<ShardArtifact>& artifacts, const ReducedPass& reduced,

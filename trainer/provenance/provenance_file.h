@@ -4,6 +4,7 @@
 // known to the reader; tests/unit/provenance_file_test.cpp checks that the two agree.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 
@@ -14,6 +15,8 @@
 namespace pstrain {
 
 inline constexpr const char* kProvenanceFormat = "pstrain-provenance-1";
+// The most a reader of provenance.json reads (it holds every pass's pass.json).
+inline constexpr std::size_t kMaxProvenanceBytes = 256u << 20;
 
 // A field of provenance.json: its path ("inputs.config" for a member of an object), whether it is
 // hashed into the training fingerprint (a difference there can change the numbers), and whether

@@ -1,3 +1,4 @@
+// The shard worker: one shard's E-step and its artifact (shards/shard_worker.h).
 #include "shards/shard_worker.h"
 
 #include <sys/resource.h>
@@ -25,6 +26,7 @@
 #include "shards/artifact.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/partition.h"
+#include "shards/shard_telemetry.h"
 
 namespace pstrain {
 
@@ -145,33 +147,25 @@ void RunShardTask(const ShardTask& task) {
 
   double user1, system1;
   ThreadCpu(user1, system1);
-  boost::json::object telemetry;
-  telemetry["pid"] = static_cast<std::int64_t>(::getpid());
-  telemetry["start"] = IsoTime(start);
-  telemetry["end"] = IsoTime(std::chrono::system_clock::now());
+  ShardTelemetry telemetry;
+  telemetry.pid = static_cast<std::int64_t>(::getpid());
+  telemetry.start = IsoTime(start);
+  telemetry.end = IsoTime(std::chrono::system_clock::now());
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
-  telemetry["isa"] = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
-  telemetry["wall_seconds"] = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
+  telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
+  telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
   if (user0 >= 0 && user1 >= 0) {
-    telemetry["user_cpu_seconds"] = user1 - user0;
-    telemetry["system_cpu_seconds"] = system1 - system0;
-  } else {
-    telemetry["user_cpu_seconds"] = "unavailable";
-    telemetry["system_cpu_seconds"] = "unavailable";
+    telemetry.user_cpu_seconds = user1 - user0;
+    telemetry.system_cpu_seconds = system1 - system0;
   }
   char host[256] = {};
-  telemetry["host"] = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";
+  telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";
   // Under Slurm (the slurm launcher): which job, array task and node ran this shard (diagnostic).
   if (const char* job = std::getenv("SLURM_JOB_ID")) {
-    boost::json::object slurm;
     auto env = [](const char* name) { const char* value = std::getenv(name); return std::string(value ? value : ""); };
-    slurm["job_id"] = job;
-    slurm["array_job_id"] = env("SLURM_ARRAY_JOB_ID");
-    slurm["array_task_id"] = env("SLURM_ARRAY_TASK_ID");
-    slurm["node"] = env("SLURMD_NODENAME");
-    telemetry["slurm"] = std::move(slurm);
+    telemetry.slurm = SlurmTelemetry{job, env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID"), env("SLURMD_NODENAME")};
   }
-  WriteFileAtomic(dir / "telemetry.json", boost::json::serialize(telemetry) + "\n");
+  WriteFileAtomic(dir / kShardTelemetryFile, SerializeShardTelemetry(telemetry));
 }
 
 }  // namespace pstrain

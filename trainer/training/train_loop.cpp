@@ -1,3 +1,4 @@
+// The training loop: named steps from the inputs to the promoted model (training/train_loop.h).
 #include "training/train_loop.h"
 
 #include <boost/json.hpp>
@@ -18,6 +19,7 @@
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
 #include "shards/run_layout.h"
+#include "coordinator/pass_file.h"
 #include "coordinator/pass_summary.h"
 
 namespace pstrain {
@@ -54,68 +56,51 @@ std::string OutputFeatParams(const std::string& input_text, const FeatureOptions
 
 namespace {
 
+// --- Step 1: resolve and check the inputs ----------------------------------------------------------
 
-// What a finished pass directory says about itself, for resuming.
-struct CompletedPass {
-  bool valid = false;
-  double per_frame = 0.0;
-  StopDecision decision = StopDecision::kContinue;
-  std::string not_verified;  // why a pass with a matching fingerprint is recomputed (empty: none)
+// The inputs of a training, loaded and checked once.
+struct CheckedInputs {
+  ModelFiles initial;
+  Manifest manifest;
+  std::unique_ptr<Launcher> launcher;
+  std::uint32_t shard_count = 0;
 };
 
-CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& training_fingerprint) {
-  CompletedPass completed;
-  std::error_code ec;
-  if (!fs::is_regular_file(pass_dir / "pass.json", ec) || !fs::is_directory(pass_dir / "model", ec)) return completed;
-  try {
-    const json::value summary = json::parse(ReadFileText(pass_dir / "pass.json"));
-    if (summary.at("training_fingerprint").as_string() != training_fingerprint) return completed;
-    // Its model and accum/ must be what the pass wrote: the SHA-256 recorded in pass.json.
-    if (!summary.as_object().contains("files")) {
-      completed.not_verified = (pass_dir / "pass.json").string() + " records no file digests (an older format)";
-      return completed;
-    }
-    const json::array& recorded = summary.at("files").as_array();
-    const json::array actual = PassFileDigests(pass_dir);
-    if (json::serialize(recorded) != json::serialize(actual)) {
-      std::string file;
-      for (const json::value& entry : recorded) {
-        const std::string name(entry.at("file").as_string());
-        const fs::path path = pass_dir / name;
-        std::error_code file_ec;
-        if (!fs::is_regular_file(path, file_ec) || Sha256OfFile(path) != entry.at("sha256").as_string()) {
-          file = name;
-          break;
-        }
-      }
-      if (file.empty()) {  // every recorded file verifies: an extra file
-        for (const json::value& entry : actual) {
-          bool listed = false;
-          for (const json::value& r : recorded) listed = listed || r.at("file") == entry.at("file");
-          if (!listed) {
-            file = std::string(entry.at("file").as_string());
-            break;
-          }
-        }
-      }
-      completed.not_verified = (pass_dir / file).string() + " does not verify against the SHA-256 in pass.json";
-      return completed;
-    }
-    // Recomputed from the exact values (a JSON double need not parse back to the same bits).
-    FixedPoint total = 0;
-    if (!FixedFromHex(std::string(summary.at("totals").at("total_log_likelihood_exact").as_string()), total)) return completed;
-    const std::uint64_t frames = summary.at("totals").at("total_frames").to_number<std::uint64_t>();
-    if (frames == 0) return completed;
-    completed.per_frame = FromFixed(total) / static_cast<double>(frames);
-    const std::string decision(summary.at("stop_decision").as_string());
-    completed.decision = decision == "converged" ? StopDecision::kConverged
-                         : decision == "max-passes" ? StopDecision::kMaxPasses
-                                                    : StopDecision::kContinue;
-    completed.valid = true;
-  } catch (const std::exception&) {
-    completed.valid = false;  // unreadable: recomputed
-  }
-  return completed;
+CheckedInputs ResolveInputs(const TrainOptions& options) {
+  const PassInputs& base = options.inputs;
+  CheckedInputs checked{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0};
+  CheckManifest(checked.manifest, base.corpus_root);
+  Dictionary dictionary = Dictionary::Load(base.dict, false);
+  dictionary.Merge(Dictionary::Load(base.filler, true));
+  CheckWords(checked.manifest, dictionary);
+  if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
+  if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
+  if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
+  checked.launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
+  checked.launcher->set_progress(options.progress);
+  checked.shard_count = EffectiveShardCount(options.requested_jobs, checked.manifest.size());
+  return checked;
+}
+
+// --- Step 2: fingerprint them once -----------------------------------------------------------------
+
+TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInputs& checked) {
+  const PassInputs& base = options.inputs;
+  TrainingIdentity identity;
+  identity.build = ProcessBuildIdentity();  // cached: computed once per process
+  const std::string dictionary_fingerprint = DictionaryFingerprint(base.dict, base.filler);
+  identity.canonical_config = CanonicalConfig(base.options, base.reduction, dictionary_fingerprint);
+  identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
+  identity.manifest_fingerprint = checked.manifest.Fingerprint();
+  identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
+  identity.requested_jobs = options.requested_jobs;
+  identity.shard_count = checked.shard_count;
+  identity.reduction = ReductionModeName(base.reduction);
+  identity.launcher = checked.launcher->name();
+  identity.min_passes = options.stop.min_passes;
+  identity.max_passes = options.stop.max_passes;
+  identity.convergence = options.stop.convergence;
+  return identity;
 }
 
 constexpr const char* kModelFiles[] = {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"};
@@ -133,18 +118,221 @@ json::array ModelFileDigests(const fs::path& dir) {
   return files;
 }
 
+StopDecision ParseStopDecision(const std::string& name) {
+  return name == "converged" ? StopDecision::kConverged : name == "max-passes" ? StopDecision::kMaxPasses : StopDecision::kContinue;
+}
+
+// Cache hit: RUNDIR/model is the final model of an identical training, its files exactly as training
+// wrote them (provenance.json's digests).
+bool FindFinishedModel(TrainResult& result, std::ostream& log) {
+  try {
+    const fs::path provenance_path = result.model_dir / "provenance.json";
+    if (!fs::is_regular_file(provenance_path)) return false;
+    const json::value provenance = json::parse(ReadRegularFileText(provenance_path, kMaxProvenanceBytes));
+    if (provenance.at("training_fingerprint").as_string() != result.training_fingerprint ||
+        json::serialize(provenance.at("model_files")) != json::serialize(ModelFileDigests(result.model_dir))) {
+      return false;
+    }
+    result.cache_hit = true;
+    result.passes = static_cast<std::uint32_t>(provenance.at("passes").as_array().size());
+    result.decision = ParseStopDecision(std::string(provenance.at("stop_decision").as_string()));
+    log << "up to date: " << result.model_dir.string() << " has training fingerprint " << result.training_fingerprint << "\n";
+    return true;
+  } catch (const std::exception&) {
+    return false;  // an unreadable provenance file is no cache hit; the run proceeds and rewrites it
+  }
+}
+
+// --- Step 3: run or resume a pass ------------------------------------------------------------------
+
+// What a finished pass directory says about itself, for resuming.
+struct CompletedPass {
+  bool valid = false;
+  double per_frame = 0.0;
+  StopDecision decision = StopDecision::kContinue;
+  PassFile file;
+  std::string text;          // pass.json's bytes: provenance.json embeds json::parse(text), as for a fresh pass
+  std::string not_verified;  // why a pass with a matching fingerprint is recomputed (empty: none)
+};
+
+CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& training_fingerprint) {
+  CompletedPass completed;
+  std::error_code ec;
+  const fs::path pass_json = pass_dir / kPassFileName;
+  if (!fs::is_regular_file(pass_json, ec) || !fs::is_directory(pass_dir / "model", ec)) return completed;
+  try {
+    completed.text = ReadRegularFileText(pass_json, kMaxPassFileBytes);
+    completed.file = ParsePassFile(completed.text);
+  } catch (const std::exception& error) {
+    completed.not_verified = InputError(pass_json.string() + ": unreadable: " + error.what()).what();  // names the field
+    return completed;
+  }
+  const PassFile& summary = completed.file;
+  if (summary.training_fingerprint != training_fingerprint) return completed;
+  // Its model and accum/ must be what the pass wrote: the SHA-256 recorded in pass.json.
+  const std::vector<PassFileDigest> actual = PassFileDigests(pass_dir);
+  if (summary.files != actual) {
+    std::string file;
+    for (const PassFileDigest& entry : summary.files) {
+      const fs::path path = pass_dir / entry.file;
+      std::error_code file_ec;
+      if (!fs::is_regular_file(path, file_ec) || Sha256OfFile(path) != entry.sha256) {
+        file = entry.file;
+        break;
+      }
+    }
+    if (file.empty()) {  // every recorded file verifies: an extra file
+      for (const PassFileDigest& entry : actual) {
+        bool listed = false;
+        for (const PassFileDigest& r : summary.files) listed = listed || r.file == entry.file;
+        if (!listed) {
+          file = entry.file;
+          break;
+        }
+      }
+    }
+    completed.not_verified = (pass_dir / file).string() + " does not verify against the SHA-256 in pass.json";
+    return completed;
+  }
+  // Recomputed from the exact values (a JSON double need not parse back to the same bits).
+  FixedPoint total = 0;
+  if (!FixedFromHex(summary.outcomes.totals.total_log_likelihood_exact, total)) return completed;
+  const std::uint64_t frames = summary.outcomes.totals.total_frames;
+  if (frames == 0) return completed;
+  completed.per_frame = FromFixed(total) / static_cast<double>(frames);
+  completed.decision = ParseStopDecision(summary.stop_decision);
+  completed.valid = true;
+  return completed;
+}
+
+// The state of the loop between passes.
+struct LoopState {
+  ModelFiles model;                          // the model the next pass starts from
+  std::vector<json::object> pass_records;    // pass.json of every pass so far, for provenance.json
+  bool has_previous = false;
+  double previous_per_frame = 0.0;
+  StopDecision decision = StopDecision::kContinue;
+  std::uint32_t pass = 1;                    // the next pass to run
+};
+
+// pass.json's record in provenance.json: the parse of its bytes (the same function of the same bytes
+// for a fresh and a resumed pass; Boost.JSON 1.81 does not parse every double back to its bits, so
+// a record is never re-serialized from PassFile's doubles).
+json::object PassRecord(const std::string& pass_json_text) { return json::parse(pass_json_text).as_object(); }
+
+// Resume after the last complete pass of an identical training: each pass that verifies is taken
+// as it is, the first that does not is recomputed (and the run says why).
+void ResumeFinishedPasses(const TrainOptions& options, const fs::path& run_dir, TrainResult& result, LoopState& state,
+                          std::ostream& log) {
+  for (; state.pass <= options.stop.max_passes; ++state.pass) {
+    const fs::path pass_dir = PassDir(run_dir, state.pass);
+    RecoverDirectory(pass_dir);
+    const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
+    if (!completed.not_verified.empty()) log << "pass " << state.pass << ": " << completed.not_verified << ": recomputed\n";
+    if (!completed.valid) break;
+    state.model = LoadCheckedModel((pass_dir / "model").string());
+    state.pass_records.push_back(PassRecord(completed.text));
+    state.has_previous = true;
+    state.previous_per_frame = completed.per_frame;
+    state.decision = completed.decision;
+    ++result.resumed_passes;
+    // A staging directory left by an interrupted run (after the exchange it holds a superseded copy).
+    fs::remove_all(HiddenSibling(pass_dir, ".staging"));
+    log << "pass " << state.pass << ": already complete (resumed)\n";
+    if (state.decision != StopDecision::kContinue) break;
+  }
+  if (state.decision != StopDecision::kContinue) ++state.pass;
+}
+
+void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
+  fs::create_directories(dir);
+  model.Save(dir.string());
+}
+
+// One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced in
+// ascending shard order by the coordinator), the reduced statistics written, re-estimation, the
+// stop decision, pass.json, and the directory promoted to passes/NNN by one exchange.
+void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs::path& run_dir, const TrainResult& result,
+             LoopState& state, std::ostream& log) {
+  const std::uint32_t pass = state.pass;
+  const PassInputs& base = options.inputs;
+  const auto pass_start = std::chrono::steady_clock::now();
+  const fs::path final_pass_dir = PassDir(run_dir, pass);
+  const fs::path pass_dir = StagingPassDir(run_dir, pass);
+  fs::remove_all(pass_dir);
+  fs::create_directories(pass_dir);
+  PassInputs inputs = base;
+  if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
+
+  // Run, validate and reduce.
+  ShardedPassResult sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
+  const ReducedPass& reduced = sharded.reduced;
+  if (reduced.total_frames == 0) {
+    throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
+                        std::to_string(checked.manifest.size()) + " skipped)");
+  }
+  WriteReducedStatistics(reduced, pass_dir / "accum");
+
+  // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
+  // shard); the next pass starts from a fresh bitmap.
+  ReestimationReport report;
+  ModelFiles next = Reestimate(reduced.accumulators, state.model, &report, &reduced.fallback_senones);
+  SaveModelDir(next, pass_dir / "model");
+  const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
+  const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
+
+  // Promote: pass.json (with the digests a later resume verifies), then the exchange.
+  PassRecordInput record{pass,
+                         result.training_fingerprint,
+                         options.requested_jobs,
+                         checked.shard_count,
+                         ReductionModeName(base.reduction),
+                         sharded.fingerprints,
+                         sharded.code_identity,
+                         &sharded.artifacts,
+                         &reduced,
+                         &report,
+                         StopDecisionName(decision),
+                         per_frame - state.previous_per_frame,
+                         state.has_previous,
+                         {}};
+  record.files = PassFileDigests(pass_dir);
+  const PassFile pass_file = PassFileFrom(record);
+  const std::string pass_json = SerializePassFile(pass_file);
+  WriteFileAtomic(pass_dir / kPassFileName, pass_json);
+  ReplaceDirectory(pass_dir, final_pass_dir);
+  state.pass_records.push_back(PassRecord(pass_json));
+
+  const PassTotals& totals = pass_file.outcomes.totals;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count();
+  char line[320];
+  std::snprintf(line, sizeof(line),
+                "pass %u: %llu frames, %.6f per frame (gain %s), processed %llu, retried %llu, skipped %llu, %u shard%s, %.3f s -> %s", pass,
+                static_cast<unsigned long long>(reduced.total_frames), per_frame,
+                state.has_previous ? std::to_string(per_frame - state.previous_per_frame).c_str() : "n/a",
+                static_cast<unsigned long long>(totals.processed), static_cast<unsigned long long>(totals.retried),
+                static_cast<unsigned long long>(totals.skipped), checked.shard_count, checked.shard_count == 1 ? "" : "s", seconds,
+                StopDecisionName(decision));
+  log << line << std::endl;
+
+  state.model = std::move(next);
+  state.has_previous = true;
+  state.previous_per_frame = per_frame;
+  state.decision = decision;
+}
+
+// --- Last steps: write provenance and promote the final model --------------------------------------
+
 // Per pass run through Slurm, the node that ran each shard, from passes/NNN/slurm/job.json
 // (diagnostic, like the host; the job ids stay in job.json: telemetry). Empty for local runs.
 json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
   json::array list;
   for (std::uint32_t pass = 1; pass <= passes; ++pass) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "%03u", pass);
-    const fs::path job = run_dir / "passes" / name / "slurm" / "job.json";
+    const fs::path job = PassDir(run_dir, pass) / "slurm" / "job.json";
     std::error_code ec;
     if (!fs::is_regular_file(job, ec)) continue;
     try {
-      const json::value parsed = json::parse(ReadFileText(job));
+      const json::value parsed = json::parse(ReadRegularFileText(job, kMaxPassFileBytes));
       json::array nodes;
       for (const json::value& task : parsed.at("tasks").as_array()) nodes.push_back(task.at("node"));
       json::object entry;
@@ -158,9 +346,18 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
   return list;
 }
 
-void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
-  fs::create_directories(dir);
-  model.Save(dir.string());
+// The final model plus provenance.json, staged in RUNDIR/.model.staging and exchanged with
+// RUNDIR/model in one step.
+void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity, const CheckedInputs& checked, const TrainResult& result,
+                       const LoopState& state) {
+  const fs::path staging = run_dir / ".model.staging";
+  fs::remove_all(staging);
+  SaveModelDir(state.model, staging);
+  ProvenanceRecord provenance{identity, result.training_fingerprint, checked.launcher->name(), HostName(),
+                              ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(state.decision)};
+  for (const json::object& p : state.pass_records) provenance.passes.push_back(p);
+  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(provenance));
+  ReplaceDirectory(staging, result.model_dir);
 }
 
 }  // namespace
@@ -169,34 +366,8 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
   // nothing is promoted, and the error says why.
   InterruptGuard interrupt_guard;
-  const PassInputs& base = options.inputs;
-  ModelFiles initial = LoadCheckedModel(base.model_dir);
-  const Manifest manifest = Manifest::Load(base.manifest_path);
-  CheckManifest(manifest, base.corpus_root);
-  Dictionary dictionary = Dictionary::Load(base.dict, false);
-  dictionary.Merge(Dictionary::Load(base.filler, true));
-  CheckWords(manifest, dictionary);
-  if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
-  if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
-  if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
-  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
-  launcher->set_progress(options.progress);
-  const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
-
-  TrainingIdentity identity;
-  identity.build = ProcessBuildIdentity();  // cached: computed once per process
-  const std::string dictionary_fingerprint = DictionaryFingerprint(base.dict, base.filler);
-  identity.canonical_config = CanonicalConfig(base.options, base.reduction, dictionary_fingerprint);
-  identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
-  identity.manifest_fingerprint = manifest.Fingerprint();
-  identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
-  identity.requested_jobs = options.requested_jobs;
-  identity.shard_count = shard_count;
-  identity.reduction = ReductionModeName(base.reduction);
-  identity.launcher = launcher->name();
-  identity.min_passes = options.stop.min_passes;
-  identity.max_passes = options.stop.max_passes;
-  identity.convergence = options.stop.convergence;
+  CheckedInputs checked = ResolveInputs(options);
+  const TrainingIdentity identity = FingerprintInputs(options, checked);
   TrainResult result;
   result.training_fingerprint = TrainingFingerprint(identity);
   result.model_dir = run_dir / "model";
@@ -204,129 +375,23 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // A model an earlier pstrain set aside (.model.old) while its two-step swap was interrupted is put
   // back first: it may be the finished model this run is asked for.
   RecoverDirectory(result.model_dir);
-  // Cache hit: the final model of an identical training is already there.
-  try {
-    if (fs::is_regular_file(result.model_dir / "provenance.json")) {
-      const json::value provenance = json::parse(ReadFileText(result.model_dir / "provenance.json"));
-      // A hit needs the same fingerprint and the model files exactly as training wrote them.
-      if (provenance.at("training_fingerprint").as_string() == result.training_fingerprint &&
-          json::serialize(provenance.at("model_files")) == json::serialize(ModelFileDigests(result.model_dir))) {
-        result.cache_hit = true;
-        result.passes = static_cast<std::uint32_t>(provenance.at("passes").as_array().size());
-        const std::string decision(provenance.at("stop_decision").as_string());
-        result.decision = decision == "converged" ? StopDecision::kConverged : StopDecision::kMaxPasses;
-        log << "up to date: " << result.model_dir.string() << " has training fingerprint " << result.training_fingerprint << "\n";
-        return result;
-      }
-    }
-  } catch (const std::exception&) {
-    // An unreadable provenance file is no cache hit; the run proceeds and rewrites it.
-  }
+  if (FindFinishedModel(result, log)) return result;
 
-  if (initial.has_feat_params) initial.feat_params_text = OutputFeatParams(initial.feat_params_text, base.options.features);
-  ModelFiles model = std::move(initial);  // not a copy: a CD model's mdef alone is megabytes
+  if (checked.initial.has_feat_params) {
+    checked.initial.feat_params_text = OutputFeatParams(checked.initial.feat_params_text, options.inputs.options.features);
+  }
+  LoopState state;
+  state.model = std::move(checked.initial);  // not a copy: a CD model's mdef alone is megabytes
   fs::create_directories(run_dir / kRunPassesDir);
-  std::vector<json::object> pass_records;
-  bool has_previous = false;
-  double previous_per_frame = 0.0;
-  StopDecision decision = StopDecision::kContinue;
-  std::uint32_t pass = 1;
-
-  // Resume after the last complete pass of an identical training.
-  for (; pass <= options.stop.max_passes; ++pass) {
-    const fs::path pass_dir = PassDir(run_dir, pass);
-    RecoverDirectory(pass_dir);
-    const CompletedPass completed = ReadCompletedPass(pass_dir, result.training_fingerprint);
-    if (!completed.not_verified.empty()) log << "pass " << pass << ": " << completed.not_verified << ": recomputed\n";
-    if (!completed.valid) break;
-    model = LoadCheckedModel((pass_dir / "model").string());
-    pass_records.push_back(json::parse(ReadFileText(pass_dir / "pass.json")).as_object());
-    has_previous = true;
-    previous_per_frame = completed.per_frame;
-    decision = completed.decision;
-    ++result.resumed_passes;
-    // A staging directory left by an interrupted run (after the exchange it holds a superseded copy).
-    fs::remove_all(HiddenSibling(pass_dir, ".staging"));
-    log << "pass " << pass << ": already complete (resumed)\n";
-    if (decision != StopDecision::kContinue) break;
+  ResumeFinishedPasses(options, run_dir, result, state, log);
+  while (state.decision == StopDecision::kContinue) {
+    RunPass(options, checked, run_dir, result, state, log);
+    ++state.pass;
   }
-  if (decision != StopDecision::kContinue) ++pass;
+  result.passes = state.pass - 1;
+  result.decision = state.decision;
 
-  for (; decision == StopDecision::kContinue; ++pass) {
-    const auto pass_start = std::chrono::steady_clock::now();
-    const fs::path final_pass_dir = PassDir(run_dir, pass);
-    const fs::path pass_dir = StagingPassDir(run_dir, pass);
-    fs::remove_all(pass_dir);
-    fs::create_directories(pass_dir);
-    PassInputs inputs = base;
-    if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
-    ShardedPassResult sharded = RunShardedPass(inputs, manifest, pass, shard_count, pass_dir, *launcher);
-    const ReducedPass& reduced = sharded.reduced;
-    if (reduced.total_frames == 0) {
-      throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " + std::to_string(manifest.size()) +
-                          " skipped)");
-    }
-    WriteReducedStatistics(reduced, pass_dir / "accum");
-    ReestimationReport report;
-    // The survival prior is applied here, once, to the reduced statistics (never per shard); the
-    // next pass starts from a fresh bitmap.
-    ModelFiles next = Reestimate(reduced.accumulators, model, &report, &reduced.fallback_senones);
-    SaveModelDir(next, pass_dir / "model");
-
-    const double total_log_likelihood = reduced.log_likelihood.value();
-    const double per_frame = total_log_likelihood / static_cast<double>(reduced.total_frames);
-    decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
-    PassRecordInput record{pass,
-                           result.training_fingerprint,
-                           options.requested_jobs,
-                           shard_count,
-                           ReductionModeName(base.reduction),
-                           sharded.fingerprints,
-                           sharded.code_identity,
-                           &sharded.artifacts,
-                           &reduced,
-                           &report,
-                           StopDecisionName(decision),
-                           per_frame - previous_per_frame,
-                           has_previous,
-                           {}};
-    record.files = PassFileDigests(pass_dir);  // verified when a later run resumes after this pass
-    const std::string pass_json = PassJson(record);
-    WriteFileAtomic(pass_dir / "pass.json", pass_json);
-    ReplaceDirectory(pass_dir, final_pass_dir);
-    pass_records.push_back(json::parse(pass_json).as_object());
-
-    std::uint32_t processed = 0, retried = 0, skipped = 0;
-    for (const ShardArtifact& a : sharded.artifacts) {
-      processed += static_cast<std::uint32_t>(a.processed_ids.size());
-      retried += static_cast<std::uint32_t>(a.retried_ids.size());
-      skipped += static_cast<std::uint32_t>(a.skipped.size());
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count();
-    char line[320];
-    std::snprintf(line, sizeof(line),
-                  "pass %u: %llu frames, %.6f per frame (gain %s), processed %u, retried %u, skipped %u, %u shard%s, %.3f s -> %s", pass,
-                  static_cast<unsigned long long>(reduced.total_frames), per_frame,
-                  has_previous ? std::to_string(per_frame - previous_per_frame).c_str() : "n/a", processed, retried, skipped,
-                  shard_count, shard_count == 1 ? "" : "s", seconds, StopDecisionName(decision));
-    log << line << std::endl;
-
-    model = std::move(next);
-    has_previous = true;
-    previous_per_frame = per_frame;
-  }
-  result.passes = pass - 1;
-  result.decision = decision;
-
-  // Promote: the final model plus provenance.json, staged and renamed in whole.
-  const fs::path staging = run_dir / ".model.staging";
-  fs::remove_all(staging);
-  SaveModelDir(model, staging);
-  ProvenanceRecord provenance{identity, result.training_fingerprint, launcher->name(), HostName(),
-                              ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(decision)};
-  for (const json::object& p : pass_records) provenance.passes.push_back(p);
-  WriteFileAtomic(staging / "provenance.json", ProvenanceJson(provenance));
-  ReplaceDirectory(staging, result.model_dir);
+  PromoteFinalModel(run_dir, identity, checked, result, state);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.
   for (std::uint32_t stale = result.passes + 1; fs::exists(PassDir(run_dir, stale)); ++stale) {
