@@ -16,6 +16,7 @@
 #include "compare/compare_command.h"
 #include "gates/gates_command.h"
 #include "mutate/mutate_command.h"
+#include "report/command_runner.h"
 #include "scope/scope_command.h"
 
 namespace {
@@ -44,11 +45,11 @@ constexpr const char* kUsage =
     "  -h, --help   show this help\n";
 
 // The commands, in the order of the usage text. Each takes its arguments after the command name
-// and returns the exit code; trouble that escapes one (AuditError, a pstrain InputError or any
-// other exception) is reported here as "audit COMMAND: ..." with exit 2.
+// and returns its verdict; trouble that escapes one (AuditError, a pstrain InputError or any other
+// exception) becomes "audit COMMAND: ..." and exit 2 in RunReportingErrors (report/command_runner.h).
 struct Command {
   const char* name;
-  int (*run)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+  pstrain::audit::CommandFunction run;
 };
 
 constexpr Command kCommands[] = {
@@ -67,12 +68,7 @@ int main(int argc, char** argv) {
   for (const Command& command : kCommands) {
     if (std::strcmp(argv[1], command.name) != 0) continue;
     const std::vector<std::string> args(argv + 2, argv + argc);
-    try {
-      return command.run(args, std::cout, std::cerr);
-    } catch (const std::exception& error) {
-      std::cerr << "audit " << command.name << ": " << error.what() << "\n";
-      return 2;
-    }
+    return pstrain::audit::RunReportingErrors(command.name, command.run, args, std::cout, std::cerr);
   }
   std::cerr << "audit: command " << pstrain::Quoted(argv[1]) << " is not an audit command (audit --help lists them)\n";
   return 2;

@@ -5,6 +5,7 @@
 
 #include "bytes/bytes_compare.h"
 #include "bytes/bytes_report.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
 
 namespace pstrain::audit {
@@ -64,21 +65,12 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
 
 int RunBytesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) {
-    err << "audit bytes: " << error << "\n(see audit bytes --help)\n";
-    return 2;
-  }
+  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
   if (options.help) {
     out << kBytesUsage;
     return 0;
   }
-  BytesReport report;
-  try {
-    report = CompareBytes(options.paths[0], options.paths[1], options.ignore_telemetry);
-  } catch (const std::exception& e) {
-    err << "audit bytes: " << e.what() << "\n";
-    return 2;
-  }
+  const BytesReport report = CompareBytes(options.paths[0], options.paths[1], options.ignore_telemetry);  // trouble: main, exit 2
   const std::string rendered = options.format == "json"   ? RenderBytesJson(report)
                                : options.format == "html" ? RenderBytesHtml(report)
                                                           : RenderBytesText(report);

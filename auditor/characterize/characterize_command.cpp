@@ -15,7 +15,9 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "report/child_process.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
+#include "report/work_dir.h"
 #include "report/report_text.h"
 
 namespace pstrain::audit {
@@ -164,27 +166,15 @@ fs::path Train(const Options& o, const std::string& pstrain, const fs::path& wor
 
 int RunCharacterizeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options o;
-  if (const std::string error = Parse(args, o); !error.empty()) {
-    err << "audit characterize: " << error << "\n(see audit characterize --help)\n";
-    return 2;
-  }
+  if (const std::string error = Parse(args, o); !error.empty()) throw UsageError(error);
   if (o.help) {
     out << kCharacterizeUsage;
     return 0;
   }
-  fs::path work_dir;
-  bool own_work_dir = false;
   CharacterizeReport report;
-  try {
-    if (o.work_dir) {
-      work_dir = *o.work_dir;
-      fs::create_directories(work_dir);
-    } else {
-      std::string pattern = (fs::temp_directory_path() / "audit-characterize-XXXXXX").string();
-      if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(pattern + ": cannot create a work directory");
-      work_dir = pattern;
-      own_work_dir = true;
-    }
+  {
+    // Trouble escapes to main (exit 2); the default work directory goes with it unless --keep.
+    const WorkDir work(o.work_dir, WorkDir::Given::kMayHoldFiles, "audit-characterize", o.keep);
     const std::string pstrain = o.pstrain ? *o.pstrain : DefaultPstrain();
     report.manifest = *o.manifest;
     report.model = *o.model;
@@ -193,19 +183,12 @@ int RunCharacterizeCommand(const std::vector<std::string>& args, std::ostream& o
     report.passes = o.pass_count;
     report.budget = o.budget_value;
     for (const char* reduction : {"float32", "exact"}) {
-      const fs::path a = Train(o, pstrain, work_dir, reduction, o.jobs_a);
-      const fs::path b = Train(o, pstrain, work_dir, reduction, o.jobs_b);
+      const fs::path a = Train(o, pstrain, work.path(), reduction, o.jobs_a);
+      const fs::path b = Train(o, pstrain, work.path(), reduction, o.jobs_b);
       (std::string(reduction) == "float32" ? report.float32 : report.exact) =
           CompareRuns(reduction, a, o.jobs_a, b, o.jobs_b, o.pass_count, o.budget_value);
     }
-  } catch (const std::exception& e) {
-    err << "audit characterize: " << e.what() << "\n";
-    if (own_work_dir && !o.keep) fs::remove_all(work_dir);
-    return 2;
-  }
-  if (own_work_dir) {
-    if (o.keep) err << "audit characterize: the runs are kept in " << work_dir.string() << "\n";
-    else fs::remove_all(work_dir);
+    if (work.created() && work.kept()) err << "audit characterize: the runs are kept in " << work.path().string() << "\n";
   }
   const std::string rendered = o.format == "json"   ? RenderCharacterizeJson(report)
                                : o.format == "html" ? RenderCharacterizeHtml(report)

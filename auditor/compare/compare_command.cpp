@@ -6,6 +6,7 @@
 
 #include "compare/compare_report.h"
 #include "compare/model_compare.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
 
 namespace pstrain::audit {
@@ -85,21 +86,12 @@ std::string Parse(const std::vector<std::string>& args, Options& options, Tolera
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
   Tolerance tolerance;
-  if (const std::string error = Parse(args, options, tolerance); !error.empty()) {
-    err << "audit compare: " << error << "\n(see audit compare --help)\n";
-    return 2;
-  }
+  if (const std::string error = Parse(args, options, tolerance); !error.empty()) throw UsageError(error);
   if (options.help) {
     out << kCompareUsage;
     return 0;
   }
-  CompareReport report;
-  try {
-    report = CompareModels(options.paths[0], options.paths[1], tolerance);
-  } catch (const std::exception& e) {
-    err << "audit compare: " << e.what() << "\n";
-    return 2;
-  }
+  const CompareReport report = CompareModels(options.paths[0], options.paths[1], tolerance);  // trouble: main, exit 2
   const std::string rendered = options.format == "json"   ? RenderCompareJson(report)
                                : options.format == "html" ? RenderCompareHtml(report)
                                                           : RenderCompareText(report);

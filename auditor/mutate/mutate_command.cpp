@@ -7,7 +7,9 @@
 #include "mutate/mutate_engine.h"
 #include "mutate/mutate_report.h"
 #include "mutate/mutations.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
+#include "report/work_dir.h"
 
 namespace pstrain::audit {
 
@@ -86,49 +88,25 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
 
 int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) {
-    err << "audit mutate: " << error << "\n(see audit mutate --help)\n";
-    return 2;
-  }
+  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
   if (options.help) {
     out << kMutateUsage;
     return 0;
   }
   const fs::path run_dir = options.positional[0];
-  fs::path work_dir;
-  bool own_work_dir = false;
   MutateReport report;
-  try {
+  {
+    // Trouble escapes to main (exit 2). The auditor removes the copies it makes, so a --work-dir
+    // must hold nothing else: it can never delete what it did not create.
     const std::uint32_t pass = options.pass ? static_cast<std::uint32_t>(std::stoul(*options.pass)) : LastCompletePass(run_dir);
-    if (options.work_dir) {
-      work_dir = *options.work_dir;
-      // The auditor removes the copies it makes: it works only in a directory that holds nothing
-      // else, so it can never delete what it did not create.
-      std::error_code ec;
-      if (fs::exists(fs::symlink_status(work_dir, ec)) && (!fs::is_directory(work_dir, ec) || !fs::is_empty(work_dir, ec))) {
-        err << "audit mutate: " << work_dir.string()
-            << ": --work-dir is not empty (audit mutate works only in an empty or new directory, since it removes what it creates there)\n";
-        return 2;
-      }
-      fs::create_directories(work_dir);
-    } else {
-      std::string pattern = (fs::temp_directory_path() / "audit-mutate-XXXXXX").string();
-      if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(pattern + ": cannot create a scratch directory");
-      work_dir = pattern;
-      own_work_dir = true;
-    }
+    const WorkDir work(options.work_dir, WorkDir::Given::kMustBeEmpty, "audit-mutate", options.keep);
     if (options.foreign_run && !fs::is_directory(fs::path(*options.foreign_run) / "passes")) {
-      throw std::runtime_error(*options.foreign_run + ": --foreign-run is not a run directory (no passes/)");
+      throw AuditError(*options.foreign_run + ": --foreign-run is not a run directory (no passes/)");
     }
-    report = RunMutations(run_dir, pass, Mutations(), RealPassValidator(), work_dir, options.keep,
+    report = RunMutations(run_dir, pass, Mutations(), RealPassValidator(), work.path(), options.keep,
                           options.foreign_run ? fs::path(*options.foreign_run) : fs::path());
-  } catch (const std::exception& e) {
-    err << "audit mutate: " << e.what() << "\n";
-    if (own_work_dir && !options.keep) fs::remove_all(work_dir);
-    return 2;
+    if (options.keep) err << "audit mutate: the mutated copies are kept in " << work.path().string() << "\n";
   }
-  if (own_work_dir && !options.keep) fs::remove_all(work_dir);
-  if (options.keep) err << "audit mutate: the mutated copies are kept in " << work_dir.string() << "\n";
   const std::string rendered = options.format == "json" ? RenderMutateJson(report) : RenderMutateText(report);
   if (!WriteReport("mutate", rendered, options.out, out, err)) return 2;
   if (report.Applicable() == 0) {

@@ -16,4 +16,10 @@ class AuditError : public std::runtime_error {
   explicit AuditError(const std::string& message) : std::runtime_error(SanitizedMessage(message)) {}
 };
 
+// A command line the command cannot run: main adds "(see audit COMMAND --help)".
+class UsageError : public AuditError {
+ public:
+  explicit UsageError(const std::string& message) : AuditError(message) {}
+};
+
 }  // namespace pstrain::audit

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bytes/bytes_command.h"
+#include "report/command_runner.h"
 #include "bytes/bytes_compare.h"
 #include "bytes/bytes_report.h"
 
@@ -48,7 +49,7 @@ class AuditBytesTest : public ::testing::Test {
   // Runs the command; returns the exit code, with stdout/stderr in out_/err_.
   int Run(std::vector<std::string> args) {
     std::ostringstream out, err;
-    const int code = RunBytesCommand(args, out, err);
+    const int code = RunReportingErrors("bytes", RunBytesCommand, args, out, err);
     out_ = out.str();
     err_ = err.str();
     return code;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "characterize/characterize_command.h"
+#include "report/command_runner.h"
 #include "characterize/characterize_measure.h"
 #include "characterize/characterize_report.h"
 
@@ -94,14 +95,14 @@ TEST(AuditCharacterizeCommand, UsageErrorsExitTwo) {
     std::vector<std::string> args = required;
     args.insert(args.end(), extra.begin(), extra.end());
     std::ostringstream out, err;
-    EXPECT_EQ(RunCharacterizeCommand(args, out, err), 2) << extra[0];
+    EXPECT_EQ(RunReportingErrors("characterize", RunCharacterizeCommand, args, out, err), 2) << extra[0];
     EXPECT_NE(err.str().find("audit characterize: "), std::string::npos);
   }
   std::ostringstream out, err;
-  EXPECT_EQ(RunCharacterizeCommand({"--model", "d"}, out, err), 2);
+  EXPECT_EQ(RunReportingErrors("characterize", RunCharacterizeCommand, {"--model", "d"}, out, err), 2);
   EXPECT_NE(err.str().find("--manifest is required"), std::string::npos);
   std::ostringstream help, none;
-  EXPECT_EQ(RunCharacterizeCommand({"--help"}, help, none), 0);
+  EXPECT_EQ(RunReportingErrors("characterize", RunCharacterizeCommand, {"--help"}, help, none), 0);
   EXPECT_EQ(help.str(), kCharacterizeUsage);
 }
 

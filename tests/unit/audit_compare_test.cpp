@@ -19,6 +19,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "compare/compare_command.h"
+#include "report/command_runner.h"
 #include "compare/model_compare.h"
 #include "compare/provenance_diff.h"
 #include "formats/param_files.h"
@@ -130,7 +131,7 @@ class AuditCompareTest : public ::testing::Test {
     std::vector<std::string> args = {a().string(), b().string()};
     args.insert(args.end(), extra.begin(), extra.end());
     std::ostringstream out, err;
-    const int code = RunCompareCommand(args, out, err);
+    const int code = RunReportingErrors("compare", RunCompareCommand, args, out, err);
     out_ = out.str();
     err_ = err.str();
     return code;
@@ -405,7 +406,7 @@ int CompareInChild(const std::vector<std::string>& args, const fs::path& err_fil
 #endif
     ::alarm(120);
     std::ostringstream out, e;
-    const int code = RunCompareCommand(args, out, e);
+    const int code = RunReportingErrors("compare", RunCompareCommand, args, out, e);
     std::ofstream(err_file) << e.str() << out.str();
     ::_exit(code);
   }

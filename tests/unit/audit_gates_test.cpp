@@ -12,6 +12,7 @@
 
 #include "common/file_io.h"
 #include "gates/gates_command.h"
+#include "report/command_runner.h"
 #include "gates/gates_summary.h"
 
 namespace pstrain::audit {
@@ -299,7 +300,7 @@ fs::path FakeGateBinary(const fs::path& dir, const std::string& xml, const std::
 
 int RunGates(const std::vector<std::string>& args, std::string& out, std::string& err) {
   std::ostringstream o, e;
-  const int code = RunGatesCommand(args, o, e);
+  const int code = RunReportingErrors("gates", RunGatesCommand, args, o, e);
   out = o.str();
   err = e.str();
   return code;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "mutate/mutate_command.h"
+#include "report/command_runner.h"
 #include "mutate/mutate_engine.h"
 #include "mutate/mutations.h"
 
@@ -46,12 +47,12 @@ TEST(AuditMutateCommand, UsageErrorsExitTwo) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {}, {"a", "b"}, {"run", "--format", "html"}, {"run", "--pass", "0"}, {"run", "--pass", "x"}, {"run", "--bogus"}}) {
     std::ostringstream out, err;
-    EXPECT_EQ(RunMutateCommand(args, out, err), 2) << err.str();
+    EXPECT_EQ(RunReportingErrors("mutate", RunMutateCommand, args, out, err), 2) << err.str();
     EXPECT_NE(err.str().find("audit mutate: "), std::string::npos);
     EXPECT_TRUE(out.str().empty());
   }
   std::ostringstream out, err;
-  EXPECT_EQ(RunMutateCommand({"--help"}, out, err), 0);
+  EXPECT_EQ(RunReportingErrors("mutate", RunMutateCommand, {"--help"}, out, err), 0);
   EXPECT_EQ(out.str(), kMutateUsage);
 }
 

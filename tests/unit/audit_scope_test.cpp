@@ -12,6 +12,7 @@
 
 #include "common/file_io.h"
 #include "scope/scope_command.h"
+#include "report/command_runner.h"
 #include "scope/scope_doc.h"
 #include "scope/scope_extractor.h"
 #include "scope/scope_frontend.h"
@@ -241,7 +242,7 @@ TEST_F(ScopeTricksTest, ARecordAtACallSiteTheReportLacksIsAnUnderClaimAndAMissin
 
 TEST_F(ScopeTricksTest, TheCommandExitsOneOnLedgerProblemsAndRendersJsonWithCallSites) {
   std::ostringstream out, err;
-  const int code = RunScopeCommand({"--gates", kTricks.string(), "--compile-commands", PSTRAIN_COMPILE_COMMANDS, "--format", "json", "--ledger",
+  const int code = RunReportingErrors("scope", RunScopeCommand, {"--gates", kTricks.string(), "--compile-commands", PSTRAIN_COMPILE_COMMANDS, "--format", "json", "--ledger",
                                     ledger_path_->string()},
                                    out, err);
   EXPECT_EQ(code, 1) << err.str();
@@ -335,7 +336,7 @@ class AuditScopeFilesTest : public ::testing::Test {
   int Run(std::vector<std::string> args) {
     out_.str("");
     err_.str("");
-    return RunScopeCommand(args, out_, err_);
+    return RunReportingErrors("scope", RunScopeCommand, args, out_, err_);
   }
   std::vector<std::string> Base() const {
     return {"--gates", (dir_ / "gates").string(), "--compile-commands", (dir_ / "compile_commands.json").string()};

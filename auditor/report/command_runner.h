@@ -1,0 +1,18 @@
+// Runs one audit command and maps what escapes it to an exit code, as `audit`'s main does (and as
+// the unit tests call the commands): a UsageError is "audit NAME: MESSAGE" plus "(see audit NAME
+// --help)", any other exception (AuditError, a trainer InputError, ...) "audit NAME: MESSAGE";
+// both exit 2. Commands themselves only return verdicts (0, 1) or throw.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace pstrain::audit {
+
+using CommandFunction = int (*)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+int RunReportingErrors(const char* name, CommandFunction run, const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err);
+
+}  // namespace pstrain::audit
