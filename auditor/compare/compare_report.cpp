@@ -222,6 +222,10 @@ std::string RenderCompareText(const CompareReport& r) {
       << ", atol " << FormatNumber(r.tolerance.atol, 6) << "\n";
   if (!r.model_dir.empty()) out << "  model directory: " << r.model_dir << " (explanations and labels)\n";
   out << "\nresult: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n" << Summary(r) << "\n";
+  if (r.state_tying) {
+    out << r.model_dir << "mdef: " << SenoneVerdict(r.state_tying->senones) << "; "
+        << TmatVerdict(r.state_tying->tmats) << "\n";
+  }
   if (!r.explanations.empty()) {
     out << "\nexplanation:\n";
     for (const Finding& f : r.explanations) out << "  - [" << f.code << "] " << f.text << "\n";
