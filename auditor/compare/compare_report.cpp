@@ -256,7 +256,7 @@ std::string RenderCompareText(const CompareReport& r) {
       continue;
     }
     out << p.shape_text_a;
-    if (!p.aligned_by.empty()) out << " (" << p.aligned_by << " by " << p.aligned_by << " through the state tying, numbered by A)";
+    if (!p.aligned_by.empty()) out << " (" << PairingText(p) << ", numbered by A)";
     out << "; " << p.differing << " of " << p.elements << " elements differ, " << p.outside << " outside tolerance\n";
     if (p.max_abs) {
       out << "      largest |A-B|: " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << r.Where(p, *p.max_abs)
@@ -505,7 +505,7 @@ std::string RenderCompareHtml(const CompareReport& r) {
           << "</code></td><td>";
       if (p.same_shape) {
         out << XmlEscape(p.shape_text_a);
-        if (!p.aligned_by.empty()) out << "<br/>" << XmlEscape(p.aligned_by) << " by " << XmlEscape(p.aligned_by) << " through the state tying";
+        if (!p.aligned_by.empty()) out << "<br/>" << XmlEscape(PairingText(p));
         if (!p.not_compared.empty()) out << "<br/>" << XmlEscape(p.not_compared);
       } else {
         out << "A: " << XmlEscape(p.shape_text_a) << "<br/>B: " << XmlEscape(p.shape_text_b);

@@ -190,7 +190,7 @@ void LabelStates(const Mdef& mdef, StateLabels& report) {
 }
 
 std::string ParamSentence(const CompareReport& r, const ParamDiff& p) {
-  const std::string paired = p.aligned_by.empty() ? "" : " (" + p.aligned_by + " by " + p.aligned_by + " through the state tying, numbered by A)";
+  const std::string paired = p.aligned_by.empty() ? "" : " (" + PairingText(p) + ", numbered by A)";
   std::string s = p.path + paired + ": " + std::to_string(p.differing) + " of " + std::to_string(p.elements) +
                   " elements differ; " + std::to_string(p.outside) + " outside rtol " +
                   FormatNumber(r.tolerance.rtol, 6) + ", atol " + FormatNumber(r.tolerance.atol, 6);
@@ -211,7 +211,8 @@ Finding TyingFinding(const StateTying& t) {
   if (s.same) {
     text += ": each senone of A is paired with the senone of B that the same triphone states use (" +
             std::to_string(s.members) + " triphone states in all)";
-    text += s.b_of_a.empty() ? "; the two mdefs declare different numbers of senones, so the parameter files are compared by shape only."
+    text += s.b_of_a.empty() ? "; the two mdefs declare different numbers of senones, so the parameter files are "
+                               "compared by shape only."
                              : ", and the parameters of the tied states are compared senone by senone through that "
                                "pairing, numbered by A (B's number in parentheses).";
   } else {
@@ -257,7 +258,8 @@ void Explain(CompareReport& r) {
     }
   }
   for (const ParamDiff& p : r.parameters) {
-    const auto file = std::find_if(r.files.begin(), r.files.end(), [&](const FileEntry& e) { return e.path == p.path; });
+    const auto file =
+        std::find_if(r.files.begin(), r.files.end(), [&](const FileEntry& e) { return e.path == p.path; });
     const bool bytes_differ = file != r.files.end() && file->status != "identical";
     if (!p.not_compared.empty() && p.same_shape) {
       if (bytes_differ) r.differences.push_back({"not-compared", p.path + ": " + p.not_compared + "."});

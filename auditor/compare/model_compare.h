@@ -106,7 +106,8 @@ struct CompareReport {
   std::string StateLabel(const ParamDiff& diff, std::uint32_t state) const;
   // What follows "state 5" in a report: " (AE, emitting state 2; state 9 in B)", " (AE, emitting
   // state 2)", " (state 9 in B)" or "" (no label, not aligned).
-  std::string StateSuffix(const ParamDiff& diff, std::uint32_t state, const std::optional<std::uint32_t>& b_state) const;
+  std::string StateSuffix(const ParamDiff& diff, std::uint32_t state,
+                          const std::optional<std::uint32_t>& b_state) const;
 };
 
 // Throws AuditError (exit 2) for a directory that is missing, not a directory or unreadable, or a

@@ -31,6 +31,10 @@ std::vector<StateDiff> ParamDiff::TopStates(std::size_t n) const {
   return top;
 }
 
+std::string PairingText(const ParamDiff& diff) {
+  return diff.aligned_by.empty() ? "" : diff.aligned_by + " by " + diff.aligned_by + " through the state tying";
+}
+
 std::string FormatNumber(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
@@ -52,7 +56,8 @@ namespace {
 class Comparer {
  public:
   // `b_of_a`: B's state for each of A's (nullptr: the same number).
-  Comparer(ParamDiff& diff, const Tolerance& tolerance, std::uint64_t n_states, const std::vector<std::uint32_t>* b_of_a)
+  Comparer(ParamDiff& diff, const Tolerance& tolerance, std::uint64_t n_states,
+           const std::vector<std::uint32_t>* b_of_a)
       : diff_(diff), tolerance_(tolerance), b_of_a_(b_of_a) {
     diff_.states.resize(n_states);
     for (std::uint64_t s = 0; s < n_states; ++s) {

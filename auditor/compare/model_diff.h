@@ -97,6 +97,9 @@ ParamDiff DiffParamFiles(const std::string& path_a, const std::string& path_b, c
 // error whichever side it is on. Throws pstrain::InputError naming the file.
 void CheckParamFile(const std::string& path, ParamKind kind);
 
+// "senone by senone through the state tying" for a file compared through the pairing, else "".
+std::string PairingText(const ParamDiff& diff);
+
 // `%.*g` of `value` with `digits` significant digits ("inf", "nan" as printf writes them).
 std::string FormatNumber(double value, int digits = 9);
 

@@ -61,17 +61,18 @@ GroupAlignment AlignGroups(const std::vector<TyingMember>& a, std::uint32_t ids_
   std::vector<std::uint32_t> image(ids_a, kNone), preimage(ids_b, kNone);
   std::vector<bool> broken_a(ids_a, false), broken_b(ids_b, false);
   std::vector<std::uint64_t> size_a(ids_a, 0), size_b(ids_b, 0);
-  std::size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
+  // A merge of the two sorted member lists.
+  std::size_t at_a = 0, at_b = 0;
+  while (at_a < a.size() || at_b < b.size()) {
     ++out.members;
-    if (j == b.size() || (i < a.size() && NameLess(a[i], b[j]))) {
-      broken_a[a[i].group] = true;
-      ++size_a[a[i++].group];
-    } else if (i == a.size() || NameLess(b[j], a[i])) {
-      broken_b[b[j].group] = true;
-      ++size_b[b[j++].group];
+    if (at_b == b.size() || (at_a < a.size() && NameLess(a[at_a], b[at_b]))) {
+      broken_a[a[at_a].group] = true;
+      ++size_a[a[at_a++].group];
+    } else if (at_a == a.size() || NameLess(b[at_b], a[at_a])) {
+      broken_b[b[at_b].group] = true;
+      ++size_b[b[at_b++].group];
     } else {
-      const std::uint32_t x = a[i++].group, y = b[j++].group;
+      const std::uint32_t x = a[at_a++].group, y = b[at_b++].group;
       ++size_a[x];
       ++size_b[y];
       if (image[x] == kNone) image[x] = y;

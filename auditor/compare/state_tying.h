@@ -65,7 +65,8 @@ StateTying CompareStateTying(const TyingRecords& a, const TyingRecords& b);
 
 // "same state tying, N of M senones renumbered" or "different state tying: K of T triphone states
 // are in a different group" (the exact sentences docs/audit.md quotes), and the same for tmats
-// ("same transition matrix tying, ..."; "... phones use a different transition matrix").
+// ("same transition matrix tying, N of M transition matrices renumbered"; "different transition
+// matrix tying: K of T phones are in a different group").
 std::string SenoneVerdict(const GroupAlignment& senones);
 std::string TmatVerdict(const GroupAlignment& tmats);
 

@@ -143,7 +143,8 @@ class AuditCompareTyingTest : public ::testing::Test {
   }
   // B = A renumbered.
   void WriteRenumberedB() {
-    WriteModel(b(), Renumbered(RowsA(), SenonePermutation(), TmatPermutation()), SenonePermutation(), TmatPermutation());
+    WriteModel(b(), Renumbered(RowsA(), SenonePermutation(), TmatPermutation()), SenonePermutation(),
+               TmatPermutation());
   }
 
   int Run(std::vector<std::string> extra) {
