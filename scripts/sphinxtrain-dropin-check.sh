@@ -71,7 +71,12 @@ for model in ci_cont cd_cont_untied cd_cont_initial "cd_cont_$N_TIED"; do
   fi
   # The state tying verdict (the "mdef:" line, when the two mdefs differ in bytes: same tying and how
   # many senones are renumbered, or how many triphone states are in a different group), then the rest.
-  grep -q '^mdef: ' "$WORK/stock-compare-$model.txt" || echo "  mdef: byte-identical (the same senone numbering)"
+  if grep -q '^mdef: ' "$WORK/stock-compare-$model.txt"; then :
+  elif [ -f "$WORK/stock-npart1/model_parameters/corpus.$model/mdef" ] && [ -f "$WORK/stock-npart2/model_parameters/corpus.$model/mdef" ]; then
+    echo "  mdef: byte-identical (the same senone numbering)"
+  else
+    echo "  mdef: not in both model directories (no state tying compared)"
+  fi
   grep -E '^ *(result:|mdef:|[0-9]+ entries|- \[)' "$WORK/stock-compare-$model.txt" | cut -c1-240 | sed 's/^/  /'
 done
 

@@ -211,10 +211,12 @@ Finding TyingFinding(const StateTying& t) {
   if (s.same) {
     text += ": each senone of A is paired with the senone of B that the same triphone states use (" +
             std::to_string(s.members) + " triphone states in all)";
-    text += s.b_of_a.empty() ? "; the two mdefs declare different numbers of senones, so the parameter files are "
-                               "compared by shape only."
-                             : ", and the parameters of the tied states are compared senone by senone through that "
-                               "pairing, numbered by A (B's number in parentheses).";
+    text += s.b_of_a.empty()      ? "; the two mdefs declare different numbers of senones, so the parameter files are "
+                                    "compared by shape only."
+            : s.renumbered == 0 ? ", and every senone has the same number in both, so the parameters of the tied states "
+                                  "are compared state by state as numbered."
+                                : ", and the parameters of the tied states are compared senone by senone through that "
+                                  "pairing, numbered by A (B's number in parentheses).";
   } else {
     text += " (" + std::to_string(s.same_groups) + " of A's " + std::to_string(s.ids_a) +
             " senones hold the same triphone states as one of B's " + std::to_string(s.ids_b) +
@@ -225,7 +227,7 @@ Finding TyingFinding(const StateTying& t) {
   const GroupAlignment& m = t.tmats;
   text += " Transition matrices: " + TmatVerdict(m);
   if (m.same) {
-    text += m.b_of_a.empty() ? "." : "; compared through that pairing.";
+    text += m.b_of_a.empty() || m.renumbered == 0 ? "." : "; compared through that pairing.";
   } else {
     text += "; transition matrix i of A and i of B are not used by the same phones, so they are not compared element "
             "by element.";
@@ -497,7 +499,8 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
           if (r.state_tying && r.IsModelFile(f.path)) {
             const bool tmat = *kind == ParamKind::kTransitions;
             const GroupAlignment& g = tmat ? r.state_tying->tmats : r.state_tying->senones;
-            if (g.same && !g.b_of_a.empty()) {
+            // Renumbered ids only: with none, position by position is the same pairing.
+            if (g.same && g.renumbered > 0) {
               pairing.b_of_a = &g.b_of_a;
               pairing.aligned_by = tmat ? "tmat" : "senone";
             } else if (!g.same) {
