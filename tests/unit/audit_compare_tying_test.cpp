@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
@@ -228,6 +230,16 @@ TEST_F(AuditCompareTyingTest, RenumberedSenonesAreAlignedByTriphoneMembership) {
   EXPECT_NE(out_.find("at state 10 (A(B,SIL,e), emitting state 1; state 14 in B), stream 0, density 1, dimension 2"),
             std::string::npos)
       << out_;
+  // The HTML page: the verdict, the heat map's cell for A's senone 10 naming B's 14, well-formed.
+  const fs::path page = dir_ / "compare.html";
+  EXPECT_EQ(Run({"--format", "html", "--out", page.string()}), 1) << err_;
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("same state tying, 6 of 17 senones renumbered"), std::string::npos);
+  EXPECT_NE(html.find("<title>state 10 (A(B,SIL,e), emitting state 1; state 14 in B): max |A-B| 0.5"), std::string::npos)
+      << html;
+  const std::string command = "xmllint --noout " + page.string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << "xmllint rejects " << page;
 }
 
 // The groups are the sets of triphone states: two groups merged, or one state moved, is another
