@@ -80,6 +80,7 @@ json::value ElementJson(const CompareReport& r, const ParamDiff& p, const std::o
   for (const auto& [name, value] : e->index) index[name] = value;
   o["index"] = std::move(index);
   o["state_label"] = r.StateLabel(p, e->index.at(0).second);
+  o["b_state"] = e->b_state ? json::value(*e->b_state) : json::value(nullptr);
   o["where"] = r.Where(p, *e);
   o["a"] = Number(e->a);
   o["b"] = Number(e->b);
@@ -103,6 +104,7 @@ json::object StateJson(const CompareReport& r, const ParamDiff& p, const StateDi
   json::object o;
   o["state"] = s.state;
   o["label"] = r.StateLabel(p, s.state);
+  o["b_state"] = s.b_state ? json::value(*s.b_state) : json::value(nullptr);
   o["differing"] = s.differing;
   o["outside_tolerance"] = s.outside;
   o["max_abs_diff"] = Number(s.max_abs);
@@ -119,6 +121,21 @@ json::array FindingsJson(const std::vector<Finding>& findings) {
     out.push_back(std::move(o));
   }
   return out;
+}
+
+json::object AlignmentJson(const GroupAlignment& g, const std::string& verdict) {
+  json::object o;
+  o["verdict"] = verdict;
+  o["same"] = g.same;
+  o["count_a"] = g.ids_a;
+  o["count_b"] = g.ids_b;
+  o["renumbered"] = g.same && !g.b_of_a.empty() ? json::value(g.renumbered) : json::value(nullptr);
+  o["members"] = g.members;
+  o["in_different_group"] = g.in_different_group;
+  o["same_groups"] = g.same_groups;
+  o["unused_a"] = g.unused_a;
+  o["unused_b"] = g.unused_b;
+  return o;
 }
 
 json::value OptJson(const std::optional<std::string>& v) { return v ? json::value(*v) : json::value(nullptr); }
@@ -161,10 +178,9 @@ std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
   }
   for (const StateDiff& s : p.states) {
     const int col = static_cast<int>(s.state) % kColumns, row = static_cast<int>(s.state) / kColumns;
-    const std::string label = r.StateLabel(p, s.state);
     out << "<rect x=\"" << kLeft + col * kCell << "\" y=\"" << kTop + row * kCell << "\" width=\"" << kCell - 1
         << "\" height=\"" << kCell - 1 << "\" fill=\"" << HeatColour(s.max_abs, max_value) << "\"><title>"
-        << XmlEscape(p.state_axis) << " " << s.state << (label.empty() ? "" : " (" + XmlEscape(label) + ")")
+        << XmlEscape(p.state_axis) << " " << s.state << XmlEscape(r.StateSuffix(p, s.state, s.b_state))
         << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", " << s.differing << " differing, " << s.outside
         << " outside tolerance</title></rect>\n";
   }
@@ -206,6 +222,10 @@ std::string RenderCompareText(const CompareReport& r) {
       << ", atol " << FormatNumber(r.tolerance.atol, 6) << "\n";
   if (!r.model_dir.empty()) out << "  model directory: " << r.model_dir << " (explanations and labels)\n";
   out << "\nresult: " << (r.Different() ? "DIFFERENT" : "IDENTICAL") << "\n" << Summary(r) << "\n";
+  if (r.state_tying) {
+    out << r.model_dir << "mdef: " << SenoneVerdict(r.state_tying->senones) << "; "
+        << TmatVerdict(r.state_tying->tmats) << "\n";
+  }
   if (!r.explanations.empty()) {
     out << "\nexplanation:\n";
     for (const Finding& f : r.explanations) out << "  - [" << f.code << "] " << f.text << "\n";
@@ -231,8 +251,13 @@ std::string RenderCompareText(const CompareReport& r) {
       out << "SHAPES DIFFER\n      A: " << p.shape_text_a << "\n      B: " << p.shape_text_b << "\n";
       continue;
     }
-    out << p.shape_text_a << "; " << p.differing << " of " << p.elements << " elements differ, " << p.outside
-        << " outside tolerance\n";
+    if (!p.not_compared.empty()) {
+      out << p.shape_text_a << "; " << p.not_compared << "\n";
+      continue;
+    }
+    out << p.shape_text_a;
+    if (!p.aligned_by.empty()) out << " (" << PairingText(p) << ", numbered by A)";
+    out << "; " << p.differing << " of " << p.elements << " elements differ, " << p.outside << " outside tolerance\n";
     if (p.max_abs) {
       out << "      largest |A-B|: " << FormatNumber(p.max_abs->abs_diff, 6) << " at " << r.Where(p, *p.max_abs)
           << " (A " << FormatNumber(p.max_abs->a) << ", B " << FormatNumber(p.max_abs->b) << ")\n";
@@ -246,8 +271,7 @@ std::string RenderCompareText(const CompareReport& r) {
       out << "      " << p.state_axis << "s that differ most (of " << std::count_if(p.states.begin(), p.states.end(), [](const StateDiff& s) { return s.differing > 0; })
           << " with a difference):\n";
       for (const StateDiff& s : top) {
-        const std::string label = r.StateLabel(p, s.state);
-        out << "        " << p.state_axis << " " << s.state << (label.empty() ? "" : " (" + label + ")")
+        out << "        " << p.state_axis << " " << s.state << r.StateSuffix(p, s.state, s.b_state)
             << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", max relative " << FormatNumber(s.max_rel, 6)
             << ", " << s.differing << " differing, " << s.outside << " outside tolerance\n";
       }
@@ -313,6 +337,16 @@ std::string RenderCompareJson(const CompareReport& r) {
   o["counts"] = std::move(counts);
   o["parameters_identical"] = r.ParametersIdentical();
   o["provenance_identical"] = r.provenance ? json::value(r.provenance->Identical()) : json::value(nullptr);
+  if (r.state_tying) {
+    json::object tying;
+    tying["senones"] = AlignmentJson(r.state_tying->senones, SenoneVerdict(r.state_tying->senones));
+    tying["transition_matrices"] = AlignmentJson(r.state_tying->tmats, TmatVerdict(r.state_tying->tmats));
+    const std::optional<bool> after = r.ParametersIdenticalAfterAlignment();
+    tying["parameters_identical_after_alignment"] = after ? json::value(*after) : json::value(nullptr);
+    o["state_tying"] = std::move(tying);
+  } else {
+    o["state_tying"] = nullptr;
+  }
   o["explanations"] = FindingsJson(r.explanations);
   o["differences"] = FindingsJson(r.differences);
 
@@ -346,6 +380,8 @@ std::string RenderCompareJson(const CompareReport& r) {
     json::array top;
     for (const StateDiff& s : p.TopStates(kTopStates)) top.push_back(StateJson(r, p, s));
     x["state_axis"] = p.state_axis;
+    x["aligned_by"] = p.aligned_by.empty() ? json::value(nullptr) : json::value(p.aligned_by);
+    x["not_compared"] = p.not_compared.empty() ? json::value(nullptr) : json::value(p.not_compared);
     x["top_states"] = std::move(top);
     json::array states;
     for (const StateDiff& s : p.states) {
@@ -451,8 +487,7 @@ std::string RenderCompareHtml(const CompareReport& r) {
       out << "<table>\n<tr><th>" << XmlEscape(p.state_axis) << "</th><th>max |A-B|</th><th>max relative</th>"
           << "<th>differing</th><th>outside tolerance</th></tr>\n";
       for (const StateDiff& s : top) {
-        const std::string label = r.StateLabel(p, s.state);
-        out << "<tr><td>" << s.state << (label.empty() ? "" : " (" + XmlEscape(label) + ")") << "</td><td>"
+        out << "<tr><td>" << s.state << XmlEscape(r.StateSuffix(p, s.state, s.b_state)) << "</td><td>"
             << FormatNumber(s.max_abs, 6) << "</td><td>" << FormatNumber(s.max_rel, 6) << "</td><td>" << s.differing
             << "</td><td>" << s.outside << "</td></tr>\n";
       }
@@ -470,6 +505,8 @@ std::string RenderCompareHtml(const CompareReport& r) {
           << "</code></td><td>";
       if (p.same_shape) {
         out << XmlEscape(p.shape_text_a);
+        if (!p.aligned_by.empty()) out << "<br/>" << XmlEscape(PairingText(p));
+        if (!p.not_compared.empty()) out << "<br/>" << XmlEscape(p.not_compared);
       } else {
         out << "A: " << XmlEscape(p.shape_text_a) << "<br/>B: " << XmlEscape(p.shape_text_b);
       }

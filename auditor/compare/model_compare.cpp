@@ -49,16 +49,34 @@ std::string CompareReport::StateLabel(const ParamDiff& diff, std::uint32_t state
   return found == labels.end() ? "" : found->second;
 }
 
+std::string CompareReport::StateSuffix(const ParamDiff& diff, std::uint32_t state,
+                                       const std::optional<std::uint32_t>& b_state) const {
+  std::string inside = StateLabel(diff, state);
+  if (b_state) inside += (inside.empty() ? "" : "; ") + diff.state_axis + " " + std::to_string(*b_state) + " in B";
+  return inside.empty() ? "" : " (" + inside + ")";
+}
+
 std::string CompareReport::Where(const ParamDiff& diff, const ElementDiff& element) const {
   std::string out = LocationText(element);
   if (element.index.empty()) return out;
-  const std::string label = StateLabel(diff, element.index[0].second);
-  if (label.empty()) return out;
+  const std::string suffix = StateSuffix(diff, element.index[0].second, element.b_state);
+  if (suffix.empty()) return out;
   // "state 5 (AE, emitting state 2), ..." — the label goes right after the first index.
   const std::string first = element.index[0].first + " " + std::to_string(element.index[0].second);
   const std::size_t at = out.find(first);
-  if (at != std::string::npos) out.insert(at + first.size(), " (" + label + ")");
+  if (at != std::string::npos) out.insert(at + first.size(), suffix);
   return out;
+}
+
+bool CompareReport::IsModelFile(const std::string& path) const {
+  return path.rfind(model_dir, 0) == 0 && path.find('/', model_dir.size()) == std::string::npos;
+}
+
+std::optional<bool> CompareReport::ParametersIdenticalAfterAlignment() const {
+  if (!state_tying || !state_tying->senones.same || !state_tying->tmats.same) return std::nullopt;
+  return std::all_of(parameters.begin(), parameters.end(), [&](const ParamDiff& p) {
+    return !IsModelFile(p.path) || (p.same_shape && p.not_compared.empty() && p.differing == 0);
+  });
 }
 
 namespace {
@@ -155,7 +173,10 @@ std::string Join(const std::vector<std::string>& items, const std::string& separ
 std::string ShardText(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "absent"; }
 
 // Labels of senones and tmats from an mdef: the first row (in file order) that uses each.
-void LabelStates(const Mdef& mdef, CompareReport& report) {
+struct StateLabels {
+  std::map<std::uint32_t, std::string> state_labels, tmat_labels;
+};
+void LabelStates(const Mdef& mdef, StateLabels& report) {
   for (const MdefPhone& phone : mdef.phones()) {
     std::string name = phone.base;
     if (phone.left != "-") {
@@ -169,7 +190,8 @@ void LabelStates(const Mdef& mdef, CompareReport& report) {
 }
 
 std::string ParamSentence(const CompareReport& r, const ParamDiff& p) {
-  std::string s = p.path + ": " + std::to_string(p.differing) + " of " + std::to_string(p.elements) +
+  const std::string paired = p.aligned_by.empty() ? "" : " (" + PairingText(p) + ", numbered by A)";
+  std::string s = p.path + paired + ": " + std::to_string(p.differing) + " of " + std::to_string(p.elements) +
                   " elements differ; " + std::to_string(p.outside) + " outside rtol " +
                   FormatNumber(r.tolerance.rtol, 6) + ", atol " + FormatNumber(r.tolerance.atol, 6);
   if (p.max_abs) {
@@ -180,6 +202,37 @@ std::string ParamSentence(const CompareReport& r, const ParamDiff& p) {
     s += "; largest relative difference " + FormatNumber(p.max_rel->rel_diff, 6) + " at " + r.Where(p, *p.max_rel);
   }
   return s + ".";
+}
+
+// The explanation of two mdefs whose bytes differ: the same tying (parameters paired) or not.
+Finding TyingFinding(const StateTying& t) {
+  const GroupAlignment& s = t.senones;
+  std::string text = SenoneVerdict(s);
+  if (s.same) {
+    text += ": each senone of A is paired with the senone of B that the same triphone states use (" +
+            std::to_string(s.members) + " triphone states in all)";
+    text += s.b_of_a.empty()      ? "; the two mdefs declare different numbers of senones, so the parameter files are "
+                                    "compared by shape only."
+            : s.renumbered == 0 ? ", and every senone has the same number in both, so the parameters of the tied states "
+                                  "are compared state by state as numbered."
+                                : ", and the parameters of the tied states are compared senone by senone through that "
+                                  "pairing, numbered by A (B's number in parentheses).";
+  } else {
+    text += " (" + std::to_string(s.same_groups) + " of A's " + std::to_string(s.ids_a) +
+            " senones hold the same triphone states as one of B's " + std::to_string(s.ids_b) +
+            "): senone i of A and senone i of B are not the same triphone states, so the parameters of the tied "
+            "states (means, variances, mixture weights) are not compared element by element; a position-by-position "
+            "comparison would pair unrelated states.";
+  }
+  const GroupAlignment& m = t.tmats;
+  text += " Transition matrices: " + TmatVerdict(m);
+  if (m.same) {
+    text += m.b_of_a.empty() || m.renumbered == 0 ? "." : "; compared through that pairing.";
+  } else {
+    text += "; transition matrix i of A and i of B are not used by the same phones, so they are not compared element "
+            "by element.";
+  }
+  return {s.same ? "same-state-tying" : "different-state-tying", text};
 }
 
 void Explain(CompareReport& r) {
@@ -207,14 +260,24 @@ void Explain(CompareReport& r) {
     }
   }
   for (const ParamDiff& p : r.parameters) {
-    if (!p.same_shape) {
+    const auto file =
+        std::find_if(r.files.begin(), r.files.end(), [&](const FileEntry& e) { return e.path == p.path; });
+    const bool bytes_differ = file != r.files.end() && file->status != "identical";
+    if (!p.not_compared.empty() && p.same_shape) {
+      if (bytes_differ) r.differences.push_back({"not-compared", p.path + ": " + p.not_compared + "."});
+    } else if (!p.same_shape) {
       r.differences.push_back({"shape-differs", p.path + ": the shapes differ (A: " + p.shape_text_a + "; B: " +
                                                     p.shape_text_b + "); elements are not compared."});
     } else if (p.differing > 0) {
       r.differences.push_back({"parameters-differ", ParamSentence(r, p)});
     } else {
-      const auto f = std::find_if(r.files.begin(), r.files.end(), [&](const FileEntry& e) { return e.path == p.path; });
-      if (f != r.files.end() && f->status != "identical") {
+      const bool renumbered = !p.aligned_by.empty() && r.state_tying &&
+                              (p.aligned_by == "tmat" ? r.state_tying->tmats : r.state_tying->senones).renumbered > 0;
+      if (bytes_differ && renumbered) {
+        r.differences.push_back({"identical-after-alignment",
+                                 p.path + ": the bytes differ but every element has the same float32 bits once A's " +
+                                     p.aligned_by + "s are paired with B's: the files differ by the numbering."});
+      } else if (bytes_differ) {
         r.differences.push_back({"encoding-differs", p.path + ": the bytes differ but every element has the same "
                                                               "float32 bits (header, byte order or checksum)."});
       }
@@ -238,6 +301,7 @@ void Explain(CompareReport& r) {
   }
 
   // Why.
+  if (r.state_tying) r.explanations.push_back(TyingFinding(*r.state_tying));
   for (const DigestMismatch& m : r.digest_mismatches) {
     r.explanations.push_back(
         {"modified-after-training",
@@ -397,22 +461,58 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
   try {
     for (FileEntry& f : r.files) f.file_class = ClassOf(f.path, f, a, b, r.model_dir);
 
-    // mdef: every mdef must parse; labels when the top-level one is the same on both sides.
+    // mdef: every mdef must parse; labels when the model's is the same on both sides, its state
+    // tying when it differs. One parsed mdef at a time: the tying is compared on compact records.
     for (const FileEntry& f : r.files) {
       if (BaseName(f.path) != "mdef") continue;
       if (IsFile(f.a)) CheckMdefSize(a / f.path, f.a->size);
       if (IsFile(f.b)) CheckMdefSize(b / f.path, f.b->size);
-      if (IsFile(f.a)) Mdef::Load((a / f.path).string());
-      if (IsFile(f.b)) Mdef::Load((b / f.path).string());
-      if (f.path == r.model_dir + "mdef" && f.status == "identical" && IsFile(f.a)) {
-        LabelStates(Mdef::Load((a / f.path).string()), r);
+      const bool model_mdef = f.path == r.model_dir + "mdef" && IsFile(f.a) && IsFile(f.b);
+      if (model_mdef && f.status == "identical") {
+        StateLabels labels;
+        LabelStates(Mdef::Load((a / f.path).string()), labels);
+        r.state_labels = std::move(labels.state_labels);
+        r.tmat_labels = std::move(labels.tmat_labels);
+      } else if (model_mdef) {
+        PhoneNames names;
+        StateLabels labels;
+        TyingRecords records_a;
+        {
+          const Mdef mdef = Mdef::Load((a / f.path).string());
+          records_a = TyingRecordsOf(mdef, names);
+          LabelStates(mdef, labels);
+        }
+        const TyingRecords records_b = TyingRecordsOf(Mdef::Load((b / f.path).string()), names);
+        r.state_tying = CompareStateTying(records_a, records_b);
+        if (r.state_tying->senones.same) r.state_labels = std::move(labels.state_labels);
+        if (r.state_tying->tmats.same) r.tmat_labels = std::move(labels.tmat_labels);
+      } else {
+        if (IsFile(f.a)) Mdef::Load((a / f.path).string());
+        if (IsFile(f.b)) Mdef::Load((b / f.path).string());
       }
     }
     for (const FileEntry& f : r.files) {
       if (f.file_class == FileClass::kParameters) {
         const std::optional<ParamKind> kind = ParamKindOfName(BaseName(f.path));
         if (IsFile(f.a) && IsFile(f.b)) {
-          r.parameters.push_back(DiffParamFiles((a / f.path).string(), (b / f.path).string(), f.path, *kind, tolerance));
+          StatePairing pairing;
+          if (r.state_tying && r.IsModelFile(f.path)) {
+            const bool tmat = *kind == ParamKind::kTransitions;
+            const GroupAlignment& g = tmat ? r.state_tying->tmats : r.state_tying->senones;
+            // Renumbered ids only: with none, position by position is the same pairing.
+            if (g.same && g.renumbered > 0) {
+              pairing.b_of_a = &g.b_of_a;
+              pairing.aligned_by = tmat ? "tmat" : "senone";
+            } else if (!g.same) {
+              pairing.not_compared =
+                  tmat ? "not compared element by element: the transition matrix tying differs (" + TmatVerdict(g) +
+                             "), so transition matrix i of A and i of B are not used by the same phones"
+                       : "not compared element by element: the state tying differs (" + SenoneVerdict(g) +
+                             "), so state i of A and state i of B are not the same triphone states";
+            }
+          }
+          r.parameters.push_back(
+              DiffParamFiles((a / f.path).string(), (b / f.path).string(), f.path, *kind, tolerance, pairing));
         } else {
           if (IsFile(f.a)) CheckParamFile((a / f.path).string(), *kind);
           if (IsFile(f.b)) CheckParamFile((b / f.path).string(), *kind);

@@ -15,6 +15,7 @@
 
 #include "compare/model_diff.h"
 #include "compare/provenance_diff.h"
+#include "compare/state_tying.h"
 #include "report/audit_error.h"
 #include "report/line_diff.h"
 
@@ -80,17 +81,33 @@ struct CompareReport {
   std::optional<ProvenanceDiff> provenance;                // both present
   std::vector<DigestMismatch> digest_mismatches;  // `file` relative to MODEL_DIR
   // Labels from MODEL_DIR/mdef when it is byte-identical on both sides: senone -> "AE, emitting state
-  // 1", tmat -> "AE". They label the parameter files of MODEL_DIR only.
+  // 1", tmat -> "AE". They label the parameter files of MODEL_DIR only. When the two mdefs differ
+  // but tie the same states (state_tying), A's mdef labels the senones (and, with the same tmat
+  // tying, the tmats).
   std::map<std::uint32_t, std::string> state_labels, tmat_labels;
+  // MODEL_DIR/mdef's state tying on both sides, compared by triphone membership (state_tying.h):
+  // when it is a file on both sides and the bytes differ. With the same tying, the parameter files
+  // of MODEL_DIR are compared through the pairing (ParamDiff::aligned_by); with a different one,
+  // those over senones (tmats) are not compared element by element (ParamDiff::not_compared).
+  std::optional<StateTying> state_tying;
   std::vector<Finding> explanations;  // why (from provenance and digests), first
   std::vector<Finding> differences;   // what (files, shapes, elements, lines)
 
   bool Different() const;
   std::size_t CountStatus(const std::string& status) const;
   bool ParametersIdentical() const;  // every parameter file on both sides and byte-identical
+  // With state_tying and the same senone and tmat tying: whether every parameter file of MODEL_DIR
+  // compared has the same shape and no differing element once the states are paired; nullopt
+  // otherwise.
+  std::optional<bool> ParametersIdenticalAfterAlignment() const;
+  bool IsModelFile(const std::string& path) const;  // directly in MODEL_DIR
   // "state 5 (AE, emitting state 2), stream 0, density 0, dimension 12".
   std::string Where(const ParamDiff& diff, const ElementDiff& element) const;
   std::string StateLabel(const ParamDiff& diff, std::uint32_t state) const;
+  // What follows "state 5" in a report: " (AE, emitting state 2; state 9 in B)", " (AE, emitting
+  // state 2)", " (state 9 in B)" or "" (no label, not aligned).
+  std::string StateSuffix(const ParamDiff& diff, std::uint32_t state,
+                          const std::optional<std::uint32_t>& b_state) const;
 };
 
 // Throws AuditError (exit 2) for a directory that is missing, not a directory or unreadable, or a

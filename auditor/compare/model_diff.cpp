@@ -31,6 +31,10 @@ std::vector<StateDiff> ParamDiff::TopStates(std::size_t n) const {
   return top;
 }
 
+std::string PairingText(const ParamDiff& diff) {
+  return diff.aligned_by.empty() ? "" : diff.aligned_by + " by " + diff.aligned_by + " through the state tying";
+}
+
 std::string FormatNumber(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
@@ -51,11 +55,19 @@ namespace {
 // Accumulates the comparison of aligned elements.
 class Comparer {
  public:
-  Comparer(ParamDiff& diff, const Tolerance& tolerance, std::uint64_t n_states)
-      : diff_(diff), tolerance_(tolerance) {
+  // `b_of_a`: B's state for each of A's (nullptr: the same number).
+  Comparer(ParamDiff& diff, const Tolerance& tolerance, std::uint64_t n_states,
+           const std::vector<std::uint32_t>* b_of_a)
+      : diff_(diff), tolerance_(tolerance), b_of_a_(b_of_a) {
     diff_.states.resize(n_states);
-    for (std::uint64_t s = 0; s < n_states; ++s) diff_.states[s].state = static_cast<std::uint32_t>(s);
+    for (std::uint64_t s = 0; s < n_states; ++s) {
+      diff_.states[s].state = static_cast<std::uint32_t>(s);
+      if (b_of_a_) diff_.states[s].b_state = (*b_of_a_)[s];
+    }
   }
+
+  // B's state compared with A's state `a_state`.
+  std::uint32_t BState(std::uint32_t a_state) const { return b_of_a_ ? (*b_of_a_)[a_state] : a_state; }
 
   // `names` and `index` describe the element; index[0] is the state.
   void Add(const std::string& array, const std::vector<std::string>& names, const std::uint32_t* index, float a,
@@ -88,6 +100,7 @@ class Comparer {
       ElementDiff e;
       e.array = array;
       for (std::size_t i = 0; i < names.size(); ++i) e.index.emplace_back(names[i], index[i]);
+      if (b_of_a_) e.b_state = (*b_of_a_)[index[0]];
       e.a = a;
       e.b = b;
       e.abs_diff = abs_diff;
@@ -101,6 +114,7 @@ class Comparer {
  private:
   ParamDiff& diff_;
   const Tolerance& tolerance_;
+  const std::vector<std::uint32_t>* b_of_a_;
 };
 
 std::string ShapeText(const std::vector<Axis>& axes, const std::vector<std::uint32_t>& veclen) {
@@ -126,19 +140,23 @@ std::vector<Axis> GaussianAxes(std::uint32_t n, std::uint32_t n_feat, std::uint3
   return {{"state", n}, {"stream", n_feat}, {"density", n_density}, {"dimension", max_veclen}};
 }
 
-// Visits [n][n_feat][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout).
+// Visits [n][n_feat][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout);
+// A's state m is compared with B's state cmp.BState(m).
 void CompareGaussianLayout(Comparer& cmp, const std::string& array, std::uint32_t n, std::uint32_t n_density,
                            const std::vector<std::uint32_t>& veclen, const std::vector<float>& a,
                            const std::vector<float>& b) {
   static const std::vector<std::string> names = {"state", "stream", "density", "dimension"};
+  std::size_t per_state = 0;
+  for (std::uint32_t v : veclen) per_state += std::size_t(n_density) * v;
   std::size_t flat = 0;
   std::uint32_t index[4];
   for (std::uint32_t m = 0; m < n; ++m) {
+    std::size_t flat_b = std::size_t(cmp.BState(m)) * per_state;
     for (std::uint32_t f = 0; f < veclen.size(); ++f) {
       for (std::uint32_t d = 0; d < n_density; ++d) {
-        for (std::uint32_t k = 0; k < veclen[f]; ++k, ++flat) {
+        for (std::uint32_t k = 0; k < veclen[f]; ++k, ++flat, ++flat_b) {
           index[0] = m, index[1] = f, index[2] = d, index[3] = k;
-          cmp.Add(array, names, index, a[flat], b[flat]);
+          cmp.Add(array, names, index, a[flat], b[flat_b]);
         }
       }
     }
@@ -146,13 +164,15 @@ void CompareGaussianLayout(Comparer& cmp, const std::string& array, std::uint32_
 }
 
 void Compare3D(Comparer& cmp, const std::vector<std::string>& names, const Array3D& a, const Array3D& b) {
+  const std::size_t per_state = std::size_t(a.d2) * a.d3;
   std::size_t flat = 0;
   std::uint32_t index[3];
   for (std::uint32_t i = 0; i < a.d1; ++i) {
+    std::size_t flat_b = std::size_t(cmp.BState(i)) * per_state;
     for (std::uint32_t j = 0; j < a.d2; ++j) {
-      for (std::uint32_t k = 0; k < a.d3; ++k, ++flat) {
+      for (std::uint32_t k = 0; k < a.d3; ++k, ++flat, ++flat_b) {
         index[0] = i, index[1] = j, index[2] = k;
-        cmp.Add("", names, index, a.data[flat], b.data[flat]);
+        cmp.Add("", names, index, a.data[flat], b.data[flat_b]);
       }
     }
   }
@@ -178,8 +198,15 @@ std::string GaudenShapeText(const GaudenCounts& c) {
 }  // namespace
 
 ParamDiff DiffParamFiles(const std::string& path_a, const std::string& path_b, const std::string& relative_path,
-                         ParamKind kind, const Tolerance& tolerance) {
+                         ParamKind kind, const Tolerance& tolerance, const StatePairing& pairing) {
   ParamDiff diff;
+  diff.not_compared = pairing.not_compared;
+  // The pairing applies when the first axis has one entry per paired state on both sides.
+  const auto paired = [&](std::uint64_t n_states) -> const std::vector<std::uint32_t>* {
+    if (pairing.b_of_a == nullptr || pairing.b_of_a->size() != n_states) return nullptr;
+    diff.aligned_by = pairing.aligned_by;
+    return pairing.b_of_a;
+  };
   diff.path = relative_path;
   diff.kind = kind;
   diff.state_axis = kind == ParamKind::kTransitions ? "tmat" : "state";
@@ -192,8 +219,8 @@ ParamDiff DiffParamFiles(const std::string& path_a, const std::string& path_b, c
       diff.shape_text_a = ShapeText(diff.shape_a, a.veclen);
       diff.shape_text_b = ShapeText(diff.shape_b, b.veclen);
       diff.same_shape = a.SameShape(b);
-      if (!diff.same_shape) break;
-      Comparer cmp(diff, tolerance, a.n_mgau);
+      if (!diff.same_shape || !diff.not_compared.empty()) break;
+      Comparer cmp(diff, tolerance, a.n_mgau, paired(a.n_mgau));
       CompareGaussianLayout(cmp, "", a.n_mgau, a.n_density, a.veclen, a.data, b.data);
       break;
     }
@@ -206,8 +233,8 @@ ParamDiff DiffParamFiles(const std::string& path_a, const std::string& path_b, c
       diff.shape_text_a = ShapeText(diff.shape_a, {});
       diff.shape_text_b = ShapeText(diff.shape_b, {});
       diff.same_shape = a.d1 == b.d1 && a.d2 == b.d2 && a.d3 == b.d3;
-      if (!diff.same_shape) break;
-      Comparer cmp(diff, tolerance, a.d1);
+      if (!diff.same_shape || !diff.not_compared.empty()) break;
+      Comparer cmp(diff, tolerance, a.d1, paired(a.d1));
       Compare3D(cmp, Array3DNames(kind), a, b);
       break;
     }
@@ -219,19 +246,21 @@ ParamDiff DiffParamFiles(const std::string& path_a, const std::string& path_b, c
       diff.shape_text_a = GaudenShapeText(a);
       diff.shape_text_b = GaudenShapeText(b);
       diff.same_shape = diff.shape_text_a == diff.shape_text_b;
-      if (!diff.same_shape) break;
-      Comparer cmp(diff, tolerance, a.n_cb);
+      if (!diff.same_shape || !diff.not_compared.empty()) break;
+      Comparer cmp(diff, tolerance, a.n_cb, paired(a.n_cb));
       if (a.has_means) CompareGaussianLayout(cmp, "mean", a.n_cb, a.n_density, a.veclen, a.mean, b.mean);
       if (a.has_vars) CompareGaussianLayout(cmp, "var", a.n_cb, a.n_density, a.veclen, a.var, b.var);
       // dnom is [n_cb][n_feat][n_density]: the Gaussian layout with one "dimension".
       static const std::vector<std::string> names = {"state", "stream", "density"};
+      const std::size_t per_state = std::size_t(a.n_feat()) * a.n_density;
       std::size_t flat = 0;
       std::uint32_t index[3];
       for (std::uint32_t m = 0; m < a.n_cb; ++m) {
+        std::size_t flat_b = std::size_t(cmp.BState(m)) * per_state;
         for (std::uint32_t f = 0; f < a.n_feat(); ++f) {
-          for (std::uint32_t d = 0; d < a.n_density; ++d, ++flat) {
+          for (std::uint32_t d = 0; d < a.n_density; ++d, ++flat, ++flat_b) {
             index[0] = m, index[1] = f, index[2] = d;
-            cmp.Add("dnom", names, index, a.dnom[flat], b.dnom[flat]);
+            cmp.Add("dnom", names, index, a.dnom[flat], b.dnom[flat_b]);
           }
         }
       }
