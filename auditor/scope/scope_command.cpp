@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 const char* const kScopeUsage =
     "usage: audit scope [--gates DIR] [--compile-commands FILE] [--format markdown|json] [--out FILE]\n"
-    "                   [--ledger FILE] [--check DOC | --update DOC]\n"
+    "                   [--ledger FILE] [--check DOC | --update DOC] [--no-shared-pch]\n"
     "\n"
     "Reads the determinism gates (DIR/*_gate.cpp) through the compiler's view (libclang, with the\n"
     "flags of the build's compile_commands.json) and reports, per gate:\n"
@@ -53,6 +53,9 @@ const char* const kScopeUsage =
     "                   <!-- END GENERATED GATE SCOPE --> with the Markdown report; print a diff\n"
     "                   when it is stale\n"
     "  --update DOC     rewrite that section of DOC in place (atomic write)\n"
+    "  --no-shared-pch  parse every source on its own instead of loading the system headers that the\n"
+    "                   sources compiled alike all open with from one precompiled header built for\n"
+    "                   the run (slower; the report is the same)\n"
     "  -h, --help       show this help\n"
     "\n"
     "Exit status: 0 ok; 1 the section is stale or the ledger cross-check found problems;\n"
@@ -67,12 +70,14 @@ struct Options {
   std::string compile_commands = DefaultCompileCommands().string();
   std::optional<std::string> out, ledger, check, update;
   bool help = false;
+  bool no_shared_pch = false;
 };
 
 // Parses the options; returns an error message or "".
 std::string Parse(const std::vector<std::string>& args, Options& options) {
   const std::string error = CommandOptions()
                                 .Flag("help,h", options.help)
+                                .Flag("no-shared-pch", options.no_shared_pch)
                                 .Value("gates", options.gates)
                                 .Value("compile-commands", options.compile_commands)
                                 .Value("format", options.format)
@@ -105,7 +110,7 @@ int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std
   ScopeReport report;
   std::optional<LedgerCrossCheck> ledger;
   try {
-    report = ExtractScope(options.gates, options.compile_commands);
+    report = ExtractScope(options.gates, options.compile_commands, !options.no_shared_pch);
     if (options.ledger) ledger = CrossCheck(report, ReadLedger(*options.ledger));
   } catch (const std::exception& e) {
     err << "audit scope: " << e.what() << "\n";

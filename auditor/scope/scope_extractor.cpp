@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <deque>
 #include <map>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "common/error.h"
 #include "scope/scope_frontend.h"
+#include "scope/scope_pch.h"
 
 namespace pstrain::audit {
 
@@ -124,9 +126,26 @@ class Walker {
       gate.name = site.name;
       gate_ = &gate;
       if (!clang_Cursor_isNull(site.body)) {
+        // A fixture's Gate members are declared for every test of it; its SetUp() runs before the
+        // body (a SetUp() that always skips or fails leaves the body dead), TearDown() after.
+        const std::vector<CXCursor> fixtures = Fixtures(site.test_class);
+        for (CXCursor f : fixtures) FixtureDeclarations(f);
         Ctx ctx;
         ctx.test_body = true;
+        for (CXCursor f : fixtures) {
+          const CXCursor set_up = FixtureMethod(f, "SetUp");
+          if (clang_Cursor_isNull(set_up)) continue;
+          terminator_.clear();
+          const Flow flow = WalkFunction(set_up, Ctx{}, 1);
+          if (flow == Flow::kExit && ctx.dead.empty() && terminator_.compare(0, 25, "dead code after `return`") != 0) {
+            ctx.dead = "never runs: " + Name(f) + "::SetUp() always ends the test first (" + terminator_ + ")";
+          }
+        }
         Statement(site.body, ctx, 0);
+        for (auto f = fixtures.rbegin(); f != fixtures.rend(); ++f) {
+          const CXCursor tear_down = FixtureMethod(*f, "TearDown");
+          if (!clang_Cursor_isNull(tear_down)) WalkFunction(tear_down, Ctx{}, 1);
+        }
       }
       gate_ = nullptr;
       scope_.gates.push_back(std::move(gate));
@@ -150,6 +169,7 @@ class Walker {
     std::size_t line = 0;
     unsigned begin = 0, end = 0;  // the macro invocation's offsets
     CXCursor body = clang_getNullCursor();
+    CXCursor test_class = clang_getNullCursor();  // the class GoogleTest generates for the test
     unsigned body_begin = 0, body_end = 0;
   };
 
@@ -220,6 +240,14 @@ class Walker {
         if (fa != nullptr && fb != nullptr && clang_File_isEqual(fa, fb) && oa <= ob && ob - oa < 4096 &&
             !(m != nullptr && oa == m->begin)) {
           return Join(Tokens(clang_getRange(clang_getLocationForOffset(tu_, fa, oa), clang_getLocationForOffset(tu_, fb, ob))));
+        }
+      }
+      // The whole expansion of a macro (`RTOL`, `JOIN("a", "b")`): the invocation as written.
+      const Where b = Expansion(clang_getRangeStart(r));
+      if (m != nullptr && b.offset == m->begin) {
+        const CXFile file = clang_getFile(tu_, b.file.c_str());
+        if (file != nullptr && m->end >= m->begin && m->end - m->begin < 4096) {
+          return Join(Tokens(clang_getRange(clang_getLocationForOffset(tu_, file, m->begin), clang_getLocationForOffset(tu_, file, m->end))));
         }
       }
       return m != nullptr ? m->name + "(...)" : "(macro)";
@@ -300,6 +328,7 @@ class Walker {
           for (CXCursor child : Children(c)) {
             if (Kind(child) == CXCursor_CompoundStmt) s.body = child;
           }
+          s.test_class = clang_getCursorSemanticParent(c);
           const CXSourceRange r = clang_getCursorExtent(s.body);
           s.body_begin = Expansion(clang_getRangeStart(r)).offset;
           s.body_end = Expansion(clang_getRangeEnd(r)).offset;
@@ -313,6 +342,11 @@ class Walker {
   SourceValue Value(CXCursor arg) const {
     const CXCursor s = Strip(arg);
     const CXCursorKind k = Kind(s);
+    // A number spelled with a macro (`#define RTOL 1e-9`, `(0.5 * 2)`): the value the compiler
+    // sees, not the macro's name.
+    if ((k != CXCursor_StringLiteral) && InMacro(s)) {
+      if (const std::optional<std::string> v = NumberValue(s)) return SourceValue::Literal(*v);
+    }
     if (k == CXCursor_StringLiteral) {
       // libclang evaluates a string literal through its array-to-pointer conversion.
       CXCursor decay = arg;
@@ -348,6 +382,23 @@ class Walker {
       return SourceValue::Literal(StripIntegerSuffix(SourceText(s)));
     }
     return SourceValue::Expression(SourceText(arg));
+  }
+
+  // The value of a constant integer or floating-point expression (shortest round-trip form).
+  static std::optional<std::string> NumberValue(CXCursor c) {
+    CXEvalResult r = clang_Cursor_Evaluate(c);
+    if (r == nullptr) return std::nullopt;
+    std::optional<std::string> out;
+    if (clang_EvalResult_getKind(r) == CXEval_Int) {
+      out = clang_EvalResult_isUnsignedInt(r) != 0 ? std::to_string(clang_EvalResult_getAsUnsigned(r))
+                                                   : std::to_string(clang_EvalResult_getAsLongLong(r));
+    } else if (clang_EvalResult_getKind(r) == CXEval_Float) {
+      char buffer[64];
+      const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, clang_EvalResult_getAsDouble(r));
+      if (ec == std::errc()) out = std::string(buffer, end);
+    }
+    clang_EvalResult_dispose(r);
+    return out;
   }
 
   ValueList List(CXCursor arg) const {
@@ -404,7 +455,8 @@ class Walker {
     c.file = Display(site.file);
     if (!kids.empty()) {
       const std::vector<CXCursor> receiver = ExprChildren(kids.front());
-      c.receiver = receiver.empty() ? "" : (Kind(Strip(receiver.front())) == CXCursor_DeclRefExpr ? Name(Strip(receiver.front())) : "(expression)");
+      const CXCursorKind rk = receiver.empty() ? CXCursor_NoDeclFound : Kind(Strip(receiver.front()));
+      c.receiver = receiver.empty() ? "" : (rk == CXCursor_DeclRefExpr || rk == CXCursor_MemberRefExpr ? Name(Strip(receiver.front())) : "(expression)");
     }
     const std::vector<CXCursor> args = Arguments(call);
     for (CXCursor a : args) c.arguments += (c.arguments.empty() ? "" : ", ") + SourceText(a);
@@ -430,7 +482,9 @@ class Walker {
   }
 
   std::optional<Declaration> MakeDeclaration(CXCursor var) const {
-    if (Usr(clang_getTypeDeclaration(clang_getCursorType(var))) != kGateTypeUsr) return std::nullopt;
+    // The canonical type: `Gate` named through a using declaration is sugar (UsingType) that
+    // libclang 14's clang_getTypeDeclaration does not see through.
+    if (Usr(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))) != kGateTypeUsr) return std::nullopt;
     Declaration d;
     d.line = LineOf(var);
     d.variable = Name(var);
@@ -945,6 +999,68 @@ class Walker {
     }
   }
 
+  // ---- fixtures -------------------------------------------------------------------------------
+
+  bool Visible(CXCursor c) const {
+    const Where w = Expansion(clang_getCursorLocation(c));
+    return InMainFile(w) || UnderGatesDir(w.file);
+  }
+
+  // The fixture classes of a test's generated class whose definitions the auditor sees (the gate
+  // source or the gates directory), base first; GoogleTest's own classes are not among them.
+  std::vector<CXCursor> Fixtures(CXCursor test_class) const {
+    std::vector<CXCursor> chain;
+    CXCursor c = test_class;
+    for (int guard = 0; guard < 16 && !clang_Cursor_isNull(c); ++guard) {
+      CXCursor base = clang_getNullCursor();
+      for (CXCursor k : Children(c)) {
+        if (Kind(k) != CXCursor_CXXBaseSpecifier) continue;
+        const CXCursor d = clang_getCursorDefinition(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(k))));
+        if (!clang_Cursor_isNull(d) && Visible(d)) base = d;
+      }
+      if (clang_Cursor_isNull(base)) break;
+      chain.insert(chain.begin(), base);
+      c = base;
+    }
+    return chain;
+  }
+
+  CXCursor FixtureMethod(CXCursor fixture, const std::string& name) const {
+    for (CXCursor k : Children(fixture)) {
+      if (Kind(k) == CXCursor_CXXMethod && Name(k) == name) {
+        const CXCursor def = clang_getCursorDefinition(k);
+        if (!clang_Cursor_isNull(def) && Visible(def)) return def;
+      }
+    }
+    return clang_getNullCursor();
+  }
+
+  void FixtureDeclarations(CXCursor fixture) {
+    for (CXCursor k : Children(fixture)) {
+      if (Kind(k) != CXCursor_FieldDecl) continue;
+      if (std::optional<Declaration> decl = MakeDeclaration(k); decl && gate_ != nullptr) gate_->declarations.push_back(std::move(*decl));
+    }
+  }
+
+  // Walks the body of the function `def` as if called here; returns how its flow ends.
+  Flow WalkFunction(CXCursor def, const Ctx& ctx, int depth) {
+    const std::string usr = Usr(def);
+    if (std::find(stack_.begin(), stack_.end(), usr) != stack_.end()) return Flow::kNormal;  // recursion
+    stack_.push_back(usr);
+    reached_functions_.insert(usr);
+    Ctx inner = ctx;
+    const CXCursor parent = clang_getCursorSemanticParent(def);
+    const std::string label = (Kind(parent) == CXCursor_ClassDecl || Kind(parent) == CXCursor_StructDecl ? Name(parent) + "::" : "") + Name(def);
+    if (inner.via_function.empty()) inner.via_function = label;
+    inner.test_body = false;
+    Flow flow = Flow::kNormal;
+    for (CXCursor kid : Children(def)) {
+      if (Kind(kid) == CXCursor_CompoundStmt) flow = Statement(kid, inner, depth + 1);
+    }
+    stack_.pop_back();
+    return flow;
+  }
+
   // A call of a function whose definition is in the gate source or under the gates directory: its
   // body runs here.
   void Follow(CXCursor call, const Ctx& ctx, int depth) {
@@ -956,19 +1072,7 @@ class Walker {
     const Where w = Expansion(clang_getCursorLocation(def));
     if (!(InMainFile(w) || UnderGatesDir(w.file))) return;
     if (Usr(clang_getCursorSemanticParent(def)) == kGateTypeUsr) return;
-    const std::string usr = Usr(def);
-    if (std::find(stack_.begin(), stack_.end(), usr) != stack_.end()) return;  // recursion
-    stack_.push_back(usr);
-    reached_functions_.insert(usr);
-    Ctx inner = ctx;
-    const CXCursor parent = clang_getCursorSemanticParent(def);
-    const std::string label = (Kind(parent) == CXCursor_ClassDecl || Kind(parent) == CXCursor_StructDecl ? Name(parent) + "::" : "") + Name(def);
-    if (inner.via_function.empty()) inner.via_function = label;
-    inner.test_body = false;
-    for (CXCursor kid : Children(def)) {
-      if (Kind(kid) == CXCursor_CompoundStmt) Statement(kid, inner, depth + 1);
-    }
-    stack_.pop_back();
+    WalkFunction(def, ctx, depth);
   }
 
   // ---- what no gate runs ----------------------------------------------------------------------
@@ -1074,13 +1178,26 @@ class Walker {
 
 namespace {
 
-// Forks the child that parses `source` and walks its AST.
-IsolatedJob StartExtraction(const fs::path& source, const fs::path& compile_commands, const std::string& display_path,
-                            const fs::path& gates_dir) {
-  const std::vector<std::string> args = CompileArguments(compile_commands, source);
+// Forks the child that parses `source` and walks its AST: with the shared precompiled header `pch`
+// when it stands in for the source's own first includes, else (or when that parse fails) alone.
+IsolatedJob StartExtraction(const fs::path& source, const std::vector<std::string>& args, const std::string& display_path,
+                            const fs::path& gates_dir, const SharedPch* pch) {
   std::error_code ec;
   const std::string path = fs::weakly_canonical(fs::absolute(source), ec).string();
   return StartIsolated(display_path, [&] {
+    if (pch != nullptr) {
+      std::optional<TranslationUnit> unit;
+      try {
+        ParseMode with_pch;
+        with_pch.include_pch = pch->file;
+        unit.emplace(path, args, with_pch);
+      } catch (const InputError&) {
+        unit.reset();  // the source's own diagnostics come from the parse without it
+      }
+      if (unit && LeadingIncludesCover(*unit, path, pch->headers)) {
+        return FileScopeToJson(Walker(*unit, path, display_path, gates_dir).Run());
+      }
+    }
     const TranslationUnit unit(path, args);
     return FileScopeToJson(Walker(unit, path, display_path, gates_dir).Run());
   });
@@ -1090,30 +1207,92 @@ IsolatedJob StartExtraction(const fs::path& source, const fs::path& compile_comm
 unsigned Parallelism() { return std::max(1u, std::min(4u, std::thread::hardware_concurrency())); }
 
 // The scopes of `sources` (source, display path) in order; nullopt for a source without an entry
-// in the database when `skip_unknown`.
+// in the database when `skip_unknown`. With `shared_pch`, the sources that compile with the same
+// flags share one precompiled header of the system headers they open with (scope_pch.h), built
+// by its own child process before they parse; the others parse meanwhile.
 std::vector<std::optional<FileScope>> ExtractAll(const std::vector<std::pair<fs::path, std::string>>& sources,
-                                                 const fs::path& compile_commands, const fs::path& gates_dir, bool skip_unknown) {
-  std::vector<std::optional<FileScope>> out(sources.size());
-  std::deque<std::pair<std::size_t, IsolatedJob>> running;
+                                                 const fs::path& compile_commands, const fs::path& gates_dir, bool skip_unknown,
+                                                 bool shared_pch) {
+  const std::size_t n = sources.size();
+  std::vector<std::optional<std::vector<std::string>>> args(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      args[i] = CompileArguments(compile_commands, sources[i].first);
+    } catch (const InputError& e) {
+      if (skip_unknown && std::string(e.what()).find("no entry in") != std::string::npos) continue;
+      throw;
+    }
+  }
+  // Groups of sources with the same flags, in order of their first source.
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> group_of(n, 0), place_in_group(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!args[i]) continue;
+    std::size_t g = 0;
+    while (g < groups.size() && *args[groups[g].front()] != *args[i]) ++g;
+    if (g == groups.size()) groups.emplace_back();
+    group_of[i] = g;
+    place_in_group[i] = groups[g].size();
+    groups[g].push_back(i);
+  }
+  struct Task {
+    bool build_pch = false;
+    std::size_t index = 0;  // the group (build_pch) or the source
+  };
+  std::vector<Task> tasks;
+  std::vector<bool> wants_pch(groups.size(), false);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    wants_pch[g] = shared_pch && groups[g].size() >= 2;
+    if (wants_pch[g]) tasks.push_back({true, g});
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // sources that wait for no precompiled header first
+    for (std::size_t i = 0; i < n; ++i) {
+      if (args[i] && wants_pch[group_of[i]] == (pass == 1)) tasks.push_back({false, i});
+    }
+  }
+  std::optional<TemporaryDirectory> scratch;
+  if (std::find(wants_pch.begin(), wants_pch.end(), true) != wants_pch.end()) scratch.emplace("pstrain-audit-scope-");
+
+  std::vector<std::optional<FileScope>> out(n);
+  std::vector<bool> pch_done(groups.size(), false);
+  std::vector<std::optional<SharedPch>> pch(groups.size());
+  std::deque<std::pair<Task, IsolatedJob>> running;
   auto finish_oldest = [&] {
-    const auto [index, job] = running.front();
+    const auto [task, job] = running.front();
     running.pop_front();
-    out[index] = FileScopeFromJson(FinishIsolated(job));
+    if (task.build_pch) {
+      pch_done[task.index] = true;
+      try {
+        pch[task.index] = SharedPchFromJson(FinishIsolated(job));
+      } catch (const std::exception& e) {
+        pch[task.index].reset();  // no shared header: each source parses alone
+      }
+      return;
+    }
+    out[task.index] = FileScopeFromJson(FinishIsolated(job));
   };
   try {
-    for (std::size_t i = 0; i < sources.size(); ++i) {
-      try {
-        const IsolatedJob job = StartExtraction(sources[i].first, compile_commands, sources[i].second, gates_dir);
-        running.emplace_back(i, job);
-      } catch (const InputError& e) {
-        if (skip_unknown && std::string(e.what()).find("no entry in") != std::string::npos) continue;
-        throw;
+    for (const Task& task : tasks) {
+      if (task.build_pch) {
+        const fs::path dir = scratch->path() / std::to_string(task.index);
+        fs::create_directory(dir);
+        std::vector<fs::path> files;
+        for (std::size_t i : groups[task.index]) files.push_back(sources[i].first);
+        const std::vector<std::string>& flags = *args[groups[task.index].front()];
+        running.emplace_back(task, StartIsolated("the shared precompiled header", [&] {
+          return SharedPchToJson(BuildSharedPch(files, flags, dir));
+        }));
+      } else {
+        const std::size_t i = task.index, g = group_of[i];
+        while (wants_pch[g] && !pch_done[g]) finish_oldest();
+        const SharedPch* shared = pch[g] && pch[g]->applies.at(place_in_group[i]) ? &*pch[g] : nullptr;
+        running.emplace_back(task, StartExtraction(sources[i].first, *args[i], sources[i].second, gates_dir, shared));
       }
       if (running.size() >= Parallelism()) finish_oldest();
     }
     while (!running.empty()) finish_oldest();
   } catch (...) {
-    for (const auto& [index, job] : running) AbandonIsolated(job);
+    for (const auto& [task, job] : running) AbandonIsolated(job);
     throw;
   }
   return out;
@@ -1123,7 +1302,7 @@ std::vector<std::optional<FileScope>> ExtractAll(const std::vector<std::pair<fs:
 
 FileScope ExtractFileScope(const fs::path& source, const fs::path& compile_commands, const std::string& display_path,
                            const fs::path& gates_dir) {
-  return FileScopeFromJson(FinishIsolated(StartExtraction(source, compile_commands, display_path, gates_dir)));
+  return FileScopeFromJson(FinishIsolated(StartExtraction(source, CompileArguments(compile_commands, source), display_path, gates_dir, nullptr)));
 }
 
 fs::path DefaultCompileCommands() {
@@ -1133,7 +1312,7 @@ fs::path DefaultCompileCommands() {
   return self.parent_path().parent_path() / "compile_commands.json";
 }
 
-ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands) {
+ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands, bool shared_pch) {
   std::error_code ec;
   const fs::file_status status = fs::status(gates, ec);
   if (ec || !fs::exists(status)) throw FileError(gates.string(), "no such file or directory");
@@ -1165,7 +1344,7 @@ ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands
   const std::size_t gate_files = sources.size();
   for (const fs::path& file : others) sources.emplace_back(file, report.gates_dir + "/" + file.filename().string());
   // Gate sources must compile; another source without a database entry is not built, so not read.
-  std::vector<std::optional<FileScope>> scopes = ExtractAll(sources, compile_commands, dir, /*skip_unknown=*/true);
+  std::vector<std::optional<FileScope>> scopes = ExtractAll(sources, compile_commands, dir, /*skip_unknown=*/true, shared_pch);
   for (std::size_t i = 0; i < gate_files; ++i) {
     if (!scopes[i]) CompileArguments(compile_commands, sources[i].first);  // throws, naming the file
     report.files.push_back(std::move(*scopes[i]));

@@ -5,7 +5,15 @@
 // What counts as a check: a call whose callee resolves to an `Expect...` member function of the
 // kit's `pstrain::gates::Gate` (gates/gate_kit.h), in evaluated, live code of the test body or of
 // a function the body calls whose definition the auditor sees (the gate source or a file under
-// the gates directory); macros are expanded as the compiler expands them (gtest's included).
+// the gates directory); macros are expanded as the compiler expands them (gtest's included), and
+// an argument spelled with a macro is reported as its expansion. The kit's types are recognized
+// by what they resolve to, however they are named (a using declaration or directive, an alias).
+//
+// TEST_F: the fixture classes the auditor sees (a fixture's own base fixtures too) count for every
+// test of the fixture: their Gate members (in-class initializers) are the test's declarations,
+// their SetUp() runs before the body and TearDown() after it. A SetUp() that always ends the
+// test (GTEST_SKIP(), FAIL(), a failing constant ASSERT, a throw) leaves the body dead; TearDown()
+// runs anyway.
 //
 // CHECKED: the call runs on every path through the gate that does not end in a failure or an
 // exception. "CHECKED if reached": the AST cannot say that it runs (a lambda's body, a loop's body
@@ -47,7 +55,11 @@ FileScope ExtractFileScope(const std::filesystem::path& source, const std::files
 // named "<directory name>/<file name>" in the report. Other .cpp files of the directory that the
 // compilation database compiles are read too (their helper calls are "other sources"). Throws
 // pstrain::InputError naming the directory or file when it cannot be read, or as above.
-ScopeReport ExtractScope(const std::filesystem::path& gates, const std::filesystem::path& compile_commands);
+// `shared_pch`: sources compiled with the same flags load the system headers they all open with
+// from one precompiled header built for the run (scope_pch.h) instead of parsing them each; the
+// report is the same either way, only faster.
+ScopeReport ExtractScope(const std::filesystem::path& gates, const std::filesystem::path& compile_commands,
+                         bool shared_pch = true);
 
 // The compilation database of the build tree this binary belongs to (<build>/compile_commands.json
 // for <build>/auditor/audit or <build>/tests/unit_tests).

@@ -106,14 +106,21 @@ std::vector<std::string> CompileArguments(const fs::path& compile_commands, cons
   return args;
 }
 
-TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::string>& arguments) {
-  index_ = clang_createIndex(/*excludeDeclarationsFromPCH=*/0, /*displayDiagnostics=*/0);
+TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::string>& arguments, const ParseMode& mode) {
+  const bool with_pch = !mode.include_pch.empty();
+  index_ = clang_createIndex(/*excludeDeclarationsFromPCH=*/with_pch ? 1 : 0, /*displayDiagnostics=*/0);
+  std::vector<std::string> extra;
+  if (mode.for_pch) extra = {"-x", "c++-header"};
+  if (with_pch) extra = {"-include-pch", mode.include_pch.string()};
   std::vector<const char*> argv;
+  for (const std::string& a : extra) argv.push_back(a.c_str());
   for (const std::string& a : arguments) argv.push_back(a.c_str());
+  unsigned options = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
+  if (mode.single_file) options |= CXTranslationUnit_SingleFileParse;
+  if (mode.for_pch) options |= CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization;
   const std::string path = source.string();
-  const CXErrorCode code = clang_parseTranslationUnit2(
-      index_, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr, 0,
-      CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &unit_);
+  const CXErrorCode code =
+      clang_parseTranslationUnit2(index_, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr, 0, options, &unit_);
   if (code != CXError_Success || unit_ == nullptr) {
     clang_disposeIndex(index_);
     throw FileError(path, code == CXError_Crashed
@@ -121,6 +128,7 @@ TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::
                                     std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit (deep nesting or a macro bomb?)"
                               : "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
   }
+  if (mode.single_file) return;
   std::string errors;
   std::size_t count = 0;
   const unsigned n = clang_getNumDiagnostics(unit_);
@@ -137,6 +145,11 @@ TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::
     throw FileError(path, "does not compile (" + std::to_string(count) + (count == 1 ? " error" : " errors") +
                               " from the compiler front end):" + errors + (count > 10 ? "\n  ..." : ""));
   }
+}
+
+void TranslationUnit::Save(const fs::path& file) const {
+  const int code = clang_saveTranslationUnit(unit_, file.string().c_str(), clang_defaultSaveOptions(unit_));
+  if (code != CXSaveError_None) throw FileError(file.string(), "libclang could not save the precompiled header (error " + std::to_string(code) + ")");
 }
 
 TranslationUnit::~TranslationUnit() {

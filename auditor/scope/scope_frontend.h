@@ -25,18 +25,33 @@ inline constexpr unsigned kClangBracketDepth = 256;  // clang's -fbracket-depth 
 std::vector<std::string> CompileArguments(const std::filesystem::path& compile_commands,
                                           const std::filesystem::path& source);
 
+// How a translation unit is parsed.
+struct ParseMode {
+  // A precompiled header (scope_pch.h) loaded before the source (-include-pch); its declarations
+  // are not visited as the unit's own. Empty: none.
+  std::filesystem::path include_pch;
+  // Only the source itself, its #include directives not followed (errors are expected and not
+  // reported): enough to read the source's own tokens.
+  bool single_file = false;
+  // `source` is a header to be saved as a precompiled header (TranslationUnit::Save).
+  bool for_pch = false;
+};
+
 // A parsed translation unit (owns its index).
 class TranslationUnit {
  public:
   // Parses `source` with `arguments`. Throws pstrain::InputError with the compiler's diagnostics
   // ("FILE:LINE:COL: error: ...") when the source does not compile.
-  TranslationUnit(const std::filesystem::path& source, const std::vector<std::string>& arguments);
+  TranslationUnit(const std::filesystem::path& source, const std::vector<std::string>& arguments, const ParseMode& mode = {});
   ~TranslationUnit();
   TranslationUnit(const TranslationUnit&) = delete;
   TranslationUnit& operator=(const TranslationUnit&) = delete;
 
   CXTranslationUnit get() const { return unit_; }
   CXCursor cursor() const { return clang_getTranslationUnitCursor(unit_); }
+  // Writes the unit (parsed with ParseMode::for_pch) as a precompiled header; throws
+  // pstrain::InputError when libclang cannot.
+  void Save(const std::filesystem::path& file) const;
 
  private:
   CXIndex index_ = nullptr;

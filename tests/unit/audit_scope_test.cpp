@@ -17,6 +17,7 @@
 #include "scope/scope_extractor.h"
 #include "scope/scope_frontend.h"
 #include "scope/scope_ledger.h"
+#include "scope/scope_pch.h"
 #include "scope/scope_report.h"
 
 namespace pstrain::audit {
@@ -257,6 +258,158 @@ TEST_F(ScopeTricksTest, TheCommandExitsOneOnLedgerProblemsAndRendersJsonWithCall
   EXPECT_EQ(root.at("ledger").as_object().at("failed").to_number<int>(), 1);
 }
 
+// ---- fixtures, using, macro arguments (tests/scope_cases/fixtures_gate.cpp) --------------------------
+
+const fs::path kFixtures = fs::path(PSTRAIN_SOURCE_DIR) / "tests" / "scope_cases" / "fixtures_gate.cpp";
+
+const std::map<std::string, Expected>& FixtureExpectations() {
+  static const std::map<std::string, Expected> kExpected = {
+      // SetUp() before the body, TearDown() after, for every TEST_F of the fixture.
+      {"Fixture.BodyCallsTheMember",
+       {{"ExpectWithin(in SetUp)", "ExpectWithin(fixture body)", "ExpectWithin(in TearDown)"},
+        {"ExpectWithin(in TearDown branch)"},
+        {},
+        {{"ExpectWithin(in SetUp)", kPassed},
+         {"ExpectWithin(fixture body)", kPassed},
+         {"ExpectWithin(in TearDown)", kPassed},
+         {"ExpectWithin(in TearDown branch)", kNotReached}}}},
+      {"Fixture.BodyCallsAFixtureHelper",
+       {{"ExpectWithin(in SetUp)", "ExpectWithin(in fixture helper)", "ExpectWithin(in TearDown)"},
+        {"ExpectWithin(in TearDown branch)"},
+        {},
+        {{"ExpectWithin(in SetUp)", kPassed},
+         {"ExpectWithin(in fixture helper)", kPassed},
+         {"ExpectWithin(in TearDown)", kPassed},
+         {"ExpectWithin(in TearDown branch)", kNotReached}}}},
+      {"SkippingFixture.BodyNeverRuns",
+       {{"ExpectWithin(after skipping SetUp)"},
+        {},
+        {{"ExpectWithin(body after skip)", "never runs: SkippingFixture::SetUp() always ends the test first (dead code after `GTEST_SKIP(...)`"}},
+        {{"ExpectWithin(after skipping SetUp)", kPassed}}}},
+      {"Using.GlobalUsingDeclaration", {{"ExpectWithin(through using)"}, {}, {}, {{"ExpectWithin(through using)", kPassed}}}},
+      {"Using.UsingDirective", {{"ExpectWithin(through a reference)"}, {}, {}, {{"ExpectWithin(through a reference)", kPassed}}}},
+      {"Macro.Literals",
+       {{"ExpectWithin(macro subject)", "ExpectWithin(joined subject)", "ExpectRejected(macro subject, size)"},
+        {},
+        {},
+        {{"ExpectWithin(macro subject)", kPassed}, {"ExpectWithin(joined subject)", kPassed}, {"ExpectRejected(macro subject, size)", kPassed}}}},
+  };
+  return kExpected;
+}
+
+class ScopeFixtureCasesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scope_ = new FileScope(ExtractFileScope(kFixtures, PSTRAIN_COMPILE_COMMANDS, "scope_cases/fixtures_gate.cpp", kFixtures.parent_path()));
+    ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".jsonl"));
+    fs::remove(*ledger_path_);
+    const std::string command =
+        "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_FIXTURE_CASES_BINARY "' > /dev/null 2>&1";
+    run_status_ = std::system(command.c_str());
+  }
+  static void TearDownTestSuite() {
+    fs::remove(*ledger_path_);
+    delete scope_;
+    delete ledger_path_;
+  }
+  static ScopeReport Report() {
+    ScopeReport report;
+    report.gates_dir = "scope_cases";
+    report.files.push_back(*scope_);
+    return report;
+  }
+  static const GateScope* Find(const std::string& name) {
+    for (const GateScope& g : scope_->gates) {
+      if (g.FullName() == name) return &g;
+    }
+    return nullptr;
+  }
+  static FileScope* scope_;
+  static fs::path* ledger_path_;
+  static int run_status_;
+};
+FileScope* ScopeFixtureCasesTest::scope_ = nullptr;
+fs::path* ScopeFixtureCasesTest::ledger_path_ = nullptr;
+int ScopeFixtureCasesTest::run_status_ = 0;
+
+TEST_F(ScopeFixtureCasesTest, EachCaseGetsExactlyItsCheckedIfReachedAndDeadLists) {
+  ASSERT_EQ(scope_->gates.size(), FixtureExpectations().size());
+  for (const auto& [name, expected] : FixtureExpectations()) {
+    SCOPED_TRACE(name);
+    const GateScope* gate = Find(name);
+    ASSERT_NE(gate, nullptr);
+    std::vector<std::string> checked, if_reached;
+    for (const Check& c : gate->checks) (c.unconditional() ? checked : if_reached).push_back(DescribeCheck(c));
+    EXPECT_EQ(checked, expected.checked);
+    EXPECT_EQ(if_reached, expected.if_reached);
+    ASSERT_EQ(gate->not_counted.size(), expected.dead.size()) << RenderMarkdown(Report());
+    for (std::size_t i = 0; i < expected.dead.size(); ++i) {
+      EXPECT_EQ(gate->not_counted[i].what, expected.dead[i].first);
+      EXPECT_NE(gate->not_counted[i].reason.find(expected.dead[i].second), std::string::npos) << gate->not_counted[i].reason;
+    }
+    // Every case is declared: the fixtures by their Gate member, the others through `using`.
+    ASSERT_EQ(gate->declarations.size(), 1u) << RenderMarkdown(Report());
+  }
+  EXPECT_TRUE(scope_->unattributed.empty()) << RenderMarkdown(Report());  // SetUp, TearDown, Helper are reached
+}
+
+TEST_F(ScopeFixtureCasesTest, FixtureMembersAndCallsInSetUpAndTearDownAreTheTests) {
+  const GateScope* gate = Find("Fixture.BodyCallsTheMember");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->declarations[0].variable, "gate_");
+  EXPECT_EQ(gate->declarations[0].kind->text, "fixture");
+  ASSERT_EQ(gate->checks.size(), 4u);
+  EXPECT_EQ(gate->checks[0].via_function, "Fixture::SetUp");
+  EXPECT_EQ(gate->checks[1].via_function, "");
+  EXPECT_EQ(gate->checks[1].receiver, "gate_");
+  EXPECT_EQ(gate->checks[3].via_function, "Fixture::TearDown");
+  EXPECT_EQ(Find("Using.UsingDirective")->declarations[0].kind->text, "using-directive");
+}
+
+TEST_F(ScopeFixtureCasesTest, ArgumentsFromMacrosShowTheValueTheCompilerSees) {
+  const GateScope* gate = Find("Macro.Literals");
+  ASSERT_NE(gate, nullptr);
+  ASSERT_EQ(gate->checks.size(), 3u);
+  const Check& within = gate->checks[0];
+  ASSERT_EQ(within.parameters.size(), 2u);
+  EXPECT_EQ(within.parameters[0], (std::pair<std::string, SourceValue>{"rtol", SourceValue::Literal("1e-09")}));  // RTOL: 1e-9
+  EXPECT_EQ(within.parameters[1], (std::pair<std::string, SourceValue>{"atol", SourceValue::Literal("1")}));      // ATOL: (0.5 * 2)
+  // The arguments as written name the macros.
+  EXPECT_EQ(within.arguments, "SUBJECT, 1, 1, RTOL, ATOL");
+  const Declaration& d = gate->declarations[0];
+  ASSERT_TRUE(d.shard_counts && d.shard_counts->braced);
+  ASSERT_EQ(d.shard_counts->items.size(), 1u);
+  EXPECT_EQ(d.shard_counts->items[0], SourceValue::Literal("3"));  // {COUNT}
+  EXPECT_EQ(*d.passes, SourceValue::Literal("3"));
+}
+
+TEST_F(ScopeFixtureCasesTest, TheLedgerOfTheCompiledCopyGivesEachCallSiteItsVerdict) {
+  EXPECT_EQ(run_status_, 0);  // every case passes (SkippingFixture's test is skipped)
+  const LedgerCrossCheck cross = CrossCheck(Report(), ReadLedger(*ledger_path_));
+  std::map<std::pair<std::string, std::string>, std::string> verdicts;
+  std::map<std::pair<std::string, std::string>, std::size_t> counts;
+  for (const LedgerFinding& f : cross.findings) {
+    EXPECT_NE(f.kind, FindingKind::kUnderClaim) << f.gate << " " << f.what << " " << f.detail;
+    EXPECT_NE(f.kind, FindingKind::kNeverExecuted) << f.gate << " " << f.what;
+    if (f.kind != FindingKind::kNoDeclarationRecord) {
+      verdicts[{f.gate, f.what}] = FindingLabel(f.kind);
+      counts[{f.gate, f.what}] = f.count;
+    }
+  }
+  std::size_t sites = 0;
+  for (const auto& [name, expected] : FixtureExpectations()) {
+    for (const auto& [call, verdict] : expected.verdicts) {
+      EXPECT_EQ(verdicts[std::make_pair(name, call)], verdict) << name << " " << call;
+      ++sites;
+    }
+  }
+  EXPECT_EQ(verdicts.size(), sites);
+  EXPECT_EQ(cross.problems(), 0u) << RenderLedgerMarkdown(cross);
+  // SetUp's one call site ran once for each test of the fixture, each recorded under its test.
+  EXPECT_EQ((counts[{"Fixture.BodyCallsTheMember", "ExpectWithin(in SetUp)"}]), 1u);
+  EXPECT_EQ((counts[{"Fixture.BodyCallsAFixtureHelper", "ExpectWithin(in SetUp)"}]), 1u);
+}
+
 // ---- the ledger, by call site -------------------------------------------------------------------
 
 TEST(AuditScopeLedgerTest, ADeadCallWithTheSameSubjectsAsALiveOneIsNotVouchedForByIt) {
@@ -398,6 +551,57 @@ TEST_F(AuditScopeFilesTest, MacroBombsEndWithExitTwoInBoundedMemory) {
   const std::string limit = std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit";
   EXPECT_NE(err_.str().find(limit), std::string::npos) << err_.str();
   EXPECT_NE(err_.str().find("bomb_gate.cpp"), std::string::npos) << err_.str();
+}
+
+// ---- the shared precompiled header ---------------------------------------------------------------
+
+TEST_F(AuditScopeFilesTest, TheSharedPchHoldsTheSystemHeadersEverySourceOpensWith) {
+  const std::string test = "TEST(Gate, T) {}\n";
+  const fs::path a = Source("a_gate.cpp", "// a comment first\n#include <gtest/gtest.h>\n#include <string>\n#include <vector>\n" + test);
+  const fs::path b = Source("b_gate.cpp", "#include <gtest/gtest.h>\n/* between */ #include <map>\n#include <string>\n\n#include \"gate_kit.h\"\n" + test);
+  // Opens with a project header through -I: it stays out (not a system header).
+  const fs::path c = Source("c_gate.cpp", "#include <gtest/gtest.h>\n#include <gate_kit.h>\n#include <string>\n" + test);
+  // Opens with something else: it parses alone.
+  const fs::path d = Source("d_gate.cpp", "#define LOCAL_MACRO 1\n#include <gtest/gtest.h>\n" + test);
+  const fs::path e = Source("e_gate.cpp", "#include \"gate_kit.h\"\n#include <gtest/gtest.h>\n" + test);
+  const std::vector<std::string> args = CompileArguments(dir_ / "compile_commands.json", a);
+  const std::optional<SharedPch> pch = BuildSharedPch({a, b, c, d, e}, args, dir_);
+  ASSERT_TRUE(pch.has_value());
+  EXPECT_EQ(pch->headers, (std::vector<std::string>{"gtest/gtest.h", "string"}));
+  EXPECT_EQ(pch->applies, (std::vector<bool>{true, true, true, false, false}));
+  EXPECT_TRUE(fs::is_regular_file(pch->file));
+  // It round-trips through the child process's pipe.
+  const std::optional<SharedPch> back = SharedPchFromJson(SharedPchToJson(pch));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->headers, pch->headers);
+  EXPECT_EQ(back->applies, pch->applies);
+  EXPECT_FALSE(SharedPchFromJson(SharedPchToJson(std::nullopt)).has_value());
+  // One source that opens with system headers is not enough to share them.
+  EXPECT_FALSE(BuildSharedPch({a, d, e}, args, dir_).has_value());
+}
+
+TEST_F(AuditScopeFilesTest, WithTheSharedPchABrokenSourceStillGivesTheCompilersDiagnostic) {
+  Source("small_gate.cpp", kSmallGate);
+  Source("broken_gate.cpp", "#include <gtest/gtest.h>\n#include \"gate_kit.h\"\nvoid f() { undeclared_thing(); }\n");
+  EXPECT_EQ(Run(Base()), 2);
+  EXPECT_NE(err_.str().find("broken_gate.cpp:3:12: error: use of undeclared identifier 'undeclared_thing'"), std::string::npos) << err_.str();
+}
+
+TEST(AuditScopePchTest, TheReportIsTheSameWithAndWithoutTheSharedPch) {
+  // Both scope case sources compile with the same flags and open with <gtest/gtest.h>: they share
+  // the precompiled header (the report of the real gates is compared the same way in docs/audit.md).
+  const fs::path cases = fs::path(PSTRAIN_SOURCE_DIR) / "tests" / "scope_cases";
+  const std::vector<std::string> args = CompileArguments(PSTRAIN_COMPILE_COMMANDS, cases / "tricks_gate.cpp");
+  ASSERT_EQ(args, CompileArguments(PSTRAIN_COMPILE_COMMANDS, cases / "fixtures_gate.cpp"));
+  const TemporaryDirectory scratch("pstrain-scope-pch-test-");
+  const std::optional<SharedPch> pch = BuildSharedPch({cases / "tricks_gate.cpp", cases / "fixtures_gate.cpp"}, args, scratch.path());
+  ASSERT_TRUE(pch.has_value());
+  EXPECT_EQ(pch->applies, (std::vector<bool>{true, true}));
+  const ScopeReport shared = ExtractScope(cases, PSTRAIN_COMPILE_COMMANDS, /*shared_pch=*/true);
+  const ScopeReport alone = ExtractScope(cases, PSTRAIN_COMPILE_COMMANDS, /*shared_pch=*/false);
+  ASSERT_EQ(shared.files.size(), 2u);
+  EXPECT_EQ(RenderJson(shared, nullptr), RenderJson(alone, nullptr));
+  EXPECT_EQ(RenderMarkdown(shared), RenderMarkdown(alone));
 }
 
 TEST_F(AuditScopeFilesTest, CheckReportsStaleAndCurrentAndUpdateRewritesTheSection) {
