@@ -258,6 +258,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     const fs::path pass_dir = StagingPassDir(run_dir, pass);
     fs::remove_all(pass_dir);
     fs::create_directories(pass_dir);
+    // The pass directory becomes visible only by its rename (ReplaceDirectory below, which fsyncs
+    // each directory under it first): no directory fsync per file.
+    DirectorySyncScope pass_sync(pass_dir);
     PassInputs inputs = base;
     if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
     ShardedPassResult sharded = RunShardedPass(inputs, manifest, pass, shard_count, pass_dir, *launcher);
@@ -321,6 +324,8 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // Promote: the final model plus provenance.json, staged and renamed in whole.
   const fs::path staging = run_dir / ".model.staging";
   fs::remove_all(staging);
+  fs::create_directories(staging);
+  DirectorySyncScope model_sync(staging);  // fsynced once, by ReplaceDirectory
   SaveModelDir(model, staging);
   ProvenanceRecord provenance{identity, result.training_fingerprint, launcher->name(), HostName(),
                               ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(decision)};
