@@ -4,10 +4,10 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
-#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -42,28 +42,32 @@ void AppendFixed(std::vector<std::uint8_t>& out, FixedPoint value) {
   }
 }
 
-std::vector<double> ToDoubles(const std::vector<FixedPoint>& values) {
+std::vector<double> ToDoubles(const CarrySaveSums& values, const char* what) {
   std::vector<double> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = FromFixed(values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = FromFixed(values.Value(i, what));
   return out;
 }
+
+constexpr ExactAccumulators::Block kBlocks[] = {ExactAccumulators::Block::kMixw, ExactAccumulators::Block::kDnom,
+                                                ExactAccumulators::Block::kMean, ExactAccumulators::Block::kVar,
+                                                ExactAccumulators::Block::kTmat};
 
 }  // namespace
 
 ExactAccumulators::ExactAccumulators(const AccumulatorShape& shape, bool pass2var) : shape_(shape), pass2var_(pass2var) {
   const std::size_t n_dens = std::size_t(shape.n_senones) * shape.n_density;
-  mixw_.assign(n_dens, 0);
-  dnom_.assign(n_dens, 0);
-  mean_.assign(n_dens * shape.veclen, 0);
-  var_.assign(n_dens * shape.veclen, 0);
-  tmat_.assign(std::size_t(shape.n_tmat) * shape.n_emit_state * (shape.n_emit_state + 1), 0);
+  mixw_ = CarrySaveSums(n_dens);
+  dnom_ = CarrySaveSums(n_dens);
+  mean_ = CarrySaveSums(n_dens * shape.veclen);
+  var_ = CarrySaveSums(n_dens * shape.veclen);
+  tmat_ = CarrySaveSums(std::size_t(shape.n_tmat) * shape.n_emit_state * (shape.n_emit_state + 1));
 }
 
-std::vector<FixedPoint>& ExactAccumulators::BlockData(Block block) {
-  return const_cast<std::vector<FixedPoint>&>(static_cast<const ExactAccumulators*>(this)->BlockData(block));
+CarrySaveSums& ExactAccumulators::BlockData(Block block) {
+  return const_cast<CarrySaveSums&>(static_cast<const ExactAccumulators*>(this)->BlockData(block));
 }
 
-const std::vector<FixedPoint>& ExactAccumulators::BlockData(Block block) const {
+const CarrySaveSums& ExactAccumulators::BlockData(Block block) const {
   switch (block) {
     case Block::kMixw: return mixw_;
     case Block::kDnom: return dnom_;
@@ -75,45 +79,45 @@ const std::vector<FixedPoint>& ExactAccumulators::BlockData(Block block) const {
 }
 
 void ExactAccumulators::AddValue(Block block, std::size_t index, double value) {
-  const char* what = BlockName(block);
-  AddFixed(BlockData(block)[index], ToFixed(value, what), what);
+  BlockData(block).AddValues(index, &value, 1, BlockName(block));
 }
 
-// The level's add_fixed kernel does the chunks where nothing can fail (numerics/vector_kernels.h);
-// every element it leaves goes through ToFixed + AddFixed, which throw as the contract says. Each
-// element is one integer addition into its own accumulator either way, so the bits are the same.
+// Zeros add nothing to an exact sum, so the carry-save kernel may add them or skip them alike.
 void ExactAccumulators::AddValues(Block block, std::size_t first, const double* values, std::size_t n) {
-  static_assert(sizeof(FixedPoint) == 16 && std::endian::native == std::endian::little,
-                "add_fixed reads each accumulator as two little-endian 64-bit words");
-  const char* what = BlockName(block);
-  FixedPoint* data = BlockData(block).data() + first;
-  const numerics::VectorKernels& kernels = numerics::ActiveKernels();
-  std::size_t i = 0;
-  while (i < n) {
-    i += kernels.add_fixed(values + i, n - i, reinterpret_cast<std::uint64_t*>(data + i));
-    if (i == n) break;
-    if (values[i] != 0.0) AddFixed(data[i], ToFixed(values[i], what), what);
-    ++i;
-  }
+  BlockData(block).AddValues(first, values, n, BlockName(block));
 }
 
 void ExactAccumulators::Add(const ExactAccumulators& other, const std::string& what) {
   if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
   if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
-  for (Block block : {Block::kMixw, Block::kDnom, Block::kMean, Block::kVar, Block::kTmat}) {
-    std::vector<FixedPoint>& into = BlockData(block);
-    const std::vector<FixedPoint>& from = other.BlockData(block);
-    for (std::size_t i = 0; i < into.size(); ++i) AddFixed(into[i], from[i], BlockName(block));
+  for (Block block : kBlocks) {
+    CarrySaveSums& into = BlockData(block);
+    const CarrySaveSums& from = other.BlockData(block);
+    const char* name = BlockName(block);
+    for (std::size_t i = 0; i < into.size(); ++i) into.AddFixedValue(i, from.Value(i, name), name);
   }
+}
+
+bool ExactAccumulators::operator==(const ExactAccumulators& other) const {
+  if (!(shape_ == other.shape_) || pass2var_ != other.pass2var_) return false;
+  for (Block block : kBlocks) {
+    const CarrySaveSums& a = BlockData(block);
+    const CarrySaveSums& b = other.BlockData(block);
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a.Value(i, BlockName(block)) != b.Value(i, BlockName(block))) return false;
+    }
+  }
+  return true;
 }
 
 Accumulators ExactAccumulators::ToAccumulators() const {
   Accumulators acc(shape_, pass2var_);
-  acc.mixw_ = ToDoubles(mixw_);
-  acc.dnom_ = ToDoubles(dnom_);
-  acc.mean_ = ToDoubles(mean_);
-  acc.var_ = ToDoubles(var_);
-  acc.tmat_ = ToDoubles(tmat_);
+  acc.mixw_ = ToDoubles(mixw_, BlockName(Block::kMixw));
+  acc.dnom_ = ToDoubles(dnom_, BlockName(Block::kDnom));
+  acc.mean_ = ToDoubles(mean_, BlockName(Block::kMean));
+  acc.var_ = ToDoubles(var_, BlockName(Block::kVar));
+  acc.tmat_ = ToDoubles(tmat_, BlockName(Block::kTmat));
   return acc;
 }
 
@@ -127,8 +131,9 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
     AppendU32(out, v);
   }
-  for (const auto* block : {&mixw_, &dnom_, &mean_, &var_, &tmat_}) {
-    for (FixedPoint v : *block) AppendFixed(out, v);
+  for (Block block : kBlocks) {
+    const CarrySaveSums& sums = BlockData(block);
+    for (std::size_t i = 0; i < sums.size(); ++i) AppendFixed(out, sums.Value(i, BlockName(block)));
   }
   return out;
 }
@@ -167,13 +172,16 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
   }
   ExactAccumulators acc(shape, header[5] == 1);
   std::size_t pos = kMagicLength + 4 * kHeaderWords;
-  for (auto* block : {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_}) {
-    for (FixedPoint& v : *block) {
+  for (Block block : kBlocks) {
+    CarrySaveSums& sums = acc.BlockData(block);
+    std::vector<FixedPoint> values(sums.size());
+    for (FixedPoint& v : values) {
       UnsignedFixedPoint bits = 0;
       for (int i = 15; i >= 0; --i) bits = (bits << 8) | bytes[pos + static_cast<std::size_t>(i)];
       v = static_cast<FixedPoint>(bits);
       pos += 16;
     }
+    sums.Assign(std::move(values));
   }
   return acc;
 }

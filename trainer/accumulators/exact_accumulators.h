@@ -1,7 +1,9 @@
 // The Baum-Welch statistics of a pass (or of one shard of it) in exact fixed-point form
 // (accumulators/exact_sum.h): each utterance's double statistics are rounded once to 2^-64 and
 // added as 128-bit integers, so summing utterances, shards or passes in any grouping or order gives
-// identical bits. `ToAccumulators()` gives the double view that re-estimation uses.
+// identical bits. In memory each block is a CarrySaveSums (accumulators/carry_save_sums.h): the
+// same exact integers, with the carries between their 64-bit limbs deferred until they are read.
+// `ToAccumulators()` gives the double view that re-estimation uses.
 //
 // A directory written by `Write` holds bw's three float32 files (for SphinxTrain's norm and for
 // people) and `exact_counts` (docs/formats.md), from which `Read` restores the exact values.
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "accumulators/accumulators.h"
+#include "accumulators/carry_save_sums.h"
 #include "accumulators/exact_sum.h"
 
 namespace pstrain {
@@ -33,10 +36,7 @@ class ExactAccumulators {
   void AddValues(Block block, std::size_t first, const double* values, std::size_t n);
   // A hint that elements [first, first + n) of `block` are added to soon (a cache prefetch; no
   // effect on any value).
-  void Prefetch(Block block, std::size_t first, std::size_t n) const {
-    const char* begin = reinterpret_cast<const char*>(BlockData(block).data() + first);
-    for (std::size_t offset = 0; offset < n * sizeof(FixedPoint); offset += 64) __builtin_prefetch(begin + offset, 1);
-  }
+  void Prefetch(Block block, std::size_t first, std::size_t n) const { BlockData(block).Prefetch(first, n); }
   // Exact element-wise sum; shapes and pass2var must agree (InputError naming `what`).
   void Add(const ExactAccumulators& other, const std::string& what);
 
@@ -48,15 +48,16 @@ class ExactAccumulators {
   std::vector<std::uint8_t> EncodeExactCounts() const;
   static ExactAccumulators DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path);
 
-  bool operator==(const ExactAccumulators&) const = default;
+  // Equal shapes, pass2var and canonical values (however the limbs hold them).
+  bool operator==(const ExactAccumulators& other) const;
 
  private:
-  std::vector<FixedPoint>& BlockData(Block block);
-  const std::vector<FixedPoint>& BlockData(Block block) const;
+  CarrySaveSums& BlockData(Block block);
+  const CarrySaveSums& BlockData(Block block) const;
 
   AccumulatorShape shape_;
   bool pass2var_ = false;
-  std::vector<FixedPoint> mixw_, dnom_, mean_, var_, tmat_;
+  CarrySaveSums mixw_, dnom_, mean_, var_, tmat_;
 };
 
 }  // namespace pstrain

@@ -53,6 +53,7 @@ int RunAccumulate(int argc, char** argv) {
   const fs::path staging = HiddenSibling(dest, ".staging");
   fs::remove_all(staging);
   fs::create_directories(staging);
+  DirectorySyncScope staging_sync(staging);  // one fsync per directory, before the rename below
   const std::uint32_t shard_count = EffectiveShardCount(jobs, manifest.size());
   const ShardedPassResult result = RunShardedPass(pass_inputs, manifest, 1, shard_count, staging / "shards", *launcher);
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {

@@ -61,6 +61,7 @@ int RunNormalize(int argc, char** argv) {
   const std::filesystem::path staging = HiddenSibling(dest, ".staging");
   std::filesystem::remove_all(staging);
   std::filesystem::create_directories(staging);
+  DirectorySyncScope staging_sync(staging);  // one fsync per directory, before the rename below
   next.Save(staging.string());
   ReplaceDirectory(staging, dest);
   std::cout << "wrote " << out << "; densities without counts (kept previous): " << report.densities_without_counts

@@ -1,3 +1,5 @@
+// Whole-file reading, crash-safe writing, directory fsyncs (deferred in a DirectorySyncScope) and
+// atomic directory replacement.
 #include "common/file_io.h"
 
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 
 #include "common/error.h"
 
@@ -19,7 +22,81 @@ namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+std::mutex& ScopeMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<DirectorySyncScope*>& ActiveScopes() {
+  static std::vector<DirectorySyncScope*> scopes;
+  return scopes;
+}
+
+// Absolute, lexically normal, without a trailing separator: the key of a directory in a scope.
+fs::path Normal(const fs::path& dir) {
+  fs::path normal = fs::absolute(dir.empty() ? fs::path(".") : dir).lexically_normal();
+  if (!normal.has_filename() && normal.has_relative_path()) normal = normal.parent_path();
+  return normal;
+}
+
+// Whether `dir` is `root` or below it (both absolute and lexically normal).
+bool IsWithin(const fs::path& dir, const fs::path& root) {
+  auto d = dir.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++d) {
+    if (r->empty()) continue;  // a trailing separator
+    if (d == dir.end() || *d != *r) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool DeferDirectorySync(const fs::path& dir) {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  if (ActiveScopes().empty()) return false;
+  const fs::path normal = Normal(dir);
+  for (auto it = ActiveScopes().rbegin(); it != ActiveScopes().rend(); ++it) {
+    if (IsWithin(normal, (*it)->root_)) {
+      (*it)->pending_.insert(normal);
+      return true;
+    }
+  }
+  return false;
+}
+
+DirectorySyncScope::DirectorySyncScope(const fs::path& root) : root_(Normal(root)) {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  ActiveScopes().push_back(this);
+}
+
+DirectorySyncScope::~DirectorySyncScope() {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  std::vector<DirectorySyncScope*>& scopes = ActiveScopes();
+  for (auto it = scopes.begin(); it != scopes.end(); ++it) {
+    if (*it == this) {
+      scopes.erase(it);
+      break;
+    }
+  }
+}
+
+void DirectorySyncScope::Sync() {
+  std::set<fs::path> dirs;
+  {
+    std::lock_guard<std::mutex> lock(ScopeMutex());
+    dirs.swap(pending_);
+  }
+  // Each directory and its parents up to root: a file's entry is durable once its directory is
+  // fsynced, and that directory's own entry once its parent is.
+  std::set<fs::path> all{root_};
+  for (const fs::path& dir : dirs) {
+    for (fs::path d = dir; IsWithin(d, root_) && all.insert(d).second && d != root_; d = d.parent_path()) {
+    }
+  }
+  // Deepest first (a parent after its children), a fixed order.
+  std::vector<fs::path> order(all.begin(), all.end());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) SyncDirectory(*it);
+}
 
 std::vector<std::uint8_t> ReadFileBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -125,7 +202,8 @@ void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
     ::unlink(tmpl.c_str());
     throw TrainingError(path.string() + ": rename into place failed: " + detail);
   }
-  SyncDirectory(path.has_parent_path() ? path.parent_path() : fs::path("."));
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!DeferDirectorySync(dir)) SyncDirectory(dir);
 }
 
 void RecoverDirectory(const fs::path& dest) {
@@ -147,6 +225,17 @@ void RecoverDirectory(const fs::path& dest) {
 
 void ReplaceDirectory(const fs::path& staged, const fs::path& dest) {
   const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  // Whatever was written under `staged` with its directory fsync deferred is made durable before
+  // the rename that makes it visible.
+  std::vector<DirectorySyncScope*> to_sync;
+  {
+    const fs::path normal = Normal(staged);
+    std::lock_guard<std::mutex> lock(ScopeMutex());
+    for (DirectorySyncScope* scope : ActiveScopes()) {
+      if (IsWithin(scope->root(), normal)) to_sync.push_back(scope);
+    }
+  }
+  for (DirectorySyncScope* scope : to_sync) scope->Sync();
   RecoverDirectory(dest);
   // One atomic step: dest and staged trade places, so at every instant dest names a complete
   // directory (the previous one until the exchange, the new one after it).

@@ -2,11 +2,14 @@
 //
 // Every file pstrain produces goes through WriteFileAtomic: the bytes are written to a temporary
 // sibling, fsync'ed, renamed over the destination and the directory is fsync'ed, so a reader sees
-// either the old file or the complete new one, never a half-written one.
+// either the old file or the complete new one, never a half-written one. Inside a staging
+// directory that is itself renamed into place, a DirectorySyncScope lets the directory fsyncs
+// wait until just before that rename: one per directory instead of one per file.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,36 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);
+
+// While a scope lives, WriteFileAtomic of a file in `root` or below it still writes, fsyncs and
+// renames the file, but records its directory instead of fsyncing it; Sync() then fsyncs every
+// recorded directory and each of its parents up to `root` (deepest first), once each. Use it for a
+// staging directory that becomes visible only by a rename: ReplaceDirectory(root, ...) calls Sync()
+// before its rename, so when the rename is durable every file under root is too, as with a
+// directory fsync per file. A scope that ends without Sync() (an exception) fsyncs nothing: its
+// staging directory is never renamed into place. The innermost scope containing a file's
+// directory takes it. Scopes are per process (the registry is guarded by a mutex).
+class DirectorySyncScope;
+// Records `dir` with the innermost DirectorySyncScope containing it and returns true, or returns
+// false when none does (WriteFileAtomic then fsyncs `dir` itself).
+bool DeferDirectorySync(const std::filesystem::path& dir);
+
+class DirectorySyncScope {
+ public:
+  explicit DirectorySyncScope(const std::filesystem::path& root);
+  ~DirectorySyncScope();
+  DirectorySyncScope(const DirectorySyncScope&) = delete;
+  DirectorySyncScope& operator=(const DirectorySyncScope&) = delete;
+
+  const std::filesystem::path& root() const { return root_; }
+  // fsyncs the recorded directories, their parents up to root, and root itself.
+  void Sync();
+
+ private:
+  friend bool DeferDirectorySync(const std::filesystem::path& dir);
+  std::filesystem::path root_;         // absolute, lexically normal
+  std::set<std::filesystem::path> pending_;
+};
 
 // Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
 // renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged

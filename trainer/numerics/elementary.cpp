@@ -2,6 +2,7 @@
 // auto-vectorization, so "scalar" really is scalar code).
 #include "numerics/elementary.h"
 
+#include <bit>
 #include <cstdint>
 
 #include "numerics/elementary_constants.h"
@@ -79,6 +80,22 @@ void GroupedDistances(const float* x, const float* mean, const float* precision,
 // The scalar level takes no fast path: every value goes through the reference conversion
 // (accumulators/exact_sum.h ToFixed + AddFixed), which is what the vector levels must match.
 std::size_t AddFixed(const double*, std::size_t, std::uint64_t*) { return 0; }
+
+// The carry-save conversion of split_lanes.inc, one value at a time (the same exact double steps).
+std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo) {
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52
+  const std::int64_t magic_bits = std::bit_cast<std::int64_t>(kMagic);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = values[i];
+    if (!(v < 4294967296.0 && v > -4294967296.0)) return i;  // |value| >= 2^32, infinity or NaN
+    const double t = v * 65536.0;
+    const double s = t + kMagic;
+    const double r = t - (s - kMagic);
+    hi[i] += std::bit_cast<std::int64_t>(s) - magic_bits;
+    lo[i] += std::bit_cast<std::int64_t>(r * 281474976710656.0 + kMagic) - magic_bits;
+  }
+  return n;
+}
 
 }  // namespace scalar
 }  // namespace pstrain::numerics

@@ -14,6 +14,7 @@
   void GroupedDistances(const float* x, const float* mean, const float* precision, std::uint32_t veclen, \
                         std::uint32_t n_groups, double* dist);                                       \
   std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
+  std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
   }
 
 PSTRAIN_DECLARE_KERNELS(scalar)

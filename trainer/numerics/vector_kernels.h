@@ -38,6 +38,15 @@ struct VectorKernels {
   // ToFixed + AddFixed (one element) before calling again. The scalar and sse2 levels do none
   // (return 0): sse2 lacks per-lane 64-bit shifts, and emulating them is slower than the reference.
   std::size_t (*add_fixed)(const double* values, std::size_t n, std::uint64_t* acc);
+  // The carry-save form of the exact accumulation (accumulators/carry_save_sums.h): for i < n in
+  // order, with F = ToFixed(values[i]) written F = H * 2^48 + Lo, |H| <= 2^48, |Lo| <= 2^47:
+  //   hi[i] += H;  lo[i] += Lo   (plain 64-bit additions; the caller bounds how many a limb gets).
+  // Only chunks of the level's lanes where every |value| < 2^32 are done (so not NaN or infinity);
+  // the return value is the index of the first element of the first chunk not done (n when all
+  // are), which the caller must take through the reference path (one element) before calling
+  // again. Every level, scalar included, does the same additions (the split of F may differ only
+  // in how H and Lo share F; all levels here split the same way).
+  std::size_t (*add_split)(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);
 };
 
 // The kernels of one level (the level must be in BuildIsaLevels(); the caller checks the CPU).

@@ -136,8 +136,14 @@ void RunShardTask(const ShardTask& task) {
   artifact.log_likelihood_exact = FixedToHex(result.total_log_likelihood.fixed());
 
   InjectFaults(task);
-  result.accumulators.Write(dir.string());
-  if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
+  {
+    // The payload files' directory is fsynced once, before artifact.json (which names them) is
+    // written: a durable artifact.json implies durable payload files, as with one fsync per file.
+    DirectorySyncScope payload_sync(dir);
+    result.accumulators.Write(dir.string());
+    if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
+    payload_sync.Sync();
+  }
   for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
     const fs::path path = dir / name;
     artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});

@@ -261,6 +261,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const fs::path pass_dir = StagingPassDir(run_dir, pass);
   fs::remove_all(pass_dir);
   fs::create_directories(pass_dir);
+  // The pass directory becomes visible only by its rename (ReplaceDirectory below, which fsyncs
+  // each directory under it first): no directory fsync per file.
+  DirectorySyncScope pass_sync(pass_dir);
   PassInputs inputs = base;
   if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
 
@@ -352,6 +355,8 @@ void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity
                        const LoopState& state) {
   const fs::path staging = run_dir / ".model.staging";
   fs::remove_all(staging);
+  fs::create_directories(staging);
+  DirectorySyncScope model_sync(staging);  // fsynced once, by ReplaceDirectory
   SaveModelDir(state.model, staging);
   ProvenanceRecord provenance{identity, result.training_fingerprint, checked.launcher->name(), HostName(),
                               ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(state.decision)};

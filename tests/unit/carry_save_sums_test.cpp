@@ -1,0 +1,133 @@
+// CarrySaveSums (accumulators/carry_save_sums.h) against the reference exact sums (ToFixed +
+// AddFixed on 128-bit integers): identical values after many additions of random values of both
+// signs and every magnitude, across the fold boundary of kMaxPendingAdds additions per group, at the
+// worst case of the limb bound, and with the same errors for non-finite values and overflow.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accumulators/carry_save_sums.h"
+#include "accumulators/exact_sum.h"
+#include "common/error.h"
+
+namespace pstrain {
+namespace {
+
+double RandomValue(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-80, 40);
+  std::uniform_int_distribution<int> kind(0, 19);
+  switch (kind(rng)) {
+    case 0: return 0.0;
+    case 1: return -0.0;
+    case 2: return std::nextafter(4294967296.0, 0.0) * (mantissa(rng) < 0 ? -1.0 : 1.0);  // largest for the limbs
+    case 3: return std::ldexp(1.0, 32) * (mantissa(rng) < 0 ? -1.0 : 1.0);                 // smallest for base
+    case 4: return std::ldexp(1.0, -65);                                                  // a tie: rounds to 0
+    default: return std::ldexp(mantissa(rng), exponent(rng));  // up to 2^40: some go to base
+  }
+}
+
+void ExpectSame(const CarrySaveSums& sums, const std::vector<FixedPoint>& reference, const std::string& where) {
+  ASSERT_EQ(sums.size(), reference.size());
+  const std::vector<FixedPoint> values = sums.Values("x");
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    ASSERT_TRUE(values[i] == reference[i]) << where << " element " << i << ": " << FixedToHex(values[i]) << " != "
+                                           << FixedToHex(reference[i]);
+    ASSERT_TRUE(sums.Value(i, "x") == reference[i]) << where << " element " << i;
+  }
+}
+
+// Runs of random length at random places, as UtteranceStats::AddTo adds densities' statistics,
+// many more of them than the fold bound, so that every group is folded several times.
+TEST(CarrySaveSums, EqualsTheReferenceOverManyAdditions) {
+  std::mt19937_64 rng(11);
+  constexpr std::size_t kSize = 200;  // 4 groups, the last one partial
+  CarrySaveSums sums(kSize);
+  std::vector<FixedPoint> reference(kSize, 0);
+  std::uniform_int_distribution<std::size_t> length(1, 45);
+  std::size_t max_pending = 0;
+  for (std::size_t call = 0; call < 120000; ++call) {
+    const std::size_t n = length(rng);
+    const std::size_t first = std::uniform_int_distribution<std::size_t>(0, kSize - n)(rng);
+    std::vector<double> values(n);
+    for (double& v : values) v = RandomValue(rng);
+    sums.AddValues(first, values.data(), n, "x");
+    for (std::size_t i = 0; i < n; ++i) AddFixed(reference[first + i], ToFixed(values[i], "x"), "x");
+    for (std::size_t i = 0; i < kSize; i += CarrySaveSums::kGroup) max_pending = std::max<std::size_t>(max_pending, sums.PendingAdds(i));
+    if (call % 20000 == 0) ExpectSame(sums, reference, "call " + std::to_string(call));
+  }
+  ExpectSame(sums, reference, "end");
+  EXPECT_EQ(max_pending, CarrySaveSums::kMaxPendingAdds);  // the boundary was reached, and never passed
+  sums.Fold("x");
+  ExpectSame(sums, reference, "after Fold");
+  for (std::size_t i = 0; i < kSize; i += CarrySaveSums::kGroup) EXPECT_EQ(sums.PendingAdds(i), 0u);
+}
+
+// The worst case of the bound: kMaxPendingAdds additions of the largest value the limbs take,
+// positive and negative, then the fold at the next addition; no limb wraps.
+TEST(CarrySaveSums, LimbBoundAndFoldBoundary) {
+  for (double sign : {1.0, -1.0}) {
+    const double largest = sign * std::nextafter(4294967296.0, 0.0);
+    const double carry = sign * (std::ldexp(1.0, 31) + std::ldexp(1.0, -17) - std::ldexp(1.0, -21));  // Lo = 2^47 - 2^43
+    CarrySaveSums sums(2);
+    std::vector<FixedPoint> reference(2, 0);
+    const double values[2] = {largest, carry};
+    for (std::uint32_t k = 0; k < CarrySaveSums::kMaxPendingAdds; ++k) {
+      sums.AddValues(0, values, 2, "x");
+      for (int i = 0; i < 2; ++i) AddFixed(reference[i], ToFixed(values[i], "x"), "x");
+    }
+    EXPECT_EQ(sums.PendingAdds(0), CarrySaveSums::kMaxPendingAdds);
+    ExpectSame(sums, reference, "at the bound");
+    sums.AddValues(0, values, 2, "x");  // folds the group first
+    for (int i = 0; i < 2; ++i) AddFixed(reference[i], ToFixed(values[i], "x"), "x");
+    EXPECT_EQ(sums.PendingAdds(0), 1u);
+    ExpectSame(sums, reference, "after the boundary");
+  }
+}
+
+// Canonical values from elsewhere (a reduction) and from a file (Assign) add to the limbs' values.
+TEST(CarrySaveSums, FixedValuesAndAssign) {
+  CarrySaveSums sums(3);
+  sums.Assign({FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}});
+  const double values[3] = {1.5, -2.25, std::ldexp(1.0, 35)};
+  sums.AddValues(0, values, 3, "x");
+  sums.AddFixedValue(2, FixedPoint{7}, "x");
+  EXPECT_TRUE(sums.Value(0, "x") == FixedPoint{5} + ToFixed(1.5, "x"));
+  EXPECT_TRUE(sums.Value(1, "x") == -(FixedPoint{1} << 100) + ToFixed(-2.25, "x"));
+  EXPECT_TRUE(sums.Value(2, "x") == ToFixed(std::ldexp(1.0, 35), "x") + 7);
+}
+
+// NaN and infinity throw at the addition; a sum leaving |sum| < 2^63 throws: at the addition when
+// it goes through base, and when the limbs are read or folded when it goes through them.
+TEST(CarrySaveSums, ErrorsStillThrow) {
+  CarrySaveSums sums(4);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(sums.AddValues(1, &nan, 1, "x"), TrainingError);
+  const double inf = -std::numeric_limits<double>::infinity();
+  EXPECT_THROW(sums.AddValues(2, &inf, 1, "x"), TrainingError);
+
+  const double big = std::ldexp(1.0, 62);
+  CarrySaveSums base_overflow(1);
+  base_overflow.AddValues(0, &big, 1, "x");
+  try {
+    base_overflow.AddValues(0, &big, 1, "variance numerator");
+    FAIL() << "overflow through base was not detected";
+  } catch (const TrainingError& error) {
+    EXPECT_NE(std::string(error.what()).find("variance numerator"), std::string::npos);
+  }
+
+  CarrySaveSums limb_overflow(1);
+  limb_overflow.AddFixedValue(0, std::numeric_limits<FixedPoint>::max() - ToFixed(0.5, "x"), "x");
+  const double one = 1.0;
+  limb_overflow.AddValues(0, &one, 1, "x");  // in the limbs: not yet folded
+  EXPECT_THROW(limb_overflow.Value(0, "x"), TrainingError);
+  EXPECT_THROW(limb_overflow.Values("x"), TrainingError);
+  EXPECT_THROW(limb_overflow.Fold("x"), TrainingError);
+}
+
+}  // namespace
+}  // namespace pstrain

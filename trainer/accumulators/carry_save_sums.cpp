@@ -1,0 +1,101 @@
+// CarrySaveSums: the carry-save adds, their bound, and folding into canonical 128-bit sums.
+#include "accumulators/carry_save_sums.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "numerics/vector_kernels.h"
+
+namespace pstrain {
+
+namespace {
+
+// hi * 2^48 + lo: |hi|, |lo| < 2^63, so |pending| < 2^112 fits a 128-bit integer with room.
+FixedPoint Pending(std::int64_t hi, std::int64_t lo) {
+  return static_cast<FixedPoint>(static_cast<UnsignedFixedPoint>(static_cast<FixedPoint>(hi)) << 48) +
+         static_cast<FixedPoint>(lo);
+}
+
+}  // namespace
+
+void CarrySaveSums::EnsureLimbs() {
+  if (!hi_.empty() || size_ == 0) return;
+  hi_.assign(size_, 0);
+  lo_.assign(size_, 0);
+  counts_.assign((size_ + kGroup - 1) / kGroup, 0);
+}
+
+void CarrySaveSums::EnsureBase() {
+  if (base_.empty()) base_.assign(size_, 0);
+}
+
+void CarrySaveSums::FoldGroup(std::size_t group, const char* what) {
+  EnsureBase();
+  const std::size_t end = std::min(size_, (group + 1) * kGroup);
+  for (std::size_t i = group * kGroup; i < end; ++i) {
+    AddFixed(base_[i], Pending(hi_[i], lo_[i]), what);
+    hi_[i] = 0;
+    lo_[i] = 0;
+  }
+  counts_[group] = 0;
+}
+
+void CarrySaveSums::AddValues(std::size_t first, const double* values, std::size_t n, const char* what) {
+  if (n == 0) return;
+  EnsureLimbs();
+  // One addition counted per group this call touches; each element gets at most one.
+  for (std::size_t group = first / kGroup, last = (first + n - 1) / kGroup; group <= last; ++group) {
+    if (counts_[group] == kMaxPendingAdds) [[unlikely]] FoldGroup(group, what);
+    ++counts_[group];
+  }
+  const numerics::VectorKernels& kernels = numerics::ActiveKernels();
+  std::int64_t* hi = hi_.data() + first;
+  std::int64_t* lo = lo_.data() + first;
+  std::size_t i = 0;
+  while (i < n) {
+    i += kernels.add_split(values + i, n - i, hi + i, lo + i);
+    if (i == n) break;
+    // A chunk the limbs cannot take (a value with |value| >= 2^32, or not finite): its first
+    // element goes to base through the reference conversion, which throws as the contract says.
+    if (values[i] != 0.0) {
+      EnsureBase();
+      AddFixed(base_[first + i], ToFixed(values[i], what), what);
+    }
+    ++i;
+  }
+}
+
+void CarrySaveSums::AddFixedValue(std::size_t i, FixedPoint fixed, const char* what) {
+  if (fixed == 0) return;
+  EnsureBase();
+  AddFixed(base_[i], fixed, what);
+}
+
+FixedPoint CarrySaveSums::Value(std::size_t i, const char* what) const {
+  FixedPoint value = base_.empty() ? 0 : base_[i];
+  if (!hi_.empty()) AddFixed(value, Pending(hi_[i], lo_[i]), what);
+  return value;
+}
+
+std::vector<FixedPoint> CarrySaveSums::Values(const char* what) const {
+  std::vector<FixedPoint> out(size_, 0);
+  for (std::size_t i = 0; i < size_; ++i) out[i] = Value(i, what);
+  return out;
+}
+
+void CarrySaveSums::Fold(const char* what) {
+  if (hi_.empty()) return;
+  for (std::size_t group = 0; group < counts_.size(); ++group) {
+    if (counts_[group] != 0) FoldGroup(group, what);
+  }
+}
+
+void CarrySaveSums::Assign(std::vector<FixedPoint> values) {
+  size_ = values.size();
+  base_ = std::move(values);
+  hi_.clear();
+  lo_.clear();
+  counts_.clear();
+}
+
+}  // namespace pstrain
