@@ -1,3 +1,4 @@
+// `audit compare`: the element-wise comparison of two Sphinx parameter files.
 #include "compare/model_diff.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The shared pieces of the pstrain commands' command lines: corpus inputs, parsing with --help, output checks.
 #include "cli/options.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// Whole-file reading and crash-safe writing (temporary file, fsync, rename).
 #include "common/file_io.h"
 
 #include <fcntl.h>

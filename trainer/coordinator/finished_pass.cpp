@@ -1,3 +1,4 @@
+// Reading and re-validating a finished pass (`pstrain validate`, `audit mutate`).
 #include "coordinator/finished_pass.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,4 @@
+// One sharded pass (partition, launch, validate, reduce) and MakeLauncher.
 #include "coordinator/pass_runner.h"
 
 #include "common/error.h"

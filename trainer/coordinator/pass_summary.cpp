@@ -1,3 +1,4 @@
+// Writing pass.json (training) and summary.json (accumulate).
 #include "coordinator/pass_summary.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Running one shard of one pass (a `pstrain worker` process, or the coordinator with one job).
 #include "shards/shard_worker.h"
 
 #include <sys/resource.h>

@@ -1,3 +1,4 @@
+// Multi-pass training: the named steps of a pass and the loop over passes until the stop rule says so.
 #include "training/train_loop.h"
 
 #include <boost/json.hpp>
