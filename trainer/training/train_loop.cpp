@@ -179,10 +179,10 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   CheckWords(manifest, dictionary);
   if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
   if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
-  if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
-  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
+  if (options.launch.jobs == 0) throw InputError("--jobs must be at least 1");
+  std::unique_ptr<Launcher> launcher = MakeLauncher(options.launch);
   launcher->set_progress(options.progress);
-  const std::uint32_t shard_count = EffectiveShardCount(options.requested_jobs, manifest.size());
+  const std::uint32_t shard_count = EffectiveShardCount(options.launch.jobs, manifest.size());
 
   TrainingIdentity identity;
   identity.build = ProcessBuildIdentity();  // cached: computed once per process
@@ -191,7 +191,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
   identity.manifest_fingerprint = manifest.Fingerprint();
   identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
-  identity.requested_jobs = options.requested_jobs;
+  identity.requested_jobs = options.launch.jobs;
   identity.shard_count = shard_count;
   identity.reduction = ReductionModeName(base.reduction);
   identity.launcher = launcher->name();
@@ -279,7 +279,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     decision = DecideStop(options.stop, pass, has_previous, previous_per_frame, per_frame);
     PassRecordInput record{pass,
                            result.training_fingerprint,
-                           options.requested_jobs,
+                           options.launch.jobs,
                            shard_count,
                            ReductionModeName(base.reduction),
                            sharded.fingerprints,
