@@ -127,7 +127,7 @@ std::vector<Axis> GaussianAxes(std::uint32_t n, std::uint32_t n_feat, std::uint3
   return {{"state", n}, {"stream", n_feat}, {"density", n_density}, {"dimension", max_veclen}};
 }
 
-// Visits [n][n_feat][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout).
+// Visits [n][veclen.size()][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout).
 void CompareGaussianLayout(Comparer& cmp, const std::string& array, std::uint32_t n, std::uint32_t n_density,
                            const std::vector<std::uint32_t>& veclen, const std::vector<float>& a,
                            const std::vector<float>& b) {
