@@ -1,3 +1,4 @@
+// Loading the benchmarks' data (the default corpus's model and features) for the benchmark programs.
 #include "bench_util.h"
 
 #include <cstdlib>

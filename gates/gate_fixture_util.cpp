@@ -1,3 +1,4 @@
+// What the determinism gates share besides the kit: their profile, corpora and training runs.
 #include "gate_fixture.h"
 
 #include <gtest/gtest.h>

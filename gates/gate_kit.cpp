@@ -1,3 +1,4 @@
+// The gate kit: how a determinism gate records what it exercises and checks (the ledger).
 #include "gate_kit.h"
 
 #include <fcntl.h>

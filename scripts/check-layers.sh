@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails (exit 1) when a file of a trainer layer includes a header of a layer above it, or of a
 # trainer folder that trainer/layers.txt does not list; prints each such include as
-# FILE:LINE: LAYER includes HEADER (layer UPPER is above it). Exit 0 when the layering holds.
+# FILE:LINE: LAYER includes HEADER (layer UPPER is above it). Subfolders of a layer (cli/options/)
+# belong to it. Exit 0 when the layering holds.
 #
 #   scripts/check-layers.sh [SOURCE_DIR]    (default: the repository this script is in)
 #
@@ -34,7 +35,7 @@ for dir in "$root"/trainer/*/; do
       echo "${file#"$root"/}:$line: $layer includes $header (layer $target is above it)" >&2
       status=1
     fi
-  done < <(grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir"* 2>/dev/null || true)
+  done < <(grep -rHnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir" 2>/dev/null || true)
 done
 if [ "$status" -ne 0 ]; then
   echo "check-layers: the trainer's layering is broken (trainer/layers.txt, docs/architecture.md)" >&2

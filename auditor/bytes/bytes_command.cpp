@@ -1,3 +1,4 @@
+// `audit bytes A B`: the command line, the comparison run and the exit status.
 #include "bytes/bytes_command.h"
 
 #include <optional>

@@ -1,3 +1,4 @@
+// `audit bytes`: walking two files or trees and comparing them byte by byte (telemetry apart).
 #include "bytes/bytes_compare.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// `audit bytes`: rendering a BytesReport as text, JSON and HTML.
 #include "bytes/bytes_report.h"
 
 #include "report/html_page.h"

@@ -1,3 +1,4 @@
+// `audit characterize`: the command line, the two training arms it runs and the report it writes.
 #include "characterize/characterize_command.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// `audit characterize`: measuring two finished training runs of one corpus against each other.
 #include "characterize/characterize_measure.h"
 
 #include <algorithm>

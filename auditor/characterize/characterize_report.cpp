@@ -1,3 +1,4 @@
+// `audit characterize`: rendering the measurements as text, JSON and HTML.
 #include "characterize/characterize_report.h"
 
 #include "report/html_page.h"

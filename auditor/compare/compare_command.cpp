@@ -1,3 +1,4 @@
+// `audit compare DIR_A DIR_B`: the command line and the exit status.
 #include "compare/compare_command.h"
 
 #include <cmath>

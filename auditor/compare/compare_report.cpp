@@ -1,3 +1,4 @@
+// `audit compare`: rendering a CompareReport as text, JSON and HTML.
 #include "compare/compare_report.h"
 
 #include "report/html_page.h"

@@ -1,3 +1,4 @@
+// `audit compare`: comparing two model directories file by file and explaining the differences.
 #include "compare/model_compare.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// `audit compare`: the element-wise comparison of two Sphinx parameter files.
 #include "compare/model_diff.h"
 
 #include <algorithm>
@@ -140,7 +141,7 @@ std::vector<Axis> GaussianAxes(std::uint32_t n, std::uint32_t n_feat, std::uint3
   return {{"state", n}, {"stream", n_feat}, {"density", n_density}, {"dimension", max_veclen}};
 }
 
-// Visits [n][n_feat][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout);
+// Visits [n][veclen.size()][n_density][veclen[feat]] in storage order (GaussianParams::Offset's layout);
 // A's state m is compared with B's state cmp.BState(m).
 void CompareGaussianLayout(Comparer& cmp, const std::string& array, std::uint32_t n, std::uint32_t n_density,
                            const std::vector<std::uint32_t>& veclen, const std::vector<float>& a,

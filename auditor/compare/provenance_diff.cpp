@@ -1,3 +1,4 @@
+// `audit compare`: the field-by-field comparison of two provenance.json files.
 #include "compare/provenance_diff.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// `audit gates run`: the command line, running the gate binary in a profile and summarizing it.
 #include "gates/gates_command.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// `audit gates run`: reading a gate run's GoogleTest XML and ledger into a summary, and its renderings.
 #include "gates/gates_summary.h"
 
 #include "report/report_text.h"

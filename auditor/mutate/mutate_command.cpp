@@ -1,3 +1,4 @@
+// `audit mutate RUN_DIR`: the command line, the mutation run and the exit status.
 #include "mutate/mutate_command.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// `audit mutate`: applying each mutation to a scratch copy of a pass and recording the verdict.
 #include "mutate/mutate_engine.h"
 
 #include <algorithm>

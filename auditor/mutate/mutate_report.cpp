@@ -1,3 +1,4 @@
+// `audit mutate`: rendering the mutation results as text and JSON.
 #include "mutate/mutate_report.h"
 
 #include <boost/json.hpp>

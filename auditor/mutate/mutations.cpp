@@ -1,3 +1,4 @@
+// `audit mutate`: the table of mutations, each one breaking one thing in a copied pass.
 #include "mutate/mutations.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The audit commands' shared option parser (CommandOptions) over Boost.Program_options, and WriteReport.
 #include "report/command_options.h"
 
 #include <ostream>

@@ -1,4 +1,5 @@
-// The option parser shared by the audit commands (scope, gates, bytes), on Boost.ProgramOptions:
+// The option parser shared by the six audit commands (scope, gates, bytes, compare, mutate and
+// characterize), on Boost.Program_options:
 // `--name=value` and `--name value`, flags (`-h`/`--help`), multi-token options (`--only a b`),
 // positional arguments and `--`. Options apply in command-line order; a repeated option's last
 // value wins.

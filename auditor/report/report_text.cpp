@@ -1,3 +1,4 @@
+// Small text helpers shared by the auditor's reports: plurals, last lines, JSON string arrays.
 #include "report/report_text.h"
 
 namespace pstrain::audit {

@@ -1,3 +1,4 @@
+// `audit scope`: the command line, extracting the gates' scope and writing or checking the report.
 #include "scope/scope_command.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// `audit scope`: rendering the gate scope as Markdown (docs/contract.md's section) and JSON.
 #include "scope/scope_report.h"
 
 #include "report/report_text.h"

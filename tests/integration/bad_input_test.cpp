@@ -617,6 +617,39 @@ TEST(BadInputTest, NegativeAndOutOfRangeUnsignedOptionsAreRefused) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Yes/no and enum options (issue 16): their values are checked by the option's validator, so a
+// refused value is exit 2 naming the option and the value, before anything runs, in every command
+// that has the option.
+TEST(BadInputTest, RefusedYesNoAndEnumValuesExitWith2NamingTheOption) {
+  SmallCorpus corpus = MakeSmallCorpus("choice-options-corpus", 3);
+  Import(corpus);
+  const fs::path out = ScratchDir("choice-options-out");
+  const std::string inputs = CorpusFlags(An4Model(), corpus.Manifest());
+  const std::string commands[] = {
+      "train " + inputs + " --out " + ShellQuote((out / "run").string()) + " --max-passes 1 ",
+      "accumulate " + inputs + " --out " + ShellQuote((out / "acc").string()) + " ",
+      "worker " + inputs + " --out " + ShellQuote((out / "shard").string()) + " --pass 1 --shard 0 --shards 1 "};
+  struct Case {
+    std::string option, value;
+    bool train_and_accumulate_only;
+  };
+  const Case cases[] = {{"--varnorm", "maybe", false}, {"--2passvar", "1", false},     {"--multipron", "sure", false},
+                        {"--cmn", "live", false},      {"--reduction", "exact32", false}, {"--launcher", "bogus", true}};
+  for (const std::string& command : commands) {
+    for (const Case& c : cases) {
+      if (c.train_and_accumulate_only && command.rfind("worker", 0) == 0) continue;
+      SCOPED_TRACE(command + c.option + " " + c.value);
+      const CommandResult r = RunCommand(Pstrain(command + c.option + " " + c.value));
+      EXPECT_EQ(r.exit_code, 2) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("the argument ('" + c.value + "') for option '" + c.option + "' is invalid"));
+      EXPECT_FALSE(fs::exists(out / "run" / "model")) << "a refused command trained";
+      EXPECT_FALSE(fs::exists(out / "acc")) << "a refused command accumulated";
+      EXPECT_FALSE(fs::exists(out / "shard" / "artifact.json")) << "a refused worker ran";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Unprintable file content in messages (issue 13): a manifest line with a NUL byte gave
 // `...:4: word "</s>` and the reason was lost (what() is a C string). Quoted content is escaped
 // (\x00, invalid UTF-8 as \xNN), whatever the file.

@@ -1,3 +1,4 @@
+// Building the context-dependent model that the peer-agreement and multipron tests train.
 #include "integration/cd_model_util.h"
 
 #include <gtest/gtest.h>

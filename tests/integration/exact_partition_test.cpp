@@ -16,7 +16,8 @@ TEST(ExactPartition, ContiguousRangesAddUpToTheSerialPassBitForBit) {
   const Manifest manifest = Manifest::Load(TrainManifest());
   Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
   dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
-  const AccumulateOptions options;  // default retry schedule: exercises retried outcomes too
+  AccumulateOptions options;         // default retry schedule: exercises retried outcomes too
+  options.fb.beams = {1e-100, 1e-100};  // bw's built-in beams, as this test has always run
   const std::size_t n = manifest.size();
   const CorpusPassResult serial = RunCorpusPass(model, manifest, 0, n, CorpusDir(), dictionary, options, nullptr);
   ASSERT_GT(serial.n_retried, 0u) << "the fixture should contain utterances that need a retry";

@@ -1,3 +1,4 @@
+// Helpers of the artifact-validation and fault tests: scratch directories, training runs, tampering.
 #include "integration/fault_fixture_util.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// Checks that the auditor's HTML pages are well-formed polyglot HTML5 (XML-parseable).
 #include "html_check_util.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// The sharded-training tests' shared pieces: their corpora, runs and comparisons.
 #include "integration/shard_fixture.h"
 
 #include <algorithm>

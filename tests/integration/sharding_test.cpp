@@ -394,8 +394,7 @@ TEST(Sharding, OneShardThroughTheReducerEqualsTheInProcessSerialPass) {
   const Manifest manifest = Manifest::Load(corpus.manifest);
   Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
   dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
-  AccumulateOptions options;               // the CLI's defaults (docs/cli.md) ...
-  options.fb.beams = {1e-90, 1e-10};       // ... use SphinxTrain's script beams, not bw's built-in ones
+  const AccumulateOptions options;  // the CLI's defaults (docs/cli.md): SphinxTrain's script beams
   std::ostringstream serial_log;
   const CorpusPassResult serial = RunCorpusPass(model, manifest, 0, manifest.size(), corpus.corpus_root, dictionary, options, &serial_log);
   ASSERT_GT(serial.n_retried, 0u);

@@ -1,3 +1,4 @@
+// Helpers of the integration tests: running commands, temporary directories, the default corpus, peers.
 #include "integration/test_util.h"
 
 #include <sys/wait.h>

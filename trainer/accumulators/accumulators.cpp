@@ -1,3 +1,4 @@
+// Baum-Welch statistics in double: adding, reading and writing bw's accumulator files.
 #include "accumulators/accumulators.h"
 
 #include "accumulators/exact_accumulators.h"

@@ -1,3 +1,4 @@
+// Exact, order-independent summation of doubles through fixed-point integers.
 #include "accumulators/exact_sum.h"
 
 #include <cmath>

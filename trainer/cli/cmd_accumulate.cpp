@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/options/launch_options.h"
+#include "cli/options/pass_inputs_options.h"
 #include "common/file_io.h"
 #include "coordinator/pass_runner.h"
 #include "model/model_checks.h"
@@ -20,33 +22,27 @@ namespace fs = std::filesystem;
 
 int RunAccumulate(int argc, char** argv) {
   CorpusInputs inputs;
-  AccumulateFlags flags;
-  std::string out, reduction = "exact", launcher_name = "local";
-  std::uint32_t jobs = 1;
+  PassInputs pass_inputs;
+  LaunchOptions launch;
+  std::string out;
   po::options_description desc("pstrain accumulate options");
-  AddCorpusInputOptions(desc, inputs);
+  AddOptions(desc, inputs);
   desc.add_options()
-      ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)")
-      ("jobs", UnsignedOption<1>(&jobs), "shard worker processes (1 runs inline)")
-      ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32")
-      ("launcher", po::value(&launcher_name)->default_value(launcher_name), "how shard workers are started: local or slurm (docs/slurm.md)");
-  SlurmOptions slurm;
-  AddSlurmOptions(desc, slurm);
-  AddAccumulateOptions(desc, flags);
-  po::variables_map vm;
+      ("out", po::value(&out)->required(), "accumulator directory to write (gauden_counts, mixw_counts, tmat_counts, exact_counts, summary.json, shards/)");
+  AddOptions(desc, launch);
+  AddOptions(desc, pass_inputs);
   if (!ParseCommandLine(argc, argv, desc,
                         "usage: pstrain accumulate --model DIR --manifest MANIFEST --dict DICT --filler FILLERDICT --out ACCUMDIR [options]\n"
-                        "One Baum-Welch E-step over the whole manifest, like SphinxTrain's bw; `norm` can read the result.",
-                        vm)) {
+                        "One Baum-Welch E-step over the whole manifest, like SphinxTrain's bw; `norm` can read the result.")) {
     return 0;
   }
   CheckOutputApartFromInputs(out, inputs, {});  // ACCUMDIR is replaced as a whole
-  const PassInputs pass_inputs = ResolvePassInputs(inputs, flags, reduction);
+  ResolvePassInputs(inputs, pass_inputs);
   LoadCheckedModel(inputs.model);  // bad model files fail here, before any worker starts
   const Manifest manifest = Manifest::Load(inputs.manifest);
   CheckManifest(manifest, pass_inputs.corpus_root);
   CheckWords(manifest, LoadMergedDictionary(inputs));
-  std::unique_ptr<Launcher> launcher = MakeLauncher(launcher_name, jobs, slurm);
+  std::unique_ptr<Launcher> launcher = MakeLauncher(launch);
 
   // Everything is built in a staging directory and moved into place whole.
   const fs::path dest(out);
@@ -54,14 +50,14 @@ int RunAccumulate(int argc, char** argv) {
   fs::remove_all(staging);
   fs::create_directories(staging);
   DirectorySyncScope staging_sync(staging);  // one fsync per directory, before the rename below
-  const std::uint32_t shard_count = EffectiveShardCount(jobs, manifest.size());
+  const std::uint32_t shard_count = EffectiveShardCount(launch.jobs, manifest.size());
   const ShardedPassResult result = RunShardedPass(pass_inputs, manifest, 1, shard_count, staging / "shards", *launcher);
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
     std::ifstream log(staging / "shards" / ShardDirName(shard) / "worker.log");
     std::cout << log.rdbuf();
   }
   WriteReducedStatistics(result.reduced, staging);
-  WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result.artifacts, result.reduced, jobs, ReductionModeName(pass_inputs.reduction)));
+  WriteFileAtomic(staging / "summary.json", AccumulateSummaryJson(result.artifacts, result.reduced, launch.jobs, ReductionModeName(pass_inputs.reduction)));
   ReplaceDirectory(staging, dest);
   const double total_log_likelihood = result.reduced.log_likelihood.value();
   const std::uint64_t frames = result.reduced.total_frames;

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/options/accumulate_options.h"
 #include "cli/sphinxtrain_flags.h"
 #include "common/file_io.h"
 #include "formats/control_file.h"
@@ -36,6 +37,18 @@ std::size_t RawLineCount(const std::string& text) {
   return lines;
 }
 
+// bw's built-in defaults where they differ from pstrain's (which are SphinxTrain's script values).
+constexpr std::uint32_t kBwTopn = 4;
+constexpr double kBwBeam = 1e-100;  // -abeam and -bbeam
+constexpr double kBwVarfloor = 1e-5;
+constexpr double kBwMwfloor = 1e-5;
+
+// A yes|no flag (the flag table refuses any other value), `fallback` when absent.
+bool YesNoFlag(const SphinxFlags& flags, const char* name, bool fallback) {
+  const std::optional<std::string> value = flags.Get(name);
+  return value ? *value == "yes" : fallback;
+}
+
 int RunBwChecked(int argc, char** argv) {
   const SphinxFlags flags = SphinxFlags::Parse(argc, argv, BwFlagTable(), "bw");
   const ModelPaths paths{flags.Require("-moddeffn"), flags.Require("-meanfn"), flags.Require("-varfn"), flags.Require("-mixwfn"),
@@ -43,21 +56,22 @@ int RunBwChecked(int argc, char** argv) {
   const std::string ctlfn = flags.Require("-ctlfn"), lsnfn = flags.Require("-lsnfn"), accumdir = flags.Require("-accumdir");
   const std::string cepdir = flags.GetOr("-cepdir", "."), cepext = flags.GetOr("-cepext", "");
 
-  // bw's defaults where the flag is absent (its own, not the scripts'); -cmn has no usable default.
-  AccumulateFlags accumulate;
+  // Where a flag is absent: bw's built-in default where it differs from pstrain's (kBw*), else
+  // pstrain's, which is the options structs' (cli/options/); -cmn has no usable default.
+  AccumulateOptions options;
   if (!flags.Get("-cmn")) throw SphinxFlagError("flag -cmn is required: bw's default, live, depends on utterance order (pass -cmn batch)");
-  accumulate.cmn = *flags.Get("-cmn");
-  accumulate.varnorm = flags.GetOr("-varnorm", "no");
-  accumulate.topn = static_cast<std::uint32_t>(flags.Count("-topn").value_or(4));
-  accumulate.abeam = flags.Number("-abeam", 1e-100);
-  accumulate.bbeam = flags.Number("-bbeam", 1e-100);
-  accumulate.pass2var = flags.GetOr("-2passvar", "no");
-  accumulate.varfloor = static_cast<float>(flags.Number("-varfloor", 1e-5));
-  accumulate.mwfloor = static_cast<float>(flags.Number("-mwfloor", 1e-5));
-  accumulate.tpfloor = static_cast<float>(flags.Number("-tpfloor", 1e-4));
-  accumulate.spthresh = flags.Number("-spthresh", 0.0);
-  accumulate.retry_beams = "none";  // bw skips an utterance that does not align
-  const AccumulateOptions options = ResolveAccumulateOptions(accumulate);
+  options.features.cmn = ParseCmnMode(*flags.Get("-cmn"));
+  options.features.varnorm = YesNoFlag(flags, "-varnorm", options.features.varnorm);
+  options.model.topn = static_cast<std::uint32_t>(flags.Count("-topn").value_or(kBwTopn));
+  options.fb.beams.abeam = flags.Number("-abeam", kBwBeam);
+  options.fb.beams.bbeam = flags.Number("-bbeam", kBwBeam);
+  options.fb.pass2var = YesNoFlag(flags, "-2passvar", options.fb.pass2var);
+  options.model.varfloor = static_cast<float>(flags.Number("-varfloor", kBwVarfloor));
+  options.model.mwfloor = static_cast<float>(flags.Number("-mwfloor", kBwMwfloor));
+  options.model.tpfloor = static_cast<float>(flags.Number("-tpfloor", options.model.tpfloor));
+  options.fb.spthresh = flags.Number("-spthresh", options.fb.spthresh);
+  options.retry_beams.clear();  // bw skips an utterance that does not align
+  CheckOptions(options);
 
   const ModelFiles model = ModelFiles::LoadFiles(paths);
   CheckParameterFiles(model, paths);

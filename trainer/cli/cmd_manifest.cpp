@@ -47,8 +47,7 @@ int Import(int argc, char** argv) {
       ("cepdir", po::value(&cepdir)->required(), "directory the control file's paths are relative to")
       ("cepext", po::value(&cepext)->default_value(cepext), "feature file extension")
       ("out", po::value(&out)->required(), "manifest file to write");
-  po::variables_map vm;
-  if (!ParseCommandLine(argc, argv, desc, kManifestUsage, vm)) return 0;
+  if (!ParseCommandLine(argc, argv, desc, kManifestUsage)) return 0;
   Manifest manifest = RebaseOntoManifestDir(ImportSphinx(fileids, transcription, cepdir, cepext), cepdir, out);
   manifest.Save(out);
   std::cout << "wrote " << out << ": " << manifest.size() << " utterances, fingerprint " << manifest.Fingerprint() << "\n";
@@ -65,19 +64,7 @@ int Check(int argc, char** argv) {
       ("filler", po::value(&filler), "...merged with this filler dictionary");
   po::positional_options_description positional;
   positional.add("manifest", 1);
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::cout << kManifestUsage << "\n" << desc << "\n";
-      return 0;
-    }
-  }
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& error) {
-    throw UsageError(error.what());
-  }
+  if (!ParseCommandLine(argc, argv, desc, kManifestUsage, &positional)) return 0;
   if (dict.empty() != filler.empty()) throw UsageError("--dict and --filler go together");
   const Manifest manifest = Manifest::Load(manifest_path);
   CorpusInputs inputs{"", manifest_path, dict, filler, corpus_root};

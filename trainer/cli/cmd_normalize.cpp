@@ -21,12 +21,10 @@ int RunNormalize(int argc, char** argv) {
       ("accum", po::value(&accum_list)->required(), "accumulator directories, comma-separated (summed in the given order)")
       ("model-in", po::value(&model_in)->required(), "the model the accumulators were collected with")
       ("out", po::value(&out)->required(), "model directory to write");
-  po::variables_map vm;
   if (!ParseCommandLine(argc, argv, desc,
                         "usage: pstrain normalize --accum ACCUMDIR[,ACCUMDIR...] --model-in DIR --out DIR\n"
                         "Re-estimates means, variances, mixture weights and transition matrices. Densities and rows\n"
-                        "without counts keep the input model's parameters.",
-                        vm)) {
+                        "without counts keep the input model's parameters.")) {
     return 0;
   }
   std::vector<std::string> dirs;

@@ -39,21 +39,12 @@ int RunSphinxtrainBindir(int argc, char** argv) {
       ("stock", po::value(&stock)->default_value(stock), "the stock SphinxTrain tool directory");
   po::positional_options_description positional;
   positional.add("dir", 1);
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::cout << "usage: pstrain sphinxtrain-bindir DIR [--stock DIR]\n"
-                   "Makes DIR a SphinxTrain $CFG_BIN_DIR: bw and norm are this pstrain, every other tool\n"
-                   "(each executable file of --stock) a symbolic link to the stock one.\n\n"
-                << desc << "\n";
-      return 0;
-    }
-  }
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& error) {
-    throw UsageError(error.what());
+  if (!ParseCommandLine(argc, argv, desc,
+                        "usage: pstrain sphinxtrain-bindir DIR [--stock DIR]\n"
+                        "Makes DIR a SphinxTrain $CFG_BIN_DIR: bw and norm are this pstrain, every other tool\n"
+                        "(each executable file of --stock) a symbolic link to the stock one.\n",
+                        &positional)) {
+    return 0;
   }
   std::error_code ec;
   const fs::path self = fs::canonical("/proc/self/exe", ec);

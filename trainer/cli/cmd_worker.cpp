@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/options/option_values.h"
+#include "cli/options/pass_inputs_options.h"
 #include "common/error.h"
 #include "coordinator/worker_failure.h"
 #include "shards/shard_worker.h"
@@ -16,23 +18,19 @@ namespace pstrain::cli {
 
 int RunWorker(int argc, char** argv) {
   CorpusInputs inputs;
-  AccumulateFlags flags;
   ShardTask task;
-  std::string reduction = "exact";
   long coordinator_pid = 0;
   po::options_description desc("pstrain worker options");
-  AddCorpusInputOptions(desc, inputs);
+  AddOptions(desc, inputs);
   desc.add_options()
       ("pass", RequiredUnsignedOption<1>(&task.pass), "pass number")
       ("shard", RequiredUnsignedOption(&task.shard), "shard id (0-based)")
       ("shards", RequiredUnsignedOption<1>(&task.shard_count), "shard count")
-      ("reduction", po::value(&reduction)->default_value(reduction), "exact or float32 (enters the configuration fingerprint)")
       ("out", po::value(&task.shard_dir)->required(), "shard directory to write")
       ("coordinator-pid", UnsignedOption(&coordinator_pid), "exit when this process is gone (0: no watch)");
-  AddAccumulateOptions(desc, flags);
-  po::variables_map vm;
+  AddOptions(desc, task.inputs);  // --reduction (it enters the configuration fingerprint) and the E-step's
   if (!ParseCommandLine(argc, argv, desc, "usage: pstrain worker --model DIR --manifest M --dict D --filler F --pass P --shard I --shards N --out DIR [options]\n"
-                                          "Runs one shard of one pass (the coordinator starts these).", vm)) {
+                                          "Runs one shard of one pass (the coordinator starts these).")) {
     return 0;
   }
   if (coordinator_pid > 0) {
@@ -48,7 +46,7 @@ int RunWorker(int argc, char** argv) {
   RequireOutput("--out", task.shard_dir);
   ClearWorkerFailure(task.shard_dir);
   try {
-    task.inputs = ResolvePassInputs(inputs, flags, reduction);
+    ResolvePassInputs(inputs, task.inputs);
     RunShardTask(task);
   } catch (const InputError& error) {
     WriteWorkerInputError(task.shard_dir, error.what());

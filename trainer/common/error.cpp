@@ -1,3 +1,4 @@
+// Making untrusted text safe for error messages: Printable, Quoted and SanitizedMessage.
 #include "common/error.h"
 
 #include <cstdint>

@@ -22,12 +22,13 @@ std::string ReadFileText(const std::filesystem::path& path);
 // blocking) of at most `max_bytes`. Throws InputError naming the file and the reason otherwise.
 std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t max_bytes);
 
-// Writes `bytes` to `path` atomically (temp file in the same directory, fsync, rename, fsync dir).
-// Throws TrainingError naming the file when any step fails; the temporary is removed on failure.
 // PARENT/.NAME+suffix for PATH = PARENT/NAME: where a file or directory is staged before it is
 // renamed into place (".tmp.XXXXXX", ".staging") or set aside (".old").
 std::filesystem::path HiddenSibling(const std::filesystem::path& path, const std::string& suffix);
 
+// Writes `size` bytes at `data` (or `bytes`, or `text`) to `path` atomically (temp file in the same
+// directory, fsync, rename, fsync dir). Throws TrainingError naming the file when any step fails;
+// the temporary is removed on failure.
 void WriteFileAtomic(const std::filesystem::path& path, const void* data, std::size_t size);
 inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   WriteFileAtomic(path, bytes.data(), bytes.size());

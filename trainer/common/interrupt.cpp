@@ -1,3 +1,4 @@
+// SIGINT/SIGTERM as a request to stop: the InterruptGuard's signal handlers and flag.
 #include "common/interrupt.h"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// SHA-256 (Crypto++) of bytes and files as lower-case hex.
 #include "common/sha256.h"
 
 #include <cryptopp/filters.h>

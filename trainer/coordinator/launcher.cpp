@@ -1,3 +1,4 @@
+// The inline and local-process launchers, and the worker command line (WorkerArguments).
 #include "coordinator/launcher.h"
 
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// One sharded pass (partition, launch, validate, reduce) and MakeLauncher.
 #include "coordinator/pass_runner.h"
 
 #include "common/error.h"
@@ -52,14 +53,22 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   return result;
 }
 
-std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs, const SlurmOptions& slurm) {
-  if (name == "slurm") return std::make_unique<SlurmLauncher>(SelfExecutable(), slurm);
-  if (name != "local") throw InputError("--launcher: unknown launcher " + Quoted(name) + " (available: local, slurm)");
+const char* LauncherKindName(LauncherKind kind) { return kind == LauncherKind::kSlurm ? "slurm" : "local"; }
+
+LauncherKind ParseLauncherKind(const std::string& name) {
+  if (name == "local") return LauncherKind::kLocal;
+  if (name == "slurm") return LauncherKind::kSlurm;
+  throw InputError("--launcher: unknown launcher " + Quoted(name) + " (available: local, slurm)");
+}
+
+std::unique_ptr<Launcher> MakeLauncher(const LaunchOptions& options) {
+  const SlurmOptions& slurm = options.slurm;
+  if (options.launcher == LauncherKind::kSlurm) return std::make_unique<SlurmLauncher>(SelfExecutable(), slurm);
   if (!slurm.partition.empty() || !slurm.sbatch_args.empty() || slurm.retry_failed) {
     throw InputError("--slurm-partition, --slurm-opt and --retry-failed-shards need --launcher slurm");
   }
-  if (jobs <= 1) return std::make_unique<InlineLauncher>();
-  return std::make_unique<LocalProcessLauncher>(SelfExecutable(), jobs);
+  if (options.jobs <= 1) return std::make_unique<InlineLauncher>();
+  return std::make_unique<LocalProcessLauncher>(SelfExecutable(), options.jobs);
 }
 
 }  // namespace pstrain

@@ -31,9 +31,22 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher);
 
-// The launcher for a requested job count. "local": inline for 1 (no process pool), local processes
-// otherwise. "slurm": one job array per pass, whatever the count (`slurm` options apply).
-std::unique_ptr<Launcher> MakeLauncher(const std::string& name, std::uint32_t jobs, const SlurmOptions& slurm = {});
+enum class LauncherKind { kLocal, kSlurm };
+const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"
+// "local" or "slurm"; any other name is an InputError that lists the launchers.
+LauncherKind ParseLauncherKind(const std::string& name);
+
+// How the shards of a pass are run (`pstrain train` and `pstrain accumulate`).
+struct LaunchOptions {
+  std::uint32_t jobs = 1;                        // requested shard workers, at least 1
+  LauncherKind launcher = LauncherKind::kLocal;
+  SlurmOptions slurm;                            // LauncherKind::kSlurm only
+};
+
+// The launcher for `options`. Local: inline for 1 job (no process pool), local processes
+// otherwise. Slurm: one job array per pass, whatever the job count (`options.slurm` applies).
+// Slurm options without the Slurm launcher are an InputError.
+std::unique_ptr<Launcher> MakeLauncher(const LaunchOptions& options);
 
 
 }  // namespace pstrain

@@ -1,3 +1,4 @@
+// The Slurm launcher: submitting a pass as a job array, waiting for it, cancelling and retrying it.
 #include "coordinator/slurm_launcher.h"
 
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// Writing and reading a worker's failure.json (a bad-input failure reported to the coordinator).
 #include "coordinator/worker_failure.h"
 
 #include <boost/json.hpp>

@@ -1,3 +1,4 @@
+// One E-step over a range of the manifest, with retries, outcomes and the retry-beam syntax.
 #include "estep/corpus_pass.h"
 
 #include <cstdio>

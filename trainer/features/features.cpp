@@ -1,3 +1,4 @@
+// Feature computation: CMN and 1s_c_d_dd from cepstra, as sphinxbase computes them.
 #include "features/features.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Parsing and checking feat.params files.
 #include "formats/feat_params.h"
 
 #include <sstream>

@@ -1,3 +1,4 @@
+// Parsing text model definition files (mdef "0.3").
 #include "formats/mdef.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// Reading and checking Sphinx `.mfc` cepstral feature files.
 #include "formats/mfc_file.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Encoding and decoding Sphinx parameter files and bw accumulator files on the s3 container.
 #include "formats/param_files.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Reading and writing the SphinxTrain "s3" binary container (header, byte order, checksum).
 #include "formats/s3_file.h"
 
 #include <bit>

@@ -30,9 +30,11 @@
 
 namespace pstrain {
 
+// The defaults are what SphinxTrain's scripts pass to bw, and pstrain's command-line defaults;
+// bw's own built-in beams are 1e-100 and 1e-100 (`pstrain bw` uses those, cli/cmd_bw.cpp).
 struct BeamOptions {
-  double abeam = 1e-100;  // bw's default; SphinxTrain's scripts pass 1e-90
-  double bbeam = 1e-100;  // bw's default; SphinxTrain's scripts pass 1e-10
+  double abeam = 1e-90;  // forward beam, relative to the best state
+  double bbeam = 1e-10;  // backward beam, relative to the final alpha
 };
 
 struct ForwardBackwardOptions {
@@ -57,8 +59,11 @@ struct ForwardBackwardStats {
   double avg_pruned_posterior = 0.0;
 };
 
-// Runs forward-backward. Scratch buffers are kept between calls, so their memory is reused; a call
-// still allocates when an utterance needs more than any before it.
+// Runs forward-backward. The per-frame and per-state arrays (alphas, scales, the density cache,
+// betas, the statistics gatherer's) are members kept between calls, so their memory is reused and
+// grows only for an utterance larger than any before it. Every call still allocates: the beta
+// pass's four active-state lists and, for a pronunciation graph, the initial alphas are local
+// vectors, and a failure allocates its message.
 class ForwardBackward {
  public:
   // With the kernels of the active instruction-set level (PSTRAIN_ISA, numerics/isa.h).

@@ -1,3 +1,4 @@
+// Building the sentence HMM over every pronunciation of an utterance's words (`--multipron`).
 #include "graph/pronunciation_graph.h"
 
 #include <algorithm>

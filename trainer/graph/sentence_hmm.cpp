@@ -1,3 +1,4 @@
+// Building an utterance's sentence HMM from its transcript as SphinxTrain's bw does.
 #include "graph/sentence_hmm.h"
 
 namespace pstrain {

@@ -1,3 +1,4 @@
+// Loading and saving a model directory's files, and the acoustic model the E-step evaluates.
 #include "model/acoustic_model.h"
 
 #include <cmath>

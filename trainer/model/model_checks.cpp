@@ -1,3 +1,4 @@
+// Checks of a model's parameter values (means, variances, mixture weights, transitions).
 #include "model/model_checks.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Computing the fingerprints that bind a shard artifact to its pass's inputs.
 #include "provenance/fingerprints.h"
 
 #include <cstdio>

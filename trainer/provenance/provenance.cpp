@@ -1,3 +1,4 @@
+// The training fingerprint and the provenance record of a trained model.
 #include "provenance/provenance.h"
 
 #include <unistd.h>

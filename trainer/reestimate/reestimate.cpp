@@ -1,3 +1,4 @@
+// Re-estimation (the M-step, SphinxTrain's norm): new parameters from summed accumulators.
 #include "reestimate/reestimate.h"
 
 #include "common/error.h"

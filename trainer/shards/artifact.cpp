@@ -1,3 +1,4 @@
+// Serializing and parsing a shard artifact's artifact.json, and its payload digest.
 #include "shards/artifact.h"
 
 #include "shards/fallback_sidecar.h"

@@ -1,3 +1,4 @@
+// Validating a pass's shard artifacts before anything is reduced.
 #include <new>
 #include <stdexcept>
 

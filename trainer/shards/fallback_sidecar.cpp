@@ -1,3 +1,4 @@
+// Encoding and decoding the CI-fallback activation sidecar of a multipron shard.
 #include "shards/fallback_sidecar.h"
 
 namespace pstrain {

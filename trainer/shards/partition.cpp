@@ -1,3 +1,4 @@
+// Cutting a manifest into contiguous shards.
 #include "shards/partition.h"
 
 #include <algorithm>

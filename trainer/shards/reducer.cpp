@@ -1,3 +1,4 @@
+// Reducing a validated pass: the shards' statistics summed in ascending shard id.
 #include "shards/reducer.h"
 
 #include "common/error.h"

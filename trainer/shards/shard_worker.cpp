@@ -1,4 +1,4 @@
-// The shard worker: one shard's E-step and its artifact (shards/shard_worker.h).
+// Running one shard of one pass (a `pstrain worker` process, or the coordinator with one job).
 #include "shards/shard_worker.h"
 
 #include <sys/resource.h>

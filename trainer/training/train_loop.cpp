@@ -75,10 +75,10 @@ CheckedInputs ResolveInputs(const TrainOptions& options) {
   CheckWords(checked.manifest, dictionary);
   if (options.stop.max_passes == 0) throw InputError("--max-passes must be at least 1");
   if (options.stop.min_passes > options.stop.max_passes) throw InputError("--min-passes is larger than --max-passes");
-  if (options.requested_jobs == 0) throw InputError("--jobs must be at least 1");
-  checked.launcher = MakeLauncher(options.launcher, options.requested_jobs, options.slurm);
+  if (options.launch.jobs == 0) throw InputError("--jobs must be at least 1");
+  checked.launcher = MakeLauncher(options.launch);
   checked.launcher->set_progress(options.progress);
-  checked.shard_count = EffectiveShardCount(options.requested_jobs, checked.manifest.size());
+  checked.shard_count = EffectiveShardCount(options.launch.jobs, checked.manifest.size());
   return checked;
 }
 
@@ -93,7 +93,7 @@ TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInp
   identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
   identity.manifest_fingerprint = checked.manifest.Fingerprint();
   identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
-  identity.requested_jobs = options.requested_jobs;
+  identity.requested_jobs = options.launch.jobs;
   identity.shard_count = checked.shard_count;
   identity.reduction = ReductionModeName(base.reduction);
   identity.launcher = checked.launcher->name();
@@ -287,7 +287,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // Promote: pass.json (with the digests a later resume verifies), then the exchange.
   PassRecordInput record{pass,
                          result.training_fingerprint,
-                         options.requested_jobs,
+                         options.launch.jobs,
                          checked.shard_count,
                          ReductionModeName(base.reduction),
                          sharded.fingerprints,

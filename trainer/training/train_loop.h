@@ -41,9 +41,7 @@ StopDecision DecideStop(const StopRule& rule, std::uint32_t pass, bool has_previ
 struct TrainOptions {
   PassInputs inputs;               // model_dir = the initial model
   StopRule stop;
-  std::uint32_t requested_jobs = 1;
-  std::string launcher = "local";
-  SlurmOptions slurm;              // --launcher slurm only
+  LaunchOptions launch;            // --jobs, --launcher and the Slurm options
   bool progress = false;           // per-shard progress on stderr (terminals only)
 };
 
