@@ -100,6 +100,7 @@ else
     sanitize_rc=${PIPESTATUS[0]}
   [ "$sanitize_rc" -eq 0 ] || sanitize_rc=1
   if ! grep -qE "^100% tests passed, 0 tests failed out of [1-9]" "$REPORTS/sanitized-suite.log"; then sanitize_rc=1; fi
+  if grep -q '\*\*\*Skipped' "$REPORTS/sanitized-suite.log"; then echo "nightly: a sanitized test was skipped"; sanitize_rc=1; fi
   if [ -n "$(ls -A "$SANITIZER_REPORTS")" ]; then
     echo "nightly: sanitizer reports:"
     for report in "$SANITIZER_REPORTS"/*; do echo "== $report"; head -30 "$report"; done

@@ -3,11 +3,14 @@
 #include "scope/scope_frontend.h"
 
 #include <clang-c/CXCompilationDatabase.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <system_error>
@@ -157,6 +160,22 @@ TranslationUnit::~TranslationUnit() {
   clang_disposeIndex(index_);
 }
 
+namespace {
+
+// The process's address space now (the first field of /proc/self/statm, in pages); 0 if unknown.
+std::uint64_t CurrentAddressSpaceBytes() {
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buffer[128] = {};
+  const ssize_t n = ::read(fd, buffer, sizeof(buffer) - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  const unsigned long long pages = std::strtoull(buffer, nullptr, 10);
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
 IsolatedJob StartIsolated(const std::string& what, const std::function<std::string()>& work) {
   int fds[2];
   if (::pipe(fds) != 0) throw InputError(what + ": cannot create a pipe: " + std::strerror(errno));
@@ -168,7 +187,8 @@ IsolatedJob StartIsolated(const std::string& what, const std::function<std::stri
   }
   if (pid == 0) {
     ::close(fds[0]);
-    const rlimit memory{kFrontEndMemoryBytes, kFrontEndMemoryBytes};
+    const rlim_t address_space = static_cast<rlim_t>(CurrentAddressSpaceBytes() + kFrontEndMemoryBytes);
+    const rlimit memory{address_space, address_space};
     const rlimit cpu{kFrontEndCpuSeconds, kFrontEndCpuSeconds + 5};
     ::setrlimit(RLIMIT_AS, &memory);
     ::setrlimit(RLIMIT_CPU, &cpu);

@@ -14,7 +14,10 @@ namespace pstrain::audit {
 
 // Limits of one front-end run (one gate source). The child process that parses the source is
 // killed beyond them and `audit scope` exits 2 naming the file and the limit.
-inline constexpr std::size_t kFrontEndMemoryBytes = std::size_t{2} << 30;  // address space (RLIMIT_AS)
+// Address space the child may add to what it has at the fork (RLIMIT_AS is set to that plus this
+// much: under AddressSanitizer the process already holds terabytes of reserved shadow, which an
+// absolute limit would leave no room beside).
+inline constexpr std::size_t kFrontEndMemoryBytes = std::size_t{2} << 30;
 inline constexpr unsigned kFrontEndCpuSeconds = 120;                        // CPU time (RLIMIT_CPU)
 inline constexpr std::size_t kMaxAstDepth = 400;  // nesting of the auditor's own walk over the AST
 inline constexpr unsigned kClangBracketDepth = 256;  // clang's -fbracket-depth (its default)

@@ -112,7 +112,13 @@ class ScopeTricksTest : public ::testing::Test {
  protected:
   // One parse and one run of the compiled copy for the whole suite.
   static void SetUpTestSuite() {
-    scope_ = new FileScope(ExtractFileScope(kTricks, PSTRAIN_COMPILE_COMMANDS, "scope_cases/tricks_gate.cpp", kTricks.parent_path()));
+    // An exception here would make GoogleTest skip the suite; each test fails with it instead.
+    try {
+      scope_ = new FileScope(ExtractFileScope(kTricks, PSTRAIN_COMPILE_COMMANDS, "scope_cases/tricks_gate.cpp", kTricks.parent_path()));
+    } catch (const std::exception& error) {
+      setup_error_ = new std::string(error.what());
+      scope_ = new FileScope();
+    }
     ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-tricks-" + std::to_string(::getpid()) + ".jsonl"));
     fs::remove(*ledger_path_);
     const std::string command = "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_CASES_BINARY "' > /dev/null 2>&1";
@@ -122,7 +128,10 @@ class ScopeTricksTest : public ::testing::Test {
     fs::remove(*ledger_path_);
     delete scope_;
     delete ledger_path_;
+    delete setup_error_;
+    setup_error_ = nullptr;
   }
+  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << "parsing scope_cases/tricks_gate.cpp failed: " << *setup_error_; }
 
   static ScopeReport Report() {
     ScopeReport report;
@@ -141,8 +150,10 @@ class ScopeTricksTest : public ::testing::Test {
   static FileScope* scope_;
   static fs::path* ledger_path_;
   static int run_status_;
+  static std::string* setup_error_;
 };
 FileScope* ScopeTricksTest::scope_ = nullptr;
+std::string* ScopeTricksTest::setup_error_ = nullptr;
 fs::path* ScopeTricksTest::ledger_path_ = nullptr;
 int ScopeTricksTest::run_status_ = 0;
 
@@ -300,7 +311,13 @@ const std::map<std::string, Expected>& FixtureExpectations() {
 class ScopeFixtureCasesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    scope_ = new FileScope(ExtractFileScope(kFixtures, PSTRAIN_COMPILE_COMMANDS, "scope_cases/fixtures_gate.cpp", kFixtures.parent_path()));
+    // An exception here would make GoogleTest skip the suite; each test fails with it instead.
+    try {
+      scope_ = new FileScope(ExtractFileScope(kFixtures, PSTRAIN_COMPILE_COMMANDS, "scope_cases/fixtures_gate.cpp", kFixtures.parent_path()));
+    } catch (const std::exception& error) {
+      setup_error_ = new std::string(error.what());
+      scope_ = new FileScope();
+    }
     ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".jsonl"));
     fs::remove(*ledger_path_);
     const std::string command =
@@ -311,7 +328,10 @@ class ScopeFixtureCasesTest : public ::testing::Test {
     fs::remove(*ledger_path_);
     delete scope_;
     delete ledger_path_;
+    delete setup_error_;
+    setup_error_ = nullptr;
   }
+  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << "parsing scope_cases/fixtures_gate.cpp failed: " << *setup_error_; }
   static ScopeReport Report() {
     ScopeReport report;
     report.gates_dir = "scope_cases";
@@ -327,7 +347,9 @@ class ScopeFixtureCasesTest : public ::testing::Test {
   static FileScope* scope_;
   static fs::path* ledger_path_;
   static int run_status_;
+  static std::string* setup_error_;
 };
+std::string* ScopeFixtureCasesTest::setup_error_ = nullptr;
 FileScope* ScopeFixtureCasesTest::scope_ = nullptr;
 fs::path* ScopeFixtureCasesTest::ledger_path_ = nullptr;
 int ScopeFixtureCasesTest::run_status_ = 0;
