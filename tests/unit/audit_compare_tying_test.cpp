@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "compare/compare_command.h"
+#include "report/command_runner.h"
 #include "compare/state_tying.h"
 #include "formats/mdef.h"
 #include "formats/param_files.h"
@@ -153,7 +154,7 @@ class AuditCompareTyingTest : public ::testing::Test {
     std::vector<std::string> args = {a().string(), b().string()};
     args.insert(args.end(), extra.begin(), extra.end());
     std::ostringstream out, err;
-    const int code = RunCompareCommand(args, out, err);
+    const int code = RunReportingErrors("compare", RunCompareCommand, args, out, err);
     out_ = out.str();
     err_ = err.str();
     return code;
