@@ -57,6 +57,18 @@ class SetUpHelperSkips : public ::testing::Test {
 
 TEST_F(SetUpHelperSkips, BodyNeverRuns) { gate_.ExpectWithin("body after a skipping SetUp helper", 1, 1, 0, 0); }
 
+// A SetUp() that ends in a plain `return`: the test goes on.
+class ReturningSetUp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gate_.ExpectWithin("in SetUp before return", 1, 1, 0, 0);
+    return;
+  }
+  Gate gate_{{"returning-setup", {1}, 1, "SetUp returns"}};
+};
+
+TEST_F(ReturningSetUp, BodyRuns) { gate_.ExpectWithin("body after a returning SetUp", 1, 1, 0, 0); }
+
 // ---- fixture constructors, member initializers and destructors ---------------------------------
 // GoogleTest constructs the fixture before SetUp() and destroys it after TearDown(), for every test.
 

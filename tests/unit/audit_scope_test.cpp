@@ -307,6 +307,12 @@ const std::map<std::string, Expected>& FixtureExpectations() {
           "never runs: SetUpHelperSkips::SetUp() always ends the test first (SetUpHelperSkips::SkipAll(): dead code after `GTEST_SKIP(...)`"}},
         {{"ExpectWithin(in a default member initializer, implicit constructor)", kPassed},
          {"ExpectWithin(in SetUp after the skipping helper)", kPassed}}}},
+      // A plain `return` ends SetUp(), not the test.
+      {"ReturningSetUp.BodyRuns",
+       {{"ExpectWithin(in SetUp before return)", "ExpectWithin(body after a returning SetUp)"},
+        {},
+        {},
+        {{"ExpectWithin(in SetUp before return)", kPassed}, {"ExpectWithin(body after a returning SetUp)", kPassed}}}},
       // The construction (member initializers, default member initializers, the constructor's
       // body) before SetUp(), the destructor after TearDown().
       {"ConstructedFixture.ConstructorBeforeAndDestructorAfterTheBody",
