@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/error.h"
 #include "common/file_io.h"
 #include "gates/gates_summary.h"
 #include "scope/scope_command.h"
@@ -713,6 +714,25 @@ TEST_F(AuditScopeFilesTest, WithTheSharedPchABrokenSourceStillGivesTheCompilersD
   Source("broken_gate.cpp", "#include <gtest/gtest.h>\n#include \"gate_kit.h\"\nvoid f() { undeclared_thing(); }\n");
   EXPECT_EQ(Run(Base()), 2);
   EXPECT_NE(err_.str().find("broken_gate.cpp:3:12: error: use of undeclared identifier 'undeclared_thing'"), std::string::npos) << err_.str();
+}
+
+TEST_F(AuditScopeFilesTest, ADatabaseForASourceWrittenOutsideTheBuildGivesTheFlagsOfItsModel) {
+  // The build's database has "command" entries (CMake); this test's own has "arguments".
+  const fs::path source = Source("small_gate.cpp", kSmallGate);
+  const fs::path copy = dir_ / "copy";
+  fs::create_directories(copy);
+  const fs::path database = WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/fixed_count_gate.cpp", copy / "x_gate.cpp", copy);
+  EXPECT_EQ(database, copy / "compile_commands.json");
+  const std::vector<std::string> args = CompileArguments(database, copy / "x_gate.cpp");
+  EXPECT_EQ(args, CompileArguments(PSTRAIN_COMPILE_COMMANDS, fs::path(PSTRAIN_SOURCE_DIR) / "gates" / "fixed_count_gate.cpp"));
+  const fs::path again = WriteCompileCommandsLike(dir_ / "compile_commands.json", "gates/small_gate.cpp", copy / "y_gate.cpp", copy);
+  EXPECT_EQ(CompileArguments(again, copy / "y_gate.cpp"), CompileArguments(dir_ / "compile_commands.json", source));
+  try {
+    WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/no_such_gate.cpp", copy / "z_gate.cpp", copy);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no entry for a file ending in gates/no_such_gate.cpp"), std::string::npos) << e.what();
+  }
 }
 
 TEST(AuditScopePchTest, TheReportIsTheSameWithAndWithoutTheSharedPch) {
