@@ -18,6 +18,7 @@
 #include "common/file_io.h"
 #include "gates/gates_summary.h"
 #include "manifest/manifest.h"
+#include "report/audit_error.h"
 #include "report/child_process.h"
 #include "report/command_options.h"
 #include "report/report_text.h"
@@ -225,35 +226,37 @@ struct CorpusOverride {
   std::string fingerprint;
 };
 
-// Checks --corpus (and --corpus-root, --dict, --filler); returns an error message naming the
-// option and the file, or "".
-std::string CheckCorpus(const Options& options, CorpusOverride& corpus) {
+// Checks --corpus (and --corpus-root, --dict, --filler); throws AuditError naming the option and
+// the file.
+CorpusOverride CheckCorpus(const Options& options) {
+  CorpusOverride corpus;
   corpus.manifest = fs::absolute(*options.corpus);
   corpus.root = options.corpus_root ? fs::absolute(*options.corpus_root) : corpus.manifest.parent_path();
   corpus.dict = options.dict ? fs::absolute(*options.dict) : corpus.root / "corpus.dic";
   corpus.filler = options.filler ? fs::absolute(*options.filler) : corpus.root / "corpus.filler";
   std::error_code ec;
-  if (!fs::is_regular_file(corpus.manifest, ec)) return "--corpus: the manifest " + corpus.manifest.string() + " does not exist";
+  if (!fs::is_regular_file(corpus.manifest, ec)) throw AuditError("--corpus: the manifest " + corpus.manifest.string() + " does not exist");
   try {
     const Manifest manifest = Manifest::Load(corpus.manifest);
     corpus.utterances = manifest.size();
     corpus.fingerprint = manifest.Fingerprint();
   } catch (const std::exception& e) {
-    return std::string("--corpus: the manifest does not load: ") + e.what();
+    // Not handled here: rethrown with the option that named the file.
+    throw AuditError(std::string("--corpus: the manifest does not load: ") + e.what());
   }
   if (!fs::is_directory(corpus.root, ec)) {
-    return std::string(options.corpus_root ? "--corpus-root" : "--corpus") + ": the corpus root " + corpus.root.string() +
-           " is not a directory";
+    throw AuditError(std::string(options.corpus_root ? "--corpus-root" : "--corpus") + ": the corpus root " + corpus.root.string() +
+                     " is not a directory");
   }
   if (!fs::is_regular_file(corpus.dict, ec)) {
-    return std::string(options.dict ? "--dict" : "--corpus-root") + ": the dictionary " + corpus.dict.string() + " does not exist" +
-           (options.dict ? "" : " (give --dict FILE)");
+    throw AuditError(std::string(options.dict ? "--dict" : "--corpus-root") + ": the dictionary " + corpus.dict.string() +
+                     " does not exist" + (options.dict ? "" : " (give --dict FILE)"));
   }
   if (!fs::is_regular_file(corpus.filler, ec)) {
-    return std::string(options.filler ? "--filler" : "--corpus-root") + ": the filler dictionary " + corpus.filler.string() +
-           " does not exist" + (options.filler ? "" : " (give --filler FILE)");
+    throw AuditError(std::string(options.filler ? "--filler" : "--corpus-root") + ": the filler dictionary " + corpus.filler.string() +
+                     " does not exist" + (options.filler ? "" : " (give --filler FILE)"));
   }
-  return "";
+  return corpus;
 }
 
 // <build>/gates/gate_tests for this audit at <build>/auditor/audit.
@@ -274,6 +277,8 @@ std::vector<SourceGate> SourceGates(const ScopeReport& report) {
       if (!gate.declarations.empty()) {
         const Declaration& d = gate.declarations.front();
         if (d.kind && d.kind->literal) s.kind = d.kind->text;
+        // A literal that is not a number (or out of range) says nothing here: the field (or the
+        // count) stays unset, and the run goes on.
         if (d.passes && d.passes->literal) {
           try {
             s.passes = static_cast<std::uint32_t>(std::stoul(d.passes->text));
@@ -319,6 +324,8 @@ ChildOutcome RunGateBinary(const std::vector<std::string>& argv, const std::stri
   return RunChild(command);
 }
 
+// The last lines of a child's log for a message; none when the child wrote no log (it may not have
+// started), which is not an error of its own.
 std::string LastLinesOf(const fs::path& file, std::size_t count) {
   std::string text;
   try {
@@ -329,12 +336,17 @@ std::string LastLinesOf(const fs::path& file, std::size_t count) {
   return LastLines(text, count);
 }
 
+// A message that ends with a child's last lines, without the final newline the runner adds.
+std::string WithoutFinalNewline(std::string text) {
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
 int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   const fs::path binary = options.gate_binary ? fs::path(*options.gate_binary) : DefaultGateBinary();
   if (::access(binary.c_str(), X_OK) != 0) {
-    err << "audit gates: the gate binary " << binary.string() << " is missing or not executable ("
-        << std::strerror(errno) << "); build it (cmake --build BUILD --target gate_tests) or pass --gate-binary\n";
-    return 2;
+    throw AuditError("the gate binary " + binary.string() + " is missing or not executable (" + std::strerror(errno) +
+                     "); build it (cmake --build BUILD --target gate_tests) or pass --gate-binary");
   }
 
   // The gate sources: --only needs them; otherwise they only supply declarations of gates that did
@@ -353,24 +365,21 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
     }
     sources = SourceGates(ExtractScope(options.gates, database));
   } catch (const std::exception& e) {
+    // Without --only the run goes on: the sources only add declarations of gates that did not run.
     source_error = e.what();
   }
   std::vector<std::string> selected;
   if (options.only_given) {
-    if (!source_error.empty()) {
-      err << "audit gates: --only needs the gate sources: " << source_error << "\n";
-      return 2;
-    }
+    if (!source_error.empty()) throw AuditError("--only needs the gate sources: " + source_error);
     std::set<std::string> known;
     for (const SourceGate& s : sources) {
       if (!s.kind.empty()) known.insert(s.kind);
     }
     for (const std::string& kind : options.only) {
       if (!known.count(kind)) {
-        err << "audit gates: no gate in " << options.gates << " declares the kind '" << kind << "'; known kinds:";
-        for (const std::string& k : known) err << " " << k;
-        err << "\n";
-        return 2;
+        std::string message = "no gate in " + options.gates + " declares the kind '" + kind + "'; known kinds:";
+        for (const std::string& k : known) message += " " + k;
+        throw AuditError(message);
       }
       for (const SourceGate& s : sources) {
         if (s.kind == kind && std::find(selected.begin(), selected.end(), s.name) == selected.end()) {
@@ -378,10 +387,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
         }
       }
     }
-    if (selected.empty()) {
-      err << "audit gates: --only selected no gate\n";
-      return 2;
-    }
+    if (selected.empty()) throw AuditError("--only selected no gate");
   }
 
   // The overrides, checked before anything runs.
@@ -395,9 +401,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
     if (options.shards) {
       for (const std::string& kind : kinds) {
         if (const std::string problem = ShardOverrideProblem(kind, options.shard_list); !problem.empty()) {
-          err << "audit gates: --shards " << *options.shards << " cannot be used: " << problem
-              << " (leave it out with --only, or give more counts)\n";
-          return 2;
+          throw AuditError("--shards " + *options.shards + " cannot be used: " + problem + " (leave it out with --only, or give more counts)");
         }
         if (const std::string note = IgnoredOverride(kind, "--shards"); !note.empty()) notes.push_back(note);
       }
@@ -410,11 +414,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
       overrides.emplace_back("PSTRAIN_GATE_PASSES", *options.passes);
     }
     if (options.corpus) {
-      CorpusOverride corpus;
-      if (const std::string problem = CheckCorpus(options, corpus); !problem.empty()) {
-        err << "audit gates: " << problem << "\n";
-        return 2;
-      }
+      const CorpusOverride corpus = CheckCorpus(options);
       overrides.emplace_back("PSTRAIN_GATE_CORPUS", corpus.manifest.string());
       overrides.emplace_back("PSTRAIN_GATE_CORPUS_ROOT", corpus.root.string());
       overrides.emplace_back("PSTRAIN_GATE_DICT", corpus.dict.string());
@@ -425,8 +425,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
     if (options.pstrain) {
       const fs::path pstrain = fs::absolute(*options.pstrain);
       if (!fs::is_regular_file(pstrain) || ::access(pstrain.c_str(), X_OK) != 0) {
-        err << "audit gates: --pstrain: " << pstrain.string() << " is not an executable file\n";
-        return 2;
+        throw AuditError("--pstrain: " + pstrain.string() + " is not an executable file");
       }
       overrides.emplace_back("PSTRAIN_GATE_PSTRAIN", pstrain.string());
     }
@@ -437,17 +436,11 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   if (options.work_dir) {
     work = fs::absolute(*options.work_dir);
     fs::create_directories(work, ec);
-    if (ec) {
-      err << "audit gates: cannot create " << work.string() << ": " << ec.message() << "\n";
-      return 2;
-    }
+    if (ec) throw AuditError("cannot create " + work.string() + ": " + ec.message());
   } else {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/audit-gates-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      err << "audit gates: cannot create a work directory " << pattern << ": " << std::strerror(errno) << "\n";
-      return 2;
-    }
+    if (::mkdtemp(pattern.data()) == nullptr) throw AuditError("cannot create a work directory " + pattern + ": " + std::strerror(errno));
     work = pattern;
   }
   const fs::path xml = work / "gtest-report.xml";
@@ -455,10 +448,7 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   const fs::path ledger = fs::absolute(options.ledger ? fs::path(*options.ledger) : work / "gate-ledger.jsonl");
   fs::remove(xml, ec);
   fs::remove(ledger, ec);
-  if (ec) {
-    err << "audit gates: cannot remove the old ledger " << ledger.string() << ": " << ec.message() << "\n";
-    return 2;
-  }
+  if (ec) throw AuditError("cannot remove the old ledger " + ledger.string() + ": " + ec.message());
 
   // The gates' default corpus (<build>/corpus/default, compiled into the gate binary) is what the
   // prepare_default_corpus ctest fixture builds; right after a build it is missing and every gate
@@ -475,11 +465,9 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
       out.flush();
       const ChildOutcome prepared = RunChild({{"bash", script.string(), corpus.string()}, {}, {}, corpus_log, nullptr});
       if (!prepared.Succeeded()) {
-        err << "audit gates: cannot prepare the default corpus the gates need: bash " << script.string() << " "
-            << corpus.string() << " " << prepared.Describe()
-            << "; no gate was run. Its last output (" << corpus_log.string() << "):\n"
-            << LastLinesOf(corpus_log, 15);
-        return 2;
+        throw AuditError(WithoutFinalNewline("cannot prepare the default corpus the gates need: bash " + script.string() + " " +
+                                             corpus.string() + " " + prepared.Describe() + "; no gate was run. Its last output (" +
+                                             corpus_log.string() + "):\n" + LastLinesOf(corpus_log, 15)));
       }
       out << "audit gates: default corpus ready at " << corpus.string() << "\n";
     } else {
@@ -522,24 +510,21 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
   const GatesRunSummary summary = Summarize(input);
 
   out << "\naudit gates: summary\n" << RenderGatesText(summary);
-  int code = summary.exit_code;
-  try {
-    if (options.json) WriteFileAtomic(*options.json, RenderGatesJson(summary));
-    if (options.junit) {
-      bool copied = false;
-      if (fs::exists(xml, ec)) {
-        try {
-          ParseGtestXml(xml);
-          WriteFileAtomic(*options.junit, ReadFileText(xml));
-          copied = true;
-        } catch (const std::exception&) {
-        }
+  const int code = summary.exit_code;
+  if (options.json) WriteFileAtomic(*options.json, RenderGatesJson(summary));
+  if (options.junit) {
+    bool copied = false;
+    if (fs::exists(xml, ec)) {
+      try {
+        ParseGtestXml(xml);
+        WriteFileAtomic(*options.junit, ReadFileText(xml));
+        copied = true;
+      } catch (const std::exception&) {
+        // GoogleTest's own report is unreadable (a crashed gate binary): the summary's JUnit is
+        // written instead below (a file that cannot be written fails there, as an error).
       }
-      if (!copied) WriteFileAtomic(*options.junit, RenderGatesJunit(summary));
     }
-  } catch (const std::exception& e) {
-    err << "audit gates: " << e.what() << "\n";
-    return 2;
+    if (!copied) WriteFileAtomic(*options.junit, RenderGatesJunit(summary));
   }
   if (code == 1) err << "audit gates: " << summary.Count("fail") << " of " << summary.gates.size() << " gates failed\n";
   if (code == 2) err << "audit gates: the gates could not run (see \"could not run\" above)\n";
@@ -549,18 +534,16 @@ int RunGates(const Options& options, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int RunGatesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // `audit gates` alone prints the usage (on stderr, exit 2, as `audit` alone does): not an error
+  // message, so not thrown.
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
     (args.empty() ? err : out) << kGatesUsage;
     return args.empty() ? 2 : 0;
   }
-  if (args[0] != "run") {
-    err << "audit gates: unknown subcommand '" << args[0] << "' (only `audit gates run`; see audit gates --help)\n";
-    return 2;
-  }
+  if (args[0] != "run") throw AuditError("unknown subcommand '" + args[0] + "' (only `audit gates run`; see audit gates --help)");
   Options options;
   if (const std::string error = Parse(std::vector<std::string>(args.begin() + 1, args.end()), options); !error.empty()) {
-    err << "audit gates: " << error << "\n(see audit gates --help)\n";
-    return 2;
+    throw UsageError(error);
   }
   if (options.help) {
     out << kGatesUsage;

@@ -20,7 +20,14 @@ std::string LongName(const std::string& names) { return names.substr(0, names.fi
 }  // namespace
 
 CommandOptions& CommandOptions::Flag(const std::string& names, bool& target) {
-  desc_.add_options()(names.c_str(), po::bool_switch());
+  // Only the long name is Boost's: a short one (`-h`) is read by Parse's extra parser, which Boost
+  // consults only for a token that no option takes as its value.
+  desc_.add_options()(LongName(names).c_str(), po::bool_switch());
+  if (const std::size_t comma = names.find(','); comma != std::string::npos) {
+    std::string token = names.substr(comma);  // ",h" -> "-h"
+    token[0] = '-';
+    short_flags_[token] = LongName(names);
+  }
   flags_.insert(LongName(names));
   apply_[LongName(names)] = [&target](const std::vector<std::string>&) {
     target = true;
@@ -69,8 +76,16 @@ std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
   po::parsed_options parsed(&desc_);
   try {
     // No guessing of abbreviations and no sticky short options: every option is spelled out.
+    // A short flag given where an option takes a value (`--out -h`) is that value: Boost hands
+    // this parser only the tokens that are not an option's value (as pstrain's own command
+    // lines do, trainer/cli/options.cpp).
+    const auto short_flag = [this](const std::string& token) -> std::pair<std::string, std::string> {
+      const auto it = short_flags_.find(token);
+      return it != short_flags_.end() ? std::make_pair(it->second, std::string()) : std::make_pair(std::string(), std::string());
+    };
     parsed = po::command_line_parser(args)
                  .options(desc_)
+                 .extra_parser(short_flag)
                  .style(style::allow_long | style::long_allow_adjacent | style::long_allow_next | style::allow_short |
                         style::allow_dash_for_short | style::short_allow_next)
                  .allow_unregistered()
@@ -110,19 +125,12 @@ std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
   return "";
 }
 
-bool WriteReport(const std::string& command, const std::string& rendered, const std::optional<std::string>& out_path,
-                 std::ostream& out, std::ostream& err) {
-  if (!out_path) {
-    out << rendered;
-    return true;
-  }
-  try {
+void WriteReport(const std::string& rendered, const std::optional<std::string>& out_path, std::ostream& out) {
+  if (out_path) {
     WriteFileAtomic(*out_path, rendered);
-  } catch (const std::exception& e) {
-    err << "audit " << command << ": " << e.what() << "\n";
-    return false;
+  } else {
+    out << rendered;
   }
-  return true;
 }
 
 }  // namespace pstrain::audit

@@ -1,6 +1,7 @@
 // The option parser shared by the six audit commands (scope, gates, bytes, compare, mutate and
 // characterize), on Boost.Program_options:
-// `--name=value` and `--name value`, flags (`-h`/`--help`), multi-token options (`--only a b`),
+// `--name=value` and `--name value`, flags (`-h`/`--help`; `--out -h` is a value, not the flag),
+// multi-token options (`--only a b`),
 // positional arguments and `--`. Options apply in command-line order; a repeated option's last
 // value wins.
 #pragma once
@@ -22,7 +23,8 @@ class CommandOptions {
   // Applies an option's values; returns an error message or "".
   using Apply = std::function<std::string(const std::vector<std::string>& values)>;
 
-  // `names` is "long" or "long,s".
+  // `names` is "long" or "long,s". The short form is a flag only where it is not an option's value:
+  // `--out -h` names the file "-h" (so does `--out --help`).
   CommandOptions& Flag(const std::string& names, bool& target);
   // One non-empty value.
   CommandOptions& Value(const std::string& name, std::string& target);
@@ -43,12 +45,13 @@ class CommandOptions {
   boost::program_options::options_description desc_;
   std::map<std::string, Apply> apply_;
   std::set<std::string> flags_;
+  std::map<std::string, std::string> short_flags_;  // "-h" -> "help"
   std::vector<std::string>* positional_ = nullptr;
 };
 
-// Writes a command's rendered report to `out_path` (atomically) or, without one, to `out`.
-// Returns false after telling `err` ("audit COMMAND: ...") when the file cannot be written.
-bool WriteReport(const std::string& command, const std::string& rendered, const std::optional<std::string>& out_path,
-                 std::ostream& out, std::ostream& err);
+// Writes a command's rendered report to `out_path` (atomically) or, without one, to `out`. A file
+// that cannot be written throws (pstrain::FileError naming it): "audit COMMAND: ..." and exit 2 in
+// RunReportingErrors (report/command_runner.h).
+void WriteReport(const std::string& rendered, const std::optional<std::string>& out_path, std::ostream& out);
 
 }  // namespace pstrain::audit

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "common/file_io.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
 #include "scope/scope_doc.h"
 #include "scope/scope_extractor.h"
@@ -99,42 +100,26 @@ std::string Parse(const std::vector<std::string>& args, Options& options) {
 
 int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) {
-    err << "audit scope: " << error << "\n(see audit scope --help)\n";
-    return 2;
-  }
+  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
   if (options.help) {
     out << kScopeUsage;
     return 0;
   }
 
-  ScopeReport report;
+  // Trouble (an unreadable file, a source that does not compile, a bad ledger) throws: exit 2 in
+  // RunReportingErrors (report/command_runner.h).
+  const ScopeReport report = ExtractScope(options.gates, options.compile_commands, !options.no_shared_pch);
   std::optional<LedgerCrossCheck> ledger;
-  try {
-    report = ExtractScope(options.gates, options.compile_commands, !options.no_shared_pch);
-    if (options.ledger) ledger = CrossCheck(report, ReadLedger(*options.ledger));
-  } catch (const std::exception& e) {
-    err << "audit scope: " << e.what() << "\n";
-    return 2;
-  }
+  if (options.ledger) ledger = CrossCheck(report, ReadLedger(*options.ledger));
   const LedgerCrossCheck* ledger_ptr = ledger ? &*ledger : nullptr;
   int code = 0;
 
   const std::optional<std::string>& doc = options.check ? options.check : options.update;
   if (doc) {
-    std::string text;
-    try {
-      text = ReadFileText(*doc);
-    } catch (const std::exception& e) {
-      err << "audit scope: " << e.what() << "\n";
-      return 2;
-    }
+    const std::string text = ReadFileText(*doc);
     std::string error;
     const std::optional<DocSection> section = FindGeneratedSection(text, error);
-    if (!section) {
-      err << "audit scope: " << *doc << ": " << error << "\n";
-      return 2;
-    }
+    if (!section) throw AuditError(*doc + ": " + error);
     const std::string generated = RenderMarkdown(report);
     const std::string current = text.substr(section->begin, section->end - section->begin);
     if (options.check) {
@@ -150,12 +135,7 @@ int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std
     } else if (current == generated) {
       out << "audit scope: " << *doc << ": already current\n";
     } else {
-      try {
-        WriteFileAtomic(*doc, ReplaceGeneratedSection(text, *section, generated));
-      } catch (const std::exception& e) {
-        err << "audit scope: " << e.what() << "\n";
-        return 2;
-      }
+      WriteFileAtomic(*doc, ReplaceGeneratedSection(text, *section, generated));
       out << "audit scope: " << *doc << ": generated gate scope updated\n";
     }
     if (ledger_ptr != nullptr && !options.out) {
@@ -166,7 +146,7 @@ int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (!doc || options.out) {
     const std::string rendered =
         options.format == "json" ? RenderJson(report, ledger_ptr) : RenderMarkdown(report, ledger_ptr);
-    if (!WriteReport("scope", rendered, options.out, out, err)) return 2;
+    WriteReport(rendered, options.out, out);
   }
 
   if (ledger_ptr != nullptr && ledger_ptr->problems() > 0) {

@@ -125,28 +125,7 @@ class Walker {
       gate.suite = site.suite;
       gate.name = site.name;
       gate_ = &gate;
-      if (!clang_Cursor_isNull(site.body)) {
-        // A fixture's Gate members are declared for every test of it; its SetUp() runs before the
-        // body (a SetUp() that always skips or fails leaves the body dead), TearDown() after.
-        const std::vector<CXCursor> fixtures = Fixtures(site.test_class);
-        for (CXCursor f : fixtures) FixtureDeclarations(f);
-        Ctx ctx;
-        ctx.test_body = true;
-        for (CXCursor f : fixtures) {
-          const CXCursor set_up = FixtureMethod(f, "SetUp");
-          if (clang_Cursor_isNull(set_up)) continue;
-          terminator_.clear();
-          const Flow flow = WalkFunction(set_up, Ctx{}, 1);
-          if (flow == Flow::kExit && ctx.dead.empty() && terminator_.compare(0, 25, "dead code after `return`") != 0) {
-            ctx.dead = "never runs: " + Name(f) + "::SetUp() always ends the test first (" + terminator_ + ")";
-          }
-        }
-        Statement(site.body, ctx, 0);
-        for (auto f = fixtures.rbegin(); f != fixtures.rend(); ++f) {
-          const CXCursor tear_down = FixtureMethod(*f, "TearDown");
-          if (!clang_Cursor_isNull(tear_down)) WalkFunction(tear_down, Ctx{}, 1);
-        }
-      }
+      if (!clang_Cursor_isNull(site.body)) WalkTest(site);
       gate_ = nullptr;
       scope_.gates.push_back(std::move(gate));
     }
@@ -161,6 +140,9 @@ class Walker {
     std::string if_reached;  // why the AST cannot say that it runs ("" = on every path)
     std::string via_function;
     bool test_body = false;
+    // Where GCC's std::source_location puts the kit calls here, when not at their `(`: in a
+    // default member initializer, at the constructor that uses it (Construct).
+    std::optional<Where> call_site;
   };
   enum class Flow { kNormal, kExit, kBreak, kContinue, kGoto };
 
@@ -449,6 +431,7 @@ class Walker {
     } else if (InMacro(call)) {
       c.via_macro = MacroNameAt(call);
     }
+    if (ctx.call_site) site = *ctx.call_site;
     c.line = site.line;
     c.column = site.column;
     c.site_path = site.file;
@@ -481,16 +464,20 @@ class Walker {
     return c;
   }
 
-  std::optional<Declaration> MakeDeclaration(CXCursor var) const {
+  // A Gate variable or member `var`, initialized by its own initializer or (a member named in a
+  // constructor's member-initializer list) by `initializer`.
+  std::optional<Declaration> MakeDeclaration(CXCursor var, CXCursor initializer = clang_getNullCursor()) const {
     // The canonical type: `Gate` named through a using declaration is sugar (UsingType) that
     // libclang 14's clang_getTypeDeclaration does not see through.
     if (Usr(clang_getTypeDeclaration(clang_getCanonicalType(clang_getCursorType(var)))) != kGateTypeUsr) return std::nullopt;
     Declaration d;
-    d.line = LineOf(var);
+    d.line = clang_Cursor_isNull(initializer) ? LineOf(var) : LineOf(initializer);
     d.variable = Name(var);
     // The constructor call and its argument.
-    CXCursor construct = clang_getNullCursor();
-    for (CXCursor k : ExprChildren(var)) construct = k;
+    CXCursor construct = initializer;
+    if (clang_Cursor_isNull(construct)) {
+      for (CXCursor k : ExprChildren(var)) construct = k;
+    }
     if (clang_Cursor_isNull(construct)) return d;
     CXCursor c = construct;
     for (int guard = 0; guard < 16 && Kind(c) != CXCursor_CallExpr; ++guard) {
@@ -597,6 +584,19 @@ class Walker {
     return std::string("dead code after `") + word + "` (" + AtLine(line) + ")";
   }
 
+  // What ended the flow, from TerminatorText's words: a plain `return` (the function returns, the
+  // test goes on), a `throw`, or GoogleTest's GTEST_SKIP(), FAIL() or a fatal ASSERT_... that
+  // fails (the function returns; GoogleTest records a skip or a fatal failure).
+  static bool StartsWith(const std::string& text, std::string_view prefix) { return text.compare(0, prefix.size(), prefix) == 0; }
+  static bool EndsByReturn(const std::string& terminator) { return StartsWith(terminator, "dead code after `return`"); }
+  static bool EndsByThrow(const std::string& terminator) { return StartsWith(terminator, "dead code after `throw`"); }
+  static bool EndsByGtest(const std::string& terminator) {
+    for (std::string_view macro : {"GTEST_SKIP(", "FAIL(", "GTEST_FAIL(", "GTEST_FAIL_AT(", "FAIL_AT(", "ASSERT_"}) {
+      if (StartsWith(terminator, "dead code after `" + std::string(macro))) return true;
+    }
+    return false;
+  }
+
   Flow Statement(CXCursor c, const Ctx& ctx, int depth) {
     Guard(c, depth);
     const std::vector<CXCursor> kids = Children(c);
@@ -685,6 +685,12 @@ class Walker {
         for (CXCursor k : kids) Expression(k, ctx, depth + 1);
         terminator_ = TerminatorText(c, Flow::kExit);
         return Flow::kExit;
+      case CXCursor_UnexposedExpr:
+        // `throw T(...)` of a temporary with a destructor: the throw under the expression that
+        // holds its cleanups.
+        if (Kind(Strip(c)) == CXCursor_CXXThrowExpr) return Statement(Strip(c), ctx, depth + 1);
+        Expression(c, ctx, depth);
+        return Flow::kNormal;
       default:
         Expression(c, ctx, depth);
         return Flow::kNormal;
@@ -1035,11 +1041,166 @@ class Walker {
     return clang_getNullCursor();
   }
 
-  void FixtureDeclarations(CXCursor fixture) {
+  // The fixture's default constructor (the one GoogleTest's generated test class calls) or its
+  // destructor, when the auditor sees the definition; else the null cursor.
+  CXCursor FixtureSpecialMember(CXCursor fixture, CXCursorKind kind) const {
     for (CXCursor k : Children(fixture)) {
-      if (Kind(k) != CXCursor_FieldDecl) continue;
-      if (std::optional<Declaration> decl = MakeDeclaration(k); decl && gate_ != nullptr) gate_->declarations.push_back(std::move(*decl));
+      if (Kind(k) != kind || (kind == CXCursor_Constructor && !clang_CXXConstructor_isDefaultConstructor(k))) continue;
+      const CXCursor def = clang_getCursorDefinition(k);
+      if (!clang_Cursor_isNull(def) && Visible(def)) return def;
     }
+    return clang_getNullCursor();
+  }
+
+  static std::string Label(CXCursor def) {
+    const CXCursor parent = clang_getCursorSemanticParent(def);
+    return (Kind(parent) == CXCursor_ClassDecl || Kind(parent) == CXCursor_StructDecl ? Name(parent) + "::" : "") + Name(def);
+  }
+
+  // One test as GoogleTest 1.12 runs it (gtest.cc: TestInfo::Run, Test::Run): it constructs the
+  // fixture (bases first); unless the construction recorded a fatal failure or a skip it runs
+  // SetUp(), the body unless SetUp() did, and TearDown(); then it destroys the fixture (derived
+  // first). When the construction throws, GoogleTest records a failure and has no object to run or
+  // destroy; C++ destroys the bases whose construction finished. A constructor cannot spell
+  // GTEST_SKIP(), FAIL() or ASSERT_... (they return a value), but a function it calls can.
+  void WalkTest(const Site& site) {
+    const std::vector<CXCursor> fixtures = Fixtures(site.test_class);
+    std::string thrown;  // why the rest of the construction and the destructors of the unfinished part never run
+    std::string ended;   // why SetUp(), the body and TearDown() never run
+    std::size_t constructed = 0;  // fixtures[0, constructed) finish their construction
+    for (CXCursor f : fixtures) {
+      terminator_.clear();
+      test_end_.clear();
+      Ctx ctx;
+      ctx.dead = thrown;
+      const Flow flow = Construct(f, ctx, 1);
+      if (!thrown.empty()) continue;
+      const std::string constructor = Name(f) + "::" + Name(f) + "()";
+      if (flow == Flow::kExit && EndsByThrow(terminator_)) {
+        thrown = "never runs: " + constructor + " always throws first (" + terminator_ + ")";
+        continue;
+      }
+      ++constructed;
+      if (ended.empty() && !test_end_.empty()) ended = "never runs: " + constructor + " always ends the test first (" + test_end_ + ")";
+    }
+    if (ended.empty()) ended = thrown;
+    Ctx body;
+    body.test_body = true;
+    body.dead = ended;
+    for (CXCursor f : fixtures) {
+      const CXCursor set_up = FixtureMethod(f, "SetUp");
+      if (clang_Cursor_isNull(set_up)) continue;
+      terminator_.clear();
+      test_end_.clear();
+      const Flow flow = WalkFunction(set_up, Dead(Ctx{}, ended), 1);
+      if (!body.dead.empty()) continue;
+      const std::string why = flow == Flow::kExit && !EndsByReturn(terminator_) ? terminator_ : test_end_;
+      if (!why.empty()) body.dead = "never runs: " + Name(f) + "::SetUp() always ends the test first (" + why + ")";
+    }
+    Statement(site.body, body, 0);
+    for (auto f = fixtures.rbegin(); f != fixtures.rend(); ++f) {
+      const CXCursor tear_down = FixtureMethod(*f, "TearDown");
+      if (!clang_Cursor_isNull(tear_down)) WalkFunction(tear_down, Dead(Ctx{}, ended), 1);
+    }
+    for (std::size_t i = fixtures.size(); i-- > 0;) {
+      const CXCursor destructor = FixtureSpecialMember(fixtures[i], CXCursor_Destructor);
+      if (!clang_Cursor_isNull(destructor)) WalkFunction(destructor, Dead(Ctx{}, i < constructed ? "" : thrown), 1);
+    }
+  }
+
+  // Where GCC 12 records std::source_location::current() of a default argument evaluated in a
+  // default member initializer (checked with a probe printing it, and against the ledger of
+  // tests/scope_cases/fixtures_gate.cpp): at the constructor that uses the initializer, on the last
+  // token of its member-initializer list (the `)` or `}` closing the last initializer) or, without
+  // one, the `{` of its body; at the constructor's name when it is defaulted, at the class's name
+  // when it is implicit.
+  Where ConstructorSite(CXCursor fixture, CXCursor constructor, bool has_initializers) const {
+    if (clang_Cursor_isNull(constructor)) return Expansion(clang_getCursorLocation(fixture));
+    for (CXCursor k : Children(constructor)) {
+      if (Kind(k) != CXCursor_CompoundStmt) continue;
+      const Where body = Expansion(clang_getRangeStart(clang_getCursorExtent(k)));
+      if (!has_initializers) return body;
+      const CXSourceRange head = clang_getRange(clang_getRangeStart(clang_getCursorExtent(constructor)), clang_getRangeStart(clang_getCursorExtent(k)));
+      CXToken* tokens = nullptr;
+      unsigned n = 0;
+      clang_tokenize(tu_, head, &tokens, &n);
+      Where last = body;
+      for (unsigned i = 0; i < n; ++i) {
+        const Where w = Expansion(clang_getTokenLocation(tu_, tokens[i]));
+        if (w.offset < body.offset) last = w;
+      }
+      clang_disposeTokens(tu_, tokens, n);
+      return last;
+    }
+    return Expansion(clang_getCursorLocation(constructor));
+  }
+
+  // The construction of one fixture class (its bases are constructed before): the initializers of
+  // bases in its default constructor's member-initializer list, then each member in declaration
+  // order (a Gate member is the test's declaration) with its initializer from that list, or else
+  // its default member initializer, then the constructor's body. Returns how the body ends.
+  Flow Construct(CXCursor fixture, const Ctx& ctx, int depth) {
+    const CXCursor constructor = FixtureSpecialMember(fixture, CXCursor_Constructor);
+    Ctx inner = ctx;
+    inner.via_function = Name(fixture) + "::" + Name(fixture);
+    inner.test_body = false;
+    std::map<std::string, CXCursor> listed;  // member USR -> its initializer in the constructor
+    std::vector<CXCursor> bases;             // initializers of bases (or a delegated-to constructor)
+    CXCursor body = clang_getNullCursor();
+    if (!clang_Cursor_isNull(constructor)) {
+      stack_.push_back(Usr(constructor));
+      reached_functions_.insert(Usr(constructor));
+      // The children: [MemberRef or TypeRef, initializer]... then the body.
+      std::optional<std::string> member;
+      for (CXCursor k : Children(constructor)) {
+        if (Kind(k) == CXCursor_MemberRef) {
+          member = Usr(clang_getCursorReferenced(k));
+        } else if (Kind(k) == CXCursor_CompoundStmt) {
+          body = k;
+        } else if (IsExpressionOrStatement(k)) {
+          if (member) listed[*member] = k;
+          else bases.push_back(k);
+          member.reset();
+        } else {
+          member.reset();
+        }
+      }
+    }
+    for (CXCursor b : bases) Expression(b, inner, depth + 1);
+    for (CXCursor field : Children(fixture)) {
+      if (Kind(field) != CXCursor_FieldDecl) continue;
+      const auto in_list = listed.find(Usr(field));
+      const CXCursor initializer = in_list != listed.end() ? in_list->second : clang_getNullCursor();
+      if (std::optional<Declaration> decl = MakeDeclaration(field, initializer); decl && gate_ != nullptr) {
+        if (inner.dead.empty()) gate_->declarations.push_back(std::move(*decl));
+        else NotCountedHere(decl->line, "Gate declaration " + decl->variable + "(" + decl->argument + ")", inner.dead);
+      }
+      // The default member initializer is the last expression child after the name; others are
+      // types (decltype).
+      const std::vector<CXCursor> kids = Children(field);
+      const unsigned name = Expansion(clang_getCursorLocation(field)).offset;
+      for (std::size_t i = 0; i < kids.size(); ++i) {
+        if (!IsExpressionOrStatement(kids[i])) continue;
+        const bool is_default = i + 1 == kids.size() && (Expansion(clang_getRangeStart(clang_getCursorExtent(kids[i]))).offset >= name || InMacro(kids[i]));
+        if (!is_default) {
+          NotEvaluated(kids[i], inner, "not evaluated: part of a type (decltype) at " + AtLine(LineOf(kids[i])), depth + 1);
+        } else if (!clang_Cursor_isNull(initializer)) {
+          NotEvaluated(kids[i], inner,
+                       "not evaluated: the default member initializer of `" + Name(field) + "` is replaced by the member initializer at " +
+                           AtLine(LineOf(initializer)) + " in " + inner.via_function + "()",
+                       depth + 1);
+        } else {
+          Ctx in_default = inner;
+          in_default.call_site = ConstructorSite(fixture, constructor, !listed.empty() || !bases.empty());
+          Expression(kids[i], in_default, depth + 1);
+        }
+      }
+      if (!clang_Cursor_isNull(initializer)) Expression(initializer, inner, depth + 1);
+    }
+    Flow flow = Flow::kNormal;
+    if (!clang_Cursor_isNull(body)) flow = Statement(body, inner, depth + 1);
+    if (!clang_Cursor_isNull(constructor)) stack_.pop_back();
+    return flow;
   }
 
   // Walks the body of the function `def` as if called here; returns how its flow ends.
@@ -1049,10 +1210,9 @@ class Walker {
     stack_.push_back(usr);
     reached_functions_.insert(usr);
     Ctx inner = ctx;
-    const CXCursor parent = clang_getCursorSemanticParent(def);
-    const std::string label = (Kind(parent) == CXCursor_ClassDecl || Kind(parent) == CXCursor_StructDecl ? Name(parent) + "::" : "") + Name(def);
-    if (inner.via_function.empty()) inner.via_function = label;
+    if (inner.via_function.empty()) inner.via_function = Label(def);
     inner.test_body = false;
+    inner.call_site.reset();
     Flow flow = Flow::kNormal;
     for (CXCursor kid : Children(def)) {
       if (Kind(kid) == CXCursor_CompoundStmt) flow = Statement(kid, inner, depth + 1);
@@ -1072,7 +1232,13 @@ class Walker {
     const Where w = Expansion(clang_getCursorLocation(def));
     if (!(InMainFile(w) || UnderGatesDir(w.file))) return;
     if (Usr(clang_getCursorSemanticParent(def)) == kGateTypeUsr) return;
-    WalkFunction(def, ctx, depth);
+    const Flow flow = WalkFunction(def, ctx, depth);
+    // A function that always ends with GTEST_SKIP(), FAIL() or a failing fatal assertion returns
+    // to its caller, which goes on; GoogleTest looks at the skip or the fatal failure only after
+    // the fixture's constructor and after SetUp() (WalkTest).
+    if (flow == Flow::kExit && ctx.dead.empty() && ctx.if_reached.empty() && test_end_.empty() && EndsByGtest(terminator_)) {
+      test_end_ = Label(def) + "(): " + terminator_;
+    }
   }
 
   // ---- what no gate runs ----------------------------------------------------------------------
@@ -1167,6 +1333,7 @@ class Walker {
   GateScope* gate_ = nullptr;
   CXCursor pending_goto_ = clang_getNullCursor();
   std::string terminator_;  // why code after the last statement that ended the flow is dead
+  std::string test_end_;    // a function called on every path that always ends the test (Follow)
   std::vector<std::string> stack_;
   std::set<std::string> reached_functions_;
   std::set<unsigned> seen_calls_;

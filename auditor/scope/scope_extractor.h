@@ -10,10 +10,20 @@
 // by what they resolve to, however they are named (a using declaration or directive, an alias).
 //
 // TEST_F: the fixture classes the auditor sees (a fixture's own base fixtures too) count for every
-// test of the fixture: their Gate members (in-class initializers) are the test's declarations,
-// their SetUp() runs before the body and TearDown() after it. A SetUp() that always ends the
-// test (GTEST_SKIP(), FAIL(), a failing constant ASSERT, a throw) leaves the body dead; TearDown()
-// runs anyway.
+// test of the fixture, in GoogleTest's order (gtest.cc 1.12: TestInfo::Run, Test::Run): the
+// construction (bases first; in each class the base initializers of its default constructor's
+// member-initializer list, then the members in declaration order, each with its initializer from
+// that list or else its default member initializer, then the constructor's body), SetUp(), the
+// body, TearDown(), then the destructors (derived first). Gate members are the test's
+// declarations, however they are initialized. A default member initializer that the constructor's
+// list replaces is not evaluated. A construction that always ends the test (a function it calls
+// always ends in GTEST_SKIP(), FAIL() or a failing constant ASSERT: a constructor cannot spell them
+// itself) leaves SetUp(), the body and TearDown() dead; the destructors run. A constructor that
+// always throws leaves the rest of the construction, SetUp(), the body, TearDown() and the
+// destructors of that class and the classes derived from it dead (GoogleTest has no object to
+// destroy); the destructors of the bases already constructed run. A SetUp() that always ends the
+// test (those macros, or a function it calls that always does, or a throw) leaves the body dead;
+// TearDown() runs anyway.
 //
 // CHECKED: the call runs on every path through the gate that does not end in a failure or an
 // exception. "CHECKED if reached": the AST cannot say that it runs (a lambda's body, a loop's body

@@ -3,6 +3,7 @@
 #include "scope/scope_frontend.h"
 
 #include <clang-c/CXCompilationDatabase.h>
+#include <boost/json.hpp>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,9 +14,11 @@
 #include <cstdlib>
 #include <csignal>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 
 #include "common/error.h"
+#include "common/file_io.h"
 
 namespace pstrain::audit {
 
@@ -107,6 +110,45 @@ std::vector<std::string> CompileArguments(const fs::path& compile_commands, cons
   args.push_back("-ferror-limit=20");
   args.push_back("-fbracket-depth=" + std::to_string(kClangBracketDepth));
   return args;
+}
+
+fs::path WriteCompileCommandsLike(const fs::path& compile_commands, const std::string& like, const fs::path& source,
+                                  const fs::path& directory) {
+  boost::json::value database;
+  try {
+    database = boost::json::parse(ReadFileText(compile_commands));
+  } catch (const boost::system::system_error& e) {
+    throw FileError(compile_commands.string(), std::string("not a JSON compilation database: ") + e.what());
+  }
+  if (const boost::json::array* entries = database.if_array()) {
+    for (const boost::json::value& value : *entries) {
+      const boost::json::object* entry = value.if_object();
+      const boost::json::value* file = entry != nullptr ? entry->if_contains("file") : nullptr;
+      if (file == nullptr || !file->is_string() || !std::string_view(file->get_string()).ends_with(like)) continue;
+      const std::string original(file->get_string());
+      boost::json::object copy = *entry;
+      copy["file"] = source.string();
+      // The source named in the command (or the arguments), replaced by `source`.
+      if (const boost::json::value* command = entry->if_contains("command"); command != nullptr && command->is_string()) {
+        std::string text(command->get_string());
+        const std::size_t at = text.rfind(original);
+        if (at == std::string::npos) continue;
+        copy["command"] = text.replace(at, original.size(), source.string());
+      } else if (const boost::json::value* arguments = entry->if_contains("arguments"); arguments != nullptr && arguments->is_array()) {
+        boost::json::array replaced;
+        for (const boost::json::value& a : arguments->get_array()) {
+          replaced.push_back(a.is_string() && a.get_string() == original ? boost::json::value(source.string()) : a);
+        }
+        copy["arguments"] = std::move(replaced);
+      } else {
+        continue;
+      }
+      const fs::path out = directory / "compile_commands.json";
+      WriteFileAtomic(out, boost::json::serialize(boost::json::array{copy}));
+      return out;
+    }
+  }
+  throw FileError(compile_commands.string(), "has no entry for a file ending in " + like);
 }
 
 TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::string>& arguments, const ParseMode& mode) {

@@ -28,6 +28,14 @@ inline constexpr unsigned kClangBracketDepth = 256;  // clang's -fbracket-depth 
 std::vector<std::string> CompileArguments(const std::filesystem::path& compile_commands,
                                           const std::filesystem::path& source);
 
+// Writes `directory`/compile_commands.json with one entry: `source` compiled with the flags of the
+// entry in `compile_commands` whose file ends with `like` (e.g. "gates/fixed_count_gate.cpp").
+// For gate sources written outside the build (unit tests, the fuzz target of the front end).
+// Returns the file written. Throws pstrain::FileError naming the database when it cannot be read
+// or has no such entry.
+std::filesystem::path WriteCompileCommandsLike(const std::filesystem::path& compile_commands, const std::string& like,
+                                               const std::filesystem::path& source, const std::filesystem::path& directory);
+
 // How a translation unit is parsed.
 struct ParseMode {
   // A precompiled header (scope_pch.h) loaded before the source (-include-pch); its declarations

@@ -4,38 +4,20 @@
 // database gives gates/fixed_count_gate.cpp.
 #include "fuzz_target.h"
 
-#include <boost/json.hpp>
-#include <fstream>
-#include <stdexcept>
 #include <string>
 
-#include "common/file_io.h"
 #include "scope/scope_extractor.h"
+#include "scope/scope_frontend.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-namespace json = boost::json;
 
 // ScratchDir()/compile_commands.json with one entry, for ScratchDir()/gates/fuzz_gate.cpp.
 const fs::path& Database() {
-  static const fs::path database = [] {
-    const json::value real = json::parse(pstrain::ReadFileText(PSTRAIN_COMPILE_COMMANDS));
-    const fs::path source = pstrain::fuzz::ScratchDir() / "gates" / "fuzz_gate.cpp";
-    for (const json::value& entry : real.as_array()) {
-      const std::string file(entry.at("file").as_string());
-      if (!file.ends_with("gates/fixed_count_gate.cpp")) continue;
-      std::string command(entry.at("command").as_string());
-      const std::size_t at = command.rfind(file);
-      if (at == std::string::npos) break;
-      command.replace(at, file.size(), source.string());
-      json::array out{json::object{{"directory", entry.at("directory")}, {"command", command}, {"file", source.string()}}};
-      const fs::path path = pstrain::fuzz::ScratchDir() / "compile_commands.json";
-      std::ofstream(path) << json::serialize(out);
-      return path;
-    }
-    throw std::runtime_error(std::string(PSTRAIN_COMPILE_COMMANDS) + " has no entry for gates/fixed_count_gate.cpp");
-  }();
+  static const fs::path database = pstrain::audit::WriteCompileCommandsLike(
+      PSTRAIN_COMPILE_COMMANDS, "gates/fixed_count_gate.cpp", pstrain::fuzz::ScratchDir() / "gates" / "fuzz_gate.cpp",
+      pstrain::fuzz::ScratchDir());
   return database;
 }
 

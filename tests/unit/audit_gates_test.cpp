@@ -14,6 +14,7 @@
 #include "gates/gates_command.h"
 #include "report/command_runner.h"
 #include "gates/gates_summary.h"
+#include "scope/scope_frontend.h"
 
 namespace pstrain::audit {
 namespace {
@@ -258,16 +259,7 @@ TEST(Gate, Fixed) {
 }  // namespace
 }  // namespace pstrain::gates
 )cpp");
-  const boost::json::value real = boost::json::parse(ReadFileText(PSTRAIN_COMPILE_COMMANDS));
-  for (const boost::json::value& entry : real.as_array()) {
-    const std::string file(entry.at("file").as_string());
-    if (!file.ends_with("gates/fixed_count_gate.cpp")) continue;
-    std::string command(entry.at("command").as_string());
-    command.replace(command.rfind(file), file.size(), source.string());
-    const boost::json::array database{boost::json::object{
-        {"directory", entry.at("directory")}, {"command", command}, {"file", source.string()}}};
-    WriteFileAtomic(dir / "compile_commands.json", boost::json::serialize(database));
-  }
+  WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/fixed_count_gate.cpp", source, dir);
   return dir / "gates";
 }
 

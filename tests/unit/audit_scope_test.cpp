@@ -4,13 +4,16 @@
 // database, a source that does not compile, deep nesting, macro bombs); --check/--update.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "common/error.h"
 #include "common/file_io.h"
+#include "gates/gates_summary.h"
 #include "scope/scope_command.h"
 #include "report/command_runner.h"
 #include "scope/scope_doc.h"
@@ -297,6 +300,63 @@ const std::map<std::string, Expected>& FixtureExpectations() {
         {},
         {{"ExpectWithin(body after skip)", "never runs: SkippingFixture::SetUp() always ends the test first (dead code after `GTEST_SKIP(...)`"}},
         {{"ExpectWithin(after skipping SetUp)", kPassed}}}},
+      // A function SetUp() calls always skips: SetUp() goes on, the body does not run.
+      {"SetUpHelperSkips.BodyNeverRuns",
+       {{"ExpectWithin(in a default member initializer, implicit constructor)", "ExpectWithin(in SetUp after the skipping helper)"},
+        {},
+        {{"ExpectWithin(body after a skipping SetUp helper)",
+          "never runs: SetUpHelperSkips::SetUp() always ends the test first (SetUpHelperSkips::SkipAll(): dead code after `GTEST_SKIP(...)`"}},
+        {{"ExpectWithin(in a default member initializer, implicit constructor)", kPassed},
+         {"ExpectWithin(in SetUp after the skipping helper)", kPassed}}}},
+      // A plain `return` ends SetUp(), not the test.
+      {"ReturningSetUp.BodyRuns",
+       {{"ExpectWithin(in SetUp before return)", "ExpectWithin(body after a returning SetUp)"},
+        {},
+        {},
+        {{"ExpectWithin(in SetUp before return)", kPassed}, {"ExpectWithin(body after a returning SetUp)", kPassed}}}},
+      // The construction (member initializers, default member initializers, the constructor's
+      // body) before SetUp(), the destructor after TearDown().
+      {"ConstructedFixture.ConstructorBeforeAndDestructorAfterTheBody",
+       {{"ExpectWithin(in a default member initializer)", "ExpectWithin(in a member initializer)", "ExpectWithin(in the constructor)",
+         "ExpectWithin(in SetUp after the constructor)", "ExpectWithin(constructed fixture body)", "ExpectWithin(in the destructor)"},
+        {},
+        {{"in ConstructedFixture::ConstructedFixture(): ExpectWithin(in a replaced default member initializer)",
+          "not evaluated: the default member initializer of `replaced_` is replaced by the member initializer at line"}},
+        {{"ExpectWithin(in a default member initializer)", kPassed},
+         {"ExpectWithin(in a member initializer)", kPassed},
+         {"ExpectWithin(in the constructor)", kPassed},
+         {"ExpectWithin(in SetUp after the constructor)", kPassed},
+         {"ExpectWithin(constructed fixture body)", kPassed},
+         {"ExpectWithin(in the destructor)", kPassed}}}},
+      // A function the constructor calls always skips: neither SetUp(), the body nor TearDown()
+      // runs; the rest of the constructor and the destructor do.
+      {"SkippingConstructorFixture.BodyNeverRuns",
+       {{"ExpectWithin(in the constructor after the skip)", "ExpectWithin(in the destructor after a skip)"},
+        {},
+        {{"in SkippingConstructorFixture::SetUp(): ExpectWithin(in SetUp after a skipping constructor)",
+          "never runs: SkippingConstructorFixture::SkippingConstructorFixture() always ends the test first "
+          "(SkippingConstructorFixture::SkipAll(): dead code after `GTEST_SKIP(...)`"},
+         {"in SkippingConstructorFixture::TearDown(): ExpectWithin(in TearDown after a skipping constructor)",
+          "never runs: SkippingConstructorFixture::SkippingConstructorFixture() always ends the test first"},
+         {"ExpectWithin(body after a skipping constructor)", "never runs: SkippingConstructorFixture::SkippingConstructorFixture() always ends the test first"}},
+        {{"ExpectWithin(in the constructor after the skip)", kPassed}, {"ExpectWithin(in the destructor after a skip)", kPassed}}}},
+      // The derived constructor always throws: the base's construction and destructor run, nothing
+      // of the derived class after the throw, nor SetUp(), the body or TearDown().
+      {"ThrowingFixture.NothingRunsAfterTheThrow",
+       {{"ExpectWithin(in the base's default member initializer)", "ExpectWithin(in the base constructor)", "ExpectWithin(before the throw)",
+         "ExpectWithin(in the base destructor)"},
+        {},
+        {{"in ThrowingFixture::ThrowingFixture(): ExpectWithin(after the throw)", "dead code after `throw`"},
+         {"in ThrowingFixture::~ThrowingFixture(): ExpectWithin(in the derived destructor)",
+          "never runs: ThrowingFixture::ThrowingFixture() always throws first (dead code after `throw`"},
+         {"in ThrowingFixture::SetUp(): ExpectWithin(in SetUp after a throwing constructor)", "never runs: ThrowingFixture::ThrowingFixture() always throws first"},
+         {"in ThrowingFixture::TearDown(): ExpectWithin(in TearDown after a throwing constructor)",
+          "never runs: ThrowingFixture::ThrowingFixture() always throws first"},
+         {"ExpectWithin(body after a throwing constructor)", "never runs: ThrowingFixture::ThrowingFixture() always throws first"}},
+        {{"ExpectWithin(in the base's default member initializer)", kPassed},
+         {"ExpectWithin(in the base constructor)", kPassed},
+         {"ExpectWithin(before the throw)", kPassed},
+         {"ExpectWithin(in the base destructor)", kPassed}}}},
       {"Using.GlobalUsingDeclaration", {{"ExpectWithin(through using)"}, {}, {}, {{"ExpectWithin(through using)", kPassed}}}},
       {"Using.UsingDirective", {{"ExpectWithin(through a reference)"}, {}, {}, {{"ExpectWithin(through a reference)", kPassed}}}},
       {"Macro.Literals",
@@ -320,12 +380,16 @@ class ScopeFixtureCasesTest : public ::testing::Test {
     }
     ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".jsonl"));
     fs::remove(*ledger_path_);
-    const std::string command =
-        "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_FIXTURE_CASES_BINARY "' > /dev/null 2>&1";
+    xml_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".xml"));
+    fs::remove(*xml_path_);
+    const std::string command = "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_FIXTURE_CASES_BINARY
+                                "' --gtest_output=xml:'" + xml_path_->string() + "' > /dev/null 2>&1";
     run_status_ = std::system(command.c_str());
   }
   static void TearDownTestSuite() {
     fs::remove(*ledger_path_);
+    fs::remove(*xml_path_);
+    delete xml_path_;
     delete scope_;
     delete ledger_path_;
     delete setup_error_;
@@ -346,12 +410,14 @@ class ScopeFixtureCasesTest : public ::testing::Test {
   }
   static FileScope* scope_;
   static fs::path* ledger_path_;
+  static fs::path* xml_path_;
   static int run_status_;
   static std::string* setup_error_;
 };
 std::string* ScopeFixtureCasesTest::setup_error_ = nullptr;
 FileScope* ScopeFixtureCasesTest::scope_ = nullptr;
 fs::path* ScopeFixtureCasesTest::ledger_path_ = nullptr;
+fs::path* ScopeFixtureCasesTest::xml_path_ = nullptr;
 int ScopeFixtureCasesTest::run_status_ = 0;
 
 TEST_F(ScopeFixtureCasesTest, EachCaseGetsExactlyItsCheckedIfReachedAndDeadLists) {
@@ -388,6 +454,37 @@ TEST_F(ScopeFixtureCasesTest, FixtureMembersAndCallsInSetUpAndTearDownAreTheTest
   EXPECT_EQ(Find("Using.UsingDirective")->declarations[0].kind->text, "using-directive");
 }
 
+TEST_F(ScopeFixtureCasesTest, ConstructorsAndDestructorsRunAroundSetUpAndTearDown) {
+  // The Gate member initialized in the constructor's member-initializer list is the declaration,
+  // with the list's argument.
+  const GateScope* constructed = Find("ConstructedFixture.ConstructorBeforeAndDestructorAfterTheBody");
+  ASSERT_NE(constructed, nullptr);
+  ASSERT_EQ(constructed->declarations.size(), 1u);
+  EXPECT_EQ(constructed->declarations[0].variable, "gate_");
+  ASSERT_TRUE(constructed->declarations[0].kind);
+  EXPECT_EQ(constructed->declarations[0].kind->text, "constructed-fixture");
+  ASSERT_EQ(constructed->checks.size(), 6u);
+  EXPECT_EQ(constructed->checks[0].via_function, "ConstructedFixture::ConstructedFixture");
+  EXPECT_EQ(constructed->checks[2].via_function, "ConstructedFixture::ConstructedFixture");
+  EXPECT_EQ(constructed->checks[3].via_function, "ConstructedFixture::SetUp");
+  EXPECT_EQ(constructed->checks[5].via_function, "ConstructedFixture::~ConstructedFixture");
+  // A kit call in a default member initializer is where GCC's std::source_location puts it: at the
+  // constructor that uses the initializer, on the `)` that closes its member-initializer list, not
+  // at the call's `(`; the ledger test below checks each call site against the compiled copy.
+  const std::string source = ReadFileText(kFixtures);
+  const std::size_t list_end = source.find("replaced_(true) {");
+  ASSERT_NE(list_end, std::string::npos);
+  const std::size_t line_start = source.rfind('\n', list_end) + 1;
+  EXPECT_EQ(constructed->checks[0].line, 1 + static_cast<std::size_t>(std::count(source.begin(), source.begin() + list_end, '\n')));
+  EXPECT_EQ(constructed->checks[0].column, list_end - line_start + std::string("replaced_(true").size() + 1);
+  // The base's declaration counts for the derived fixture's test; the throw leaves none dead.
+  const GateScope* throwing = Find("ThrowingFixture.NothingRunsAfterTheThrow");
+  ASSERT_NE(throwing, nullptr);
+  ASSERT_EQ(throwing->declarations.size(), 1u);
+  EXPECT_EQ(throwing->declarations[0].kind->text, "throwing-constructor");
+  EXPECT_EQ(throwing->checks.back().via_function, "CheckingBase::~CheckingBase");
+}
+
 TEST_F(ScopeFixtureCasesTest, ArgumentsFromMacrosShowTheValueTheCompilerSees) {
   const GateScope* gate = Find("Macro.Literals");
   ASSERT_NE(gate, nullptr);
@@ -406,7 +503,17 @@ TEST_F(ScopeFixtureCasesTest, ArgumentsFromMacrosShowTheValueTheCompilerSees) {
 }
 
 TEST_F(ScopeFixtureCasesTest, TheLedgerOfTheCompiledCopyGivesEachCallSiteItsVerdict) {
-  EXPECT_EQ(run_status_, 0);  // every case passes (SkippingFixture's test is skipped)
+  // Every case passes or skips, but the throwing constructor's test, which GoogleTest fails.
+  EXPECT_NE(run_status_, 0);
+  std::map<std::string, std::string> outcomes;
+  for (const XmlTestCase& c : ParseGtestXml(*xml_path_)) outcomes[c.name] = !c.failures.empty() ? "failed" : c.result;
+  EXPECT_EQ(outcomes.size(), FixtureExpectations().size());
+  for (const auto& [name, outcome] : outcomes) {
+    const std::string expected = name == "ThrowingFixture.NothingRunsAfterTheThrow" ? "failed"
+                                 : name.ends_with(".BodyNeverRuns")                 ? "skipped"
+                                                                                    : "completed";
+    EXPECT_EQ(outcome, expected) << name;
+  }
   const LedgerCrossCheck cross = CrossCheck(Report(), ReadLedger(*ledger_path_));
   std::map<std::pair<std::string, std::string>, std::string> verdicts;
   std::map<std::pair<std::string, std::string>, std::size_t> counts;
@@ -607,6 +714,25 @@ TEST_F(AuditScopeFilesTest, WithTheSharedPchABrokenSourceStillGivesTheCompilersD
   Source("broken_gate.cpp", "#include <gtest/gtest.h>\n#include \"gate_kit.h\"\nvoid f() { undeclared_thing(); }\n");
   EXPECT_EQ(Run(Base()), 2);
   EXPECT_NE(err_.str().find("broken_gate.cpp:3:12: error: use of undeclared identifier 'undeclared_thing'"), std::string::npos) << err_.str();
+}
+
+TEST_F(AuditScopeFilesTest, ADatabaseForASourceWrittenOutsideTheBuildGivesTheFlagsOfItsModel) {
+  // The build's database has "command" entries (CMake); this test's own has "arguments".
+  const fs::path source = Source("small_gate.cpp", kSmallGate);
+  const fs::path copy = dir_ / "copy";
+  fs::create_directories(copy);
+  const fs::path database = WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/fixed_count_gate.cpp", copy / "x_gate.cpp", copy);
+  EXPECT_EQ(database, copy / "compile_commands.json");
+  const std::vector<std::string> args = CompileArguments(database, copy / "x_gate.cpp");
+  EXPECT_EQ(args, CompileArguments(PSTRAIN_COMPILE_COMMANDS, fs::path(PSTRAIN_SOURCE_DIR) / "gates" / "fixed_count_gate.cpp"));
+  const fs::path again = WriteCompileCommandsLike(dir_ / "compile_commands.json", "gates/small_gate.cpp", copy / "y_gate.cpp", copy);
+  EXPECT_EQ(CompileArguments(again, copy / "y_gate.cpp"), CompileArguments(dir_ / "compile_commands.json", source));
+  try {
+    WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/no_such_gate.cpp", copy / "z_gate.cpp", copy);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("has no entry for a file ending in gates/no_such_gate.cpp"), std::string::npos) << e.what();
+  }
 }
 
 TEST(AuditScopePchTest, TheReportIsTheSameWithAndWithoutTheSharedPch) {
