@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "common/file_io.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -1,9 +1,9 @@
-// Building the context-dependent model that the peer-agreement and multipron tests train.
-#include "integration/cd_model_util.h"
+// Building the context-dependent model that the peer-agreement and multipron tests and gates train.
+#include "support/cd_model_util.h"
 
 #include <gtest/gtest.h>
 
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 

@@ -1,5 +1,5 @@
-// A context-dependent model for the integration tests (peer agreement, multipron): built the way
-// SphinxTrain's CD stage starts, by SphinxTrain's own tools.
+// A context-dependent model for the integration tests and gates (peer agreement, multipron): built
+// the way SphinxTrain's CD stage starts, by SphinxTrain's own tools.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // Helpers of the artifact-validation and fault tests: scratch directories, training runs, tampering.
-#include "integration/fault_fixture_util.h"
+#include "support/fault_fixture_util.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "common/sha256.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 extern char** environ;
 

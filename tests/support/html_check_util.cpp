@@ -1,9 +1,9 @@
 // Checks that the auditor's HTML pages are well-formed polyglot HTML5 (XML-parseable).
-#include "html_check_util.h"
+#include "support/html_check_util.h"
 
 #include <sstream>
 
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 

@@ -1,5 +1,5 @@
 // Element-wise comparison of pstrain's accumulators with SphinxTrain bw's, for the peer tests.
-#include "integration/peer_compare_util.h"
+#include "support/peer_compare_util.h"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,6 @@
 // Element-wise comparison of pstrain's accumulators with SphinxTrain bw's, shared by the peer
-// agreement test (tests/integration/peer_agreement_test.cpp) and gate (gates/peer_agreement_gate.cpp).
+// agreement test (tests/trainer/cli/peer_agreement_integration_test.cpp) and gate
+// (gates/peer_agreement_gate.cpp).
 //
 // Every element of every density with bw dnom >= 1 (dnom, mixture count, mean and variance
 // numerators) and of every transition row with occupancy >= 1 is compared; an element's allowed

@@ -1,6 +1,7 @@
-// Shared pieces of the sharded-training tests (sharding_test.cpp, provenance_test.cpp): the corpora
-// they train on, the `pstrain train` / `pstrain accumulate` command lines, and the byte comparison
-// of run directories that leaves out the files recording PIDs, times and worker output.
+// Shared pieces of the sharded-training tests (sharding_integration_test.cpp,
+// provenance_integration_test.cpp and the fault, Slurm, multipron and audit tests): the corpora they
+// train on, the `pstrain train` / `pstrain accumulate` command lines, and the byte comparison of run
+// directories that leaves out the files recording PIDs, times and worker output.
 #pragma once
 
 #include <boost/json.hpp>

@@ -1,5 +1,5 @@
 // The sharded-training tests' shared pieces: their corpora, runs and comparisons.
-#include "integration/shard_fixture.h"
+#include "support/shard_fixture.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,8 +9,8 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/test_util.h"
 #include "manifest/manifest.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 

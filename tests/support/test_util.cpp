@@ -1,5 +1,5 @@
-// Helpers of the integration tests: running commands, temporary directories, the default corpus, peers.
-#include "integration/test_util.h"
+// Helpers of the integration tests and gates: running commands, temp dirs, the default corpus, peers.
+#include "support/test_util.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

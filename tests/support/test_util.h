@@ -1,4 +1,4 @@
-// Helpers for integration tests: running commands, temp dirs, the default corpus and peers.
+// Helpers for the integration tests and the gates: running commands, temp dirs, the default corpus, peers.
 #pragma once
 
 #include <filesystem>

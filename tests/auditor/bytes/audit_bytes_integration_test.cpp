@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "integration/html_check_util.h"
-#include "integration/test_util.h"
+#include "support/html_check_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

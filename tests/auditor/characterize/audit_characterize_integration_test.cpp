@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "common/file_io.h"
-#include "integration/html_check_util.h"
-#include "integration/test_util.h"
+#include "support/html_check_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

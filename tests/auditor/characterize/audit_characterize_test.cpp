@@ -1,6 +1,7 @@
 // `audit characterize`: the relative-difference statistics, the monotonicity rule, option errors,
 // and the renderings of a synthetic report (the caveat in all three; the control's verdict). Real
-// training runs are characterized in tests/integration/audit_characterize_test.cpp.
+// training runs are characterized in
+// tests/auditor/characterize/audit_characterize_integration_test.cpp.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>

@@ -15,9 +15,9 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/param_files.h"
-#include "integration/html_check_util.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
+#include "support/html_check_util.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -1,9 +1,10 @@
-// `audit gates run` end to end: the built audit runs the built gate binary (gates/gate_tests) on the
-// default corpus, quick profile, only the fixed-count-reproducibility gate (about a second), and
-// summarizes it; with overrides (--shards, --passes, --corpus: an 8-utterance manifest written
-// here) on two gates and on every gate; with a deliberately broken trainer (--pstrain: a wrapper that makes the
-// final means depend on its PID), which must fail with the file and the first differing offset;
-// and with bad override values (exit 2). (Fake gate binaries: tests/unit/audit_gates_test.cpp.)
+// `audit gates run` end to end: the built audit runs the built gate binary (gates/gate_tests) on
+// the default corpus, quick profile, only the fixed-count-reproducibility gate (about a second),
+// and summarizes it; with overrides (--shards, --passes, --corpus: an 8-utterance manifest written
+// here) on two gates and on every gate; with a deliberately broken trainer (--pstrain: a wrapper
+// that makes the final means depend on its PID), which must fail with the file and the first
+// differing offset; and with bad override values (exit 2). (Fake gate binaries:
+// tests/auditor/gates/audit_gates_test.cpp.)
 //
 // Needs the `audit` and `gate_tests` targets built (integration_tests depends on them). The gate's
 // scratch directories go below audit's work directory (PSTRAIN_GATE_SCRATCH), so this test and
@@ -16,7 +17,7 @@
 #include <string>
 
 #include "common/file_io.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -1,7 +1,7 @@
 // `audit gates run`: summarizing a gate run from GoogleTest's XML report and the gate-kit ledger
 // (canned files), and the command around it with fake gate binaries (shell scripts that write a
 // report and a ledger, or crash). The end-to-end run on the real gates is in
-// tests/integration/audit_gates_test.cpp.
+// tests/auditor/gates/audit_gates_integration_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -17,11 +17,11 @@
 #include <string>
 
 #include "common/file_io.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
 #include "mutate/mutate_engine.h"
 #include "mutate/mutate_report.h"
 #include "mutate/mutations.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -1,7 +1,7 @@
 // `audit mutate`: the mutation table is well-formed data (unique names, a description, a known
 // category, a predicate and an apply function each; the mutation classes are all present),
 // the command's usage errors exit 2, and the exit status follows the report. Real passes are
-// mutated in tests/integration/audit_mutate_test.cpp.
+// mutated in tests/auditor/mutate/audit_mutate_integration_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

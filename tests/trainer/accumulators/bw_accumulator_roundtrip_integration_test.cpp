@@ -16,7 +16,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -22,7 +22,7 @@
 #include "common/sha256.h"
 #include "formats/mfc_file.h"
 #include "formats/param_files.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

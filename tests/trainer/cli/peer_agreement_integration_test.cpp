@@ -18,9 +18,9 @@
 #include "accumulators/accumulators.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
-#include "integration/cd_model_util.h"
-#include "integration/peer_compare_util.h"
-#include "integration/test_util.h"
+#include "support/cd_model_util.h"
+#include "support/peer_compare_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

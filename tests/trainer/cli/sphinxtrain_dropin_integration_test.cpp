@@ -14,7 +14,7 @@
 
 #include "common/file_io.h"
 #include "formats/param_files.h"
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -9,7 +9,7 @@
 #include "formats/control_file.h"
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

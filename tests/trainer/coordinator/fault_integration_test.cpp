@@ -31,9 +31,9 @@
 
 #include "common/file_io.h"
 #include "formats/s3_file.h"
-#include "integration/fault_fixture_util.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
+#include "support/fault_fixture_util.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -32,10 +32,10 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/fault_fixture_util.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
 #include "manifest/manifest.h"
+#include "support/fault_fixture_util.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

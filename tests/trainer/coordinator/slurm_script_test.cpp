@@ -1,7 +1,7 @@
 // The Slurm launcher's batch script, run by /bin/sh without Slurm (the array task id set by hand):
 // task I runs the worker command for shard I with its own shard directory and no coordinator PID,
 // and leaves the exit marker "STATUS NODE JOBID"; an id that is no shard fails. The launcher on a
-// real cluster is tested in tests/integration/slurm_test.cpp.
+// real cluster is tested in tests/trainer/coordinator/slurm_launcher_slurm_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "formats/dictionary.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 #include "manifest/manifest.h"
 #include "estep/corpus_pass.h"
 

@@ -15,7 +15,7 @@
 #include "common/error.h"
 #include "features/features.h"
 #include "formats/mfc_file.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

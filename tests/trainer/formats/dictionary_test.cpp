@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

@@ -12,7 +12,7 @@
 #include "formats/param_files.h"
 #include "formats/s3_file.h"
 #include "model/model_checks.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

@@ -20,7 +20,7 @@
 #include "formats/mdef.h"
 #include "formats/param_files.h"
 #include "formats/s3_file.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

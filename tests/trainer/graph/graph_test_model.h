@@ -1,4 +1,4 @@
-// A hand-made triphone model for graph tests (tests/unit/sentence_hmm_test.cpp,
+// A hand-made triphone model for graph tests (tests/trainer/graph/sentence_hmm_test.cpp,
 // pronunciation_graph_test.cpp): six CI phones (two fillers), any triphone table, tmats with and
 // without skip arcs, one 2-dim Gaussian per senone, and a small dictionary.
 #pragma once

@@ -15,7 +15,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/dictionary.h"
-#include "test_helpers.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {

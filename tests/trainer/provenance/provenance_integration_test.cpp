@@ -22,12 +22,12 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
 #include "manifest/manifest.h"
 #include "provenance/fingerprints.h"
 #include "provenance/provenance.h"
 #include "shards/artifact.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -26,10 +26,10 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/fault_fixture_util.h"
-#include "integration/test_util.h"
 #include "provenance/fingerprints.h"
 #include "shards/artifact.h"
+#include "support/fault_fixture_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

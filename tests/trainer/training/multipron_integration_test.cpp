@@ -17,12 +17,12 @@
 #include "accumulators/exact_accumulators.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/cd_model_util.h"
-#include "integration/shard_fixture.h"
-#include "integration/test_util.h"
 #include "model/acoustic_model.h"
 #include "shards/artifact.h"
 #include "shards/fallback_sidecar.h"
+#include "support/cd_model_util.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {
