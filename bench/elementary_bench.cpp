@@ -9,7 +9,7 @@
 //   BM_LogArray/isa:L    the vector log of level L over 1,024 values
 //
 // items_per_second = calls (values) per second. glibc is called here only to be measured: the
-// trainer never calls it (tests/integration/portable_numerics_test.cpp).
+// trainer never calls it (tests/trainer/numerics/portable_numerics_integration_test.cpp).
 #include <benchmark/benchmark.h>
 
 #include <cmath>

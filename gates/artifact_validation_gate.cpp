@@ -1,8 +1,8 @@
 // Gate 7 (issue #5), artifact validation: a finished pass is copied, one thing is broken in the
 // copy, and the real `pstrain validate COPY` must reject it (exit 1) by the check that rule belongs
 // to (docs/contract.md, "Validation before reduction"). Every rejection is asserted through the kit.
-// The exhaustive rule-by-rule test is tests/integration/artifact_validation_test.cpp; this gate
-// certifies the missing/stale/foreign-payload cases named in the issue.
+// The exhaustive rule-by-rule test is tests/trainer/shards/artifact_validation_integration_test.cpp;
+// this gate certifies the missing/stale/foreign-payload cases named in the issue.
 //
 // Quick profile (the declaration): default corpus (93 utterances), --jobs 3, 2 passes (pass 1 is
 // mutated; its shard 1 is replayed into pass 2 as the stale artifact), and a 1-pass run with
@@ -22,7 +22,7 @@
 #include "common/file_io.h"
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::gates {
 namespace {

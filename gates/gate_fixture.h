@@ -39,8 +39,8 @@
 #include <vector>
 
 #include "gate_kit.h"
-#include "integration/test_util.h"
 #include "shards/run_layout.h"
+#include "support/test_util.h"
 
 namespace pstrain::gates {
 

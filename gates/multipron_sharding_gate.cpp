@@ -4,7 +4,7 @@
 // activated states and re-estimation report.
 //
 // The model is an untied triphone model made by SphinxTrain's mk_mdef_gen from the default
-// corpus's base pronunciations (tests/integration/cd_model_util.h), so alternates fall back to CI
+// corpus's base pronunciations (tests/support/cd_model_util.h), so alternates fall back to CI
 // phones and the survival prior is exercised.
 // Quick profile (the declaration): default corpus, --jobs 1 and 4, exact reduction, 3 passes.
 // Full profile: benchmark corpus, 5 passes.
@@ -23,8 +23,8 @@
 
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/cd_model_util.h"
 #include "shards/shard_telemetry.h"
+#include "support/cd_model_util.h"
 
 namespace pstrain::gates {
 namespace {

@@ -20,7 +20,7 @@
 #include "formats/dictionary.h"
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 #include "manifest/manifest.h"
 #include "provenance/fingerprints.h"
 #include "estep/corpus_pass.h"

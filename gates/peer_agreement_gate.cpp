@@ -1,11 +1,11 @@
 // Gate 9 (issue #5), peer agreement: one shard's statistics agree with SphinxTrain's own
 // `/usr/lib/sphinxtrain/bw` on the same model, corpus and options. This is the gate that catches a
 // defect our serial and sharded paths would share (every other gate compares pstrain with itself).
-// The approach and tolerances are those of tests/integration/peer_agreement_test.cpp: the same
-// utterances succeed, the same total frames, the total log-likelihood within 1e-5 relative, and
-// every accumulator element of every density with dnom >= 1 (and every transition row with
-// occupancy >= 1) within 1e-4*|bw| + 1e-5*count; the gate records the largest ratio of an element's
-// difference to its allowance, which must be at most 1.
+// The approach and tolerances are those of tests/trainer/cli/peer_agreement_integration_test.cpp:
+// the same utterances succeed, the same total frames, the total log-likelihood within 1e-5
+// relative, and every accumulator element of every density with dnom >= 1 (and every transition row
+// with occupancy >= 1) within 1e-4*|bw| + 1e-5*count; the gate records the largest ratio of an
+// element's difference to its allowance, which must be at most 1.
 //
 // Quick profile (the declaration): default corpus (93 utterances), context-independent an4 model,
 // -topn 1, one-pass variance, --jobs 1, one E-step, no retries (bw has none).
@@ -31,9 +31,9 @@
 #include "formats/param_files.h"
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/peer_compare_util.h"
-#include "integration/test_util.h"
 #include "manifest/manifest.h"
+#include "support/peer_compare_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::gates {
 namespace {

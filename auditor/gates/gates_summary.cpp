@@ -136,7 +136,7 @@ namespace {
 
 // A gate that failed only because its fixture, a corpus, is missing did not run: the reason names
 // the corpus and the command that prepares it ("" when the failures say nothing of the kind). The
-// messages are those of tests/integration/test_util.cpp (CorpusDir) and gates/gate_fixture_util.cpp.
+// messages are those of tests/support/test_util.cpp (CorpusDir) and gates/gate_fixture_util.cpp.
 std::string MissingFixture(const std::vector<std::string>& failures) {
   static const struct {
     const char* marker;

@@ -1,7 +1,7 @@
 // Gate sources for `audit scope` (issue 14) beyond the tricks of tricks_gate.cpp: a TEST_F fixture
 // that owns the Gate and checks in SetUp()/TearDown(), in its constructor, member initializers and
 // destructor, the kit's Gate named through a using declaration or a using directive, and helper
-// arguments that come from macros. The unit test tests/unit/audit_scope_test.cpp states the exact
+// arguments that come from macros. The unit test tests/auditor/scope/audit_scope_test.cpp states the exact
 // lists for each test and each call site's ledger verdict after running this binary
 // (scope_case_fixture_gates). Every check passes; one test fails on purpose (its fixture's
 // constructor throws).

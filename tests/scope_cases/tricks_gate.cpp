@@ -1,5 +1,5 @@
 // Gate sources written to fool `audit scope` (issue 14): one test per trick. The unit test
-// tests/unit/audit_scope_test.cpp states what the report must list for each (CHECKED, CHECKED if
+// tests/auditor/scope/audit_scope_test.cpp states what the report must list for each (CHECKED, CHECKED if
 // reached, not counted) and, after running this binary with a ledger, each call site's verdict.
 // Every check is ExpectWithin("<name>", 1, 1, 0, 0) (passes) unless its name says it fails.
 #include <gtest/gtest.h>

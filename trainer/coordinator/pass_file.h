@@ -1,8 +1,9 @@
 // RUNDIR/passes/NNN/pass.json, "pstrain-pass-3": the one module that writes it, reads it and lists
 // its fields. The training loop writes it (PassFileFrom in coordinator/pass_summary.h builds the
 // value), resume and `pstrain validate` read it through ReadPassFile, and `audit mutate` reads it
-// through the validation; tests/unit/pass_file_test.cpp round-trips every field. Compact JSON with
-// a fixed key order (the order of PassFileFields) and a final newline; layout in docs/formats.md.
+// through the validation; tests/trainer/coordinator/pass_file_test.cpp round-trips every field.
+// Compact JSON with a fixed key order (the order of PassFileFields) and a final newline; layout in
+// docs/formats.md.
 #pragma once
 
 #include <boost/json/object.hpp>

@@ -3,7 +3,8 @@
 // build that differ in the last bit on about one input in 1,500), so libm's results depend on the
 // machine. These are written only with IEEE-754 binary64 +, -, *, / and bit operations in a fixed
 // order, so each result is a function of the input alone on every x86-64 CPU and on aarch64.
-// Accuracy (measured against MPFR, tests/unit/elementary_test.cpp, docs/numerics.md): below 1 ulp.
+// Accuracy (measured against MPFR, tests/trainer/numerics/elementary_numerics_test.cpp,
+// docs/numerics.md): below 1 ulp.
 #pragma once
 
 namespace pstrain::numerics {

@@ -1,8 +1,8 @@
 // The vector kernels of the E-step, one implementation per instruction-set level (numerics/isa.h),
 // chosen at run time. Every implementation performs, lane by lane, exactly the operations of the
 // scalar one in the same order (no FMA, no reassociation, no approximate reciprocal), so all levels
-// give bit-identical results; tests/unit/vector_kernels_test.cpp checks that on every level the CPU
-// has.
+// give bit-identical results; VectorKernels.EveryLevelGivesTheScalarBits checks that on every level
+// the CPU has (tests/trainer/numerics/elementary_numerics_test.cpp).
 #pragma once
 
 #include <cstddef>

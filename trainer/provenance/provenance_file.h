@@ -1,7 +1,7 @@
 // RUNDIR/model/provenance.json, "pstrain-provenance-1": the one module that writes it and lists its
 // fields. `pstrain train` writes it (training/train_loop.cpp); `audit compare` reads it field by
 // field from the same list (auditor/compare/provenance_diff.cpp), so a field the writer adds is
-// known to the reader; tests/unit/provenance_file_test.cpp checks that the two agree.
+// known to the reader; tests/trainer/provenance/provenance_file_test.cpp checks that the two agree.
 #pragma once
 
 #include <cstddef>

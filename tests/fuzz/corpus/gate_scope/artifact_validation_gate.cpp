@@ -22,7 +22,7 @@
 #include "common/file_io.h"
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/test_util.h"
+#include "support/test_util.h"
 
 namespace pstrain::gates {
 namespace {

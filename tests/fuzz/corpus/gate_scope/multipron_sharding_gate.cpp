@@ -23,7 +23,7 @@
 
 #include "gate_fixture.h"
 #include "gate_kit.h"
-#include "integration/cd_model_util.h"
+#include "support/cd_model_util.h"
 
 namespace pstrain::gates {
 namespace {

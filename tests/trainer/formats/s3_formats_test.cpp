@@ -1,0 +1,537 @@
+// Tests for the s3 binary container and the model files built on it (trainer/formats/s3_file.h,
+// param_files.h), the text mdef (mdef.h), feat.params and the noise dictionary, against the model
+// files shipped with pocketsphinx (an4_ci_cont): byte-identical round trips, the checksum, both byte
+// orders, and a corruption table whose errors must name the file and the problem.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "formats/dictionary.h"
+#include "formats/feat_params.h"
+#include "formats/mdef.h"
+#include "formats/param_files.h"
+#include "formats/s3_file.h"
+#include "support/test_helpers.h"
+
+namespace pstrain {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+using Bytes = std::vector<std::uint8_t>;
+
+const fs::path kAn4Dir = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
+
+using test::InputErrorMessage;
+
+// The shipped file, or a test failure naming the package that provides it.
+Bytes ShippedBytes(const std::string& name) {
+  const fs::path path = kAn4Dir / name;
+  if (!fs::is_regular_file(path)) {
+    ADD_FAILURE() << path << " is missing: install the Debian package pocketsphinx-testdata";
+    return {};
+  }
+  return ReadFileBytes(path);
+}
+
+std::string AsText(const Bytes& bytes) { return std::string(bytes.begin(), bytes.end()); }
+
+void WriteBytes(const fs::path& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+void WriteText(const fs::path& path, const std::string& text) { WriteBytes(path, Bytes(text.begin(), text.end())); }
+
+// A per-test scratch directory, removed afterwards.
+class S3FormatsScratchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           ("pstrain-" + std::string(info->test_suite_name()) + "-" + info->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Byte-identical round trips of every shipped an4_ci_cont file.
+
+TEST(S3FormatsShippedModelTest, GaussianFilesRoundTripByteIdentically) {
+  for (const char* name : {"means", "variances"}) {
+    SCOPED_TRACE(name);
+    const Bytes original = ShippedBytes(name);
+    ASSERT_EQ(original.size(), 15980u);  // 44 header+magic, 3 dims + veclen, count, 3978 floats, checksum
+    const GaussianParams params = ReadGaussianFile((kAn4Dir / name).string());
+    EXPECT_EQ(params.n_mgau, 102u);
+    EXPECT_EQ(params.n_feat, 1u);
+    EXPECT_EQ(params.n_density, 1u);
+    EXPECT_EQ(params.veclen, std::vector<std::uint32_t>{39});
+    EXPECT_EQ(params.data.size(), 102u * 39u);
+    EXPECT_TRUE(EncodeGaussianFile(params) == original) << name << " does not re-encode to the same bytes";
+  }
+}
+
+TEST(S3FormatsShippedModelTest, Array3DFilesRoundTripByteIdentically) {
+  struct Case {
+    const char* name;
+    std::uint32_t d1, d2, d3;
+    std::size_t size;
+  };
+  const Case cases[] = {
+      {"mixture_weights", 102, 1, 1, 472},      // [n_mixw][n_feat][n_density]
+      {"transition_matrices", 34, 3, 4, 1696},  // [n_tmat][n_emit][n_emit + 1]
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Bytes original = ShippedBytes(c.name);
+    ASSERT_EQ(original.size(), c.size);
+    const Array3D array = ReadArray3DFile((kAn4Dir / c.name).string());
+    EXPECT_EQ(array.d1, c.d1);
+    EXPECT_EQ(array.d2, c.d2);
+    EXPECT_EQ(array.d3, c.d3);
+    EXPECT_EQ(array.data.size(), std::size_t(c.d1) * c.d2 * c.d3);
+    EXPECT_TRUE(EncodeArray3DFile(array) == original) << c.name << " does not re-encode to the same bytes";
+  }
+}
+
+TEST(S3FormatsShippedModelTest, ShippedTransitionMatricesAreLinearThreeStateTopology) {
+  const Array3D tmat = ReadArray3DFile((kAn4Dir / "transition_matrices").string());
+  ASSERT_EQ(tmat.d3, 4u);
+  for (std::uint32_t t = 0; t < tmat.d1; ++t) {
+    for (std::uint32_t from = 0; from < tmat.d2; ++from) {
+      for (std::uint32_t to = 0; to < tmat.d3; ++to) {
+        const bool allowed = to == from || to == from + 1;  // self loop or next state (incl. the exit)
+        EXPECT_EQ(tmat.at(t, from, to) > 0.0f, allowed) << "tmat " << t << " " << from << "->" << to;
+      }
+    }
+  }
+}
+
+TEST(S3FormatsShippedModelTest, MdefRoundTripsByteIdentically) {
+  const Bytes original = ShippedBytes("mdef");
+  const Mdef mdef = Mdef::Load((kAn4Dir / "mdef").string());
+  EXPECT_EQ(mdef.n_ci_phones(), 34u);
+  EXPECT_EQ(mdef.n_triphones(), 0u);
+  EXPECT_EQ(mdef.n_tied_state(), 102u);
+  EXPECT_EQ(mdef.n_tied_ci_state(), 102u);
+  EXPECT_EQ(mdef.n_tied_tmat(), 34u);
+  EXPECT_EQ(mdef.n_emit_state(), 3u);
+  ASSERT_TRUE(mdef.CiPhone("SIL").has_value());
+  EXPECT_TRUE(mdef.phones()[*mdef.CiPhone("SIL")].is_filler);
+  EXPECT_FALSE(mdef.phones()[*mdef.CiPhone("AA")].is_filler);
+  EXPECT_EQ(mdef.Serialize(), AsText(original));
+}
+
+TEST(S3FormatsShippedModelTest, FeatParamsRoundTripsByteIdentically) {
+  const Bytes original = ShippedBytes("feat.params");
+  const FeatParams params = FeatParams::Load((kAn4Dir / "feat.params").string());
+  EXPECT_EQ(params.Get("feat"), "1s_c_d_dd");
+  EXPECT_EQ(params.Get("cmn"), "current");
+  EXPECT_EQ(params.Get("nfilt"), "40");
+  EXPECT_FALSE(params.Get("lowerf ").has_value());
+  EXPECT_EQ(params.entries().size(), 7u);
+  EXPECT_EQ(params.Serialize(), AsText(original));
+}
+
+TEST(S3FormatsShippedModelTest, NoisedictHasThreeSilenceFillers) {
+  ShippedBytes("noisedict");
+  const Dictionary noise = Dictionary::Load((kAn4Dir / "noisedict").string(), /*is_filler=*/true);
+  ASSERT_EQ(noise.size(), 3u);
+  for (const char* word : {"<s>", "</s>", "<sil>"}) {
+    SCOPED_TRACE(word);
+    const Pronunciation* pron = noise.Find(word);
+    ASSERT_NE(pron, nullptr);
+    EXPECT_EQ(pron->phones, std::vector<std::string>{"SIL"});
+    EXPECT_TRUE(pron->is_filler);
+  }
+  EXPECT_TRUE(noise.duplicates().empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The s3 container: header layout, checksum, byte orders.
+
+TEST(S3FormatsContainerTest, ShippedMeansHeaderIsTheStandardFortyBytes) {
+  const Bytes original = ShippedBytes("means");
+  ASSERT_GE(original.size(), 44u);
+  // "s3\nversion 1.0\nchksum0 yes\n" (27 bytes) + 6 spaces + "endhdr\n": the magic starts at 40.
+  EXPECT_EQ(AsText(Bytes(original.begin(), original.begin() + 40)), "s3\nversion 1.0\nchksum0 yes\n      endhdr\n");
+  EXPECT_EQ(AsText(Bytes(original.begin() + 40, original.begin() + 44)), std::string("\x44\x33\x22\x11", 4));
+  const S3File file = ParseS3(original, "means");
+  EXPECT_EQ(file.header, StandardS3Header());
+  EXPECT_EQ(file.byte_order, ByteOrder::kLittle);
+  EXPECT_TRUE(file.has_checksum);
+  EXPECT_EQ(file.words.size(), (15980u - 44u - 4u) / 4u);  // payload words without the checksum
+}
+
+TEST(S3FormatsContainerTest, ChecksumKnownAnswers) {
+  // sum = rotl32(sum, 20) + word, from sum = 0:
+  //   {1, 2, 3}: 0 -> 0x00000001 -> rotl(1,20) = 0x00100000, +2 = 0x00100002
+  //              -> rotl(0x00100002,20) = (0x00000002 << 20 = 0x00200000) | (0x00100002 >> 12 = 0x100)
+  //                 = 0x00200100, +3 = 0x00200103
+  //   {0xFFFFFFFF, 1}: rotl(0xFFFFFFFF,20) = 0xFFFFFFFF, +1 wraps to 0
+  //   {1.0f, 1.0f} as bits 0x3F800000: rotl(0x3F800000,20) = 0x0003F800 (the low 12 bits are 0),
+  //              + 0x3F800000 = 0x3F83F800
+  //   {0x12345678, 0}: rotl(0x12345678,20) = 0x67812345
+  struct Case {
+    const char* name;
+    std::vector<std::uint32_t> words;
+    std::uint32_t expected;
+  };
+  const Case cases[] = {
+      {"empty", {}, 0u},
+      {"one two three", {1, 2, 3}, 0x00200103u},
+      {"wraparound", {0xFFFFFFFFu, 1}, 0u},
+      {"float bits", {FloatBits(1.0f), FloatBits(1.0f)}, 0x3F83F800u},
+      {"rotation of a mixed word", {0x12345678u, 0}, 0x67812345u},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(S3Checksum(c.words), c.expected);
+  }
+}
+
+TEST(S3FormatsContainerTest, EncodedFileEndsWithTheChecksumOfThePayload) {
+  S3File file;
+  file.header = StandardS3Header();
+  file.has_checksum = true;
+  file.words = {1, 2, 3};
+  const Bytes bytes = EncodeS3(file);
+  // 40 header bytes, magic, three words, checksum 0x00200103 (little-endian).
+  ASSERT_EQ(bytes.size(), 40u + 4u + 12u + 4u);
+  const Bytes tail(bytes.end() - 4, bytes.end());
+  EXPECT_EQ(tail, (Bytes{0x03, 0x01, 0x20, 0x00}));
+  const S3File parsed = ParseS3(bytes, "mem");
+  EXPECT_EQ(parsed.words, file.words);
+}
+
+TEST(S3FormatsContainerTest, HeaderPaddingPutsTheMagicOnAnEightByteBoundary) {
+  for (const std::string& value : {std::string("1"), std::string("12"), std::string("1234567"), std::string("12345678")}) {
+    SCOPED_TRACE(value);
+    S3File file;
+    file.header = {{"version", "1.0"}, {"comment", value}, {"chksum0", "yes"}};
+    file.has_checksum = true;
+    file.words = {7};
+    const Bytes bytes = EncodeS3(file);
+    const std::string text = AsText(bytes);
+    const std::size_t magic = text.find("endhdr\n") + 7;
+    EXPECT_EQ(magic % 8, 0u);
+    const S3File parsed = ParseS3(bytes, "mem");
+    EXPECT_EQ(parsed.header, file.header);
+    EXPECT_EQ(parsed.words, file.words);
+  }
+}
+
+TEST_F(S3FormatsScratchTest, BigEndianFilesParseToTheSameValues) {
+  const GaussianParams means = ReadGaussianFile((kAn4Dir / "means").string());
+  const Array3D tmat = ReadArray3DFile((kAn4Dir / "transition_matrices").string());
+  GaudenCounts counts;
+  counts.has_means = counts.has_vars = true;
+  counts.pass2var = true;
+  counts.n_cb = 2;
+  counts.n_density = 1;
+  counts.veclen = {3};
+  counts.mean = {1.5f, -2.25f, 3.0f, 0.0f, 1e-3f, -7.0f};
+  counts.var = {0.5f, 0.25f, 4.0f, 1.0f, 2.0f, 3.0f};
+  counts.dnom = {10.0f, 0.125f};
+
+  const struct {
+    const char* name;
+    Bytes little;
+    std::function<void(const std::string&)> check;
+  } cases[] = {
+      {"means", EncodeGaussianFile(means),
+       [&](const std::string& path) {
+         const GaussianParams back = ReadGaussianFile(path);
+         EXPECT_TRUE(back.SameShape(means));
+         EXPECT_EQ(back.data, means.data);
+       }},
+      {"transition_matrices", EncodeArray3DFile(tmat),
+       [&](const std::string& path) {
+         const Array3D back = ReadArray3DFile(path);
+         EXPECT_EQ(back.d1, tmat.d1);
+         EXPECT_EQ(back.d2, tmat.d2);
+         EXPECT_EQ(back.d3, tmat.d3);
+         EXPECT_EQ(back.data, tmat.data);
+       }},
+      {"gauden_counts", EncodeGaudenCountsFile(counts),
+       [&](const std::string& path) {
+         const GaudenCounts back = ReadGaudenCountsFile(path);
+         EXPECT_TRUE(back.has_means);
+         EXPECT_TRUE(back.has_vars);
+         EXPECT_TRUE(back.pass2var);
+         EXPECT_EQ(back.n_cb, counts.n_cb);
+         EXPECT_EQ(back.n_density, counts.n_density);
+         EXPECT_EQ(back.veclen, counts.veclen);
+         EXPECT_EQ(back.mean, counts.mean);
+         EXPECT_EQ(back.var, counts.var);
+         EXPECT_EQ(back.dnom, counts.dnom);
+       }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    S3File file = ParseS3(c.little, c.name);
+    ASSERT_EQ(file.byte_order, ByteOrder::kLittle);
+    file.byte_order = ByteOrder::kBig;
+    const Bytes big = EncodeS3(file);
+    ASSERT_EQ(big.size(), c.little.size());
+    EXPECT_EQ(Bytes(big.begin() + 40, big.begin() + 44), (Bytes{0x11, 0x22, 0x33, 0x44}));
+    EXPECT_NE(big, c.little);
+    // Every word of the big-endian file is the byte-reversed little-endian word.
+    for (std::size_t pos = 40; pos + 4 <= big.size(); pos += 4) {
+      ASSERT_EQ(big[pos], c.little[pos + 3]) << "byte " << pos;
+      ASSERT_EQ(big[pos + 3], c.little[pos]) << "byte " << pos;
+    }
+    const S3File parsed = ParseS3(big, c.name);
+    EXPECT_EQ(parsed.byte_order, ByteOrder::kBig);
+    EXPECT_EQ(parsed.words, file.words);
+    EXPECT_EQ(EncodeS3(parsed), big);  // a big-endian file re-encodes to itself
+    const fs::path path = dir_ / c.name;
+    WriteBytes(path, big);
+    c.check(path.string());
+  }
+}
+
+TEST(S3FormatsContainerTest, GaudenCountsWithoutMeansOrVarsRoundTrip) {
+  for (const bool has_means : {false, true}) {
+    for (const bool has_vars : {false, true}) {
+      SCOPED_TRACE(std::string("has_means=") + (has_means ? "1" : "0") + " has_vars=" + (has_vars ? "1" : "0"));
+      GaudenCounts counts;
+      counts.has_means = has_means;
+      counts.has_vars = has_vars;
+      counts.n_cb = 1;
+      counts.n_density = 2;
+      counts.veclen = {2};
+      if (has_means) counts.mean = {1, 2, 3, 4};
+      if (has_vars) counts.var = {5, 6, 7, 8};
+      counts.dnom = {9, 10};
+      const Bytes bytes = EncodeGaudenCountsFile(counts);
+      const S3File file = ParseS3(bytes, "mem");
+      // flags(3) + n_cb + n_density + n_feat + veclen + [n + 4] + [n + 4] + dnom dims(3) + n + 2
+      EXPECT_EQ(file.words.size(), 7u + (has_means ? 5u : 0u) + (has_vars ? 5u : 0u) + 6u);
+      EXPECT_EQ(EncodeS3(file), bytes);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corruption table: every error names the file and the problem.
+
+// Returns a copy of the payload words of a little-endian s3 file.
+std::vector<std::uint32_t> Words(const Bytes& bytes) { return ParseS3(bytes, "mem").words; }
+
+Bytes Reencode(std::vector<std::uint32_t> words, std::vector<std::pair<std::string, std::string>> header = StandardS3Header()) {
+  S3File file;
+  file.header = std::move(header);
+  file.has_checksum = true;
+  for (const auto& [key, value] : file.header) {
+    if (key == "chksum0") file.has_checksum = value == "yes";
+  }
+  file.words = std::move(words);
+  return EncodeS3(file);
+}
+
+std::string ReplaceFirst(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  return text;
+}
+
+TEST_F(S3FormatsScratchTest, CorruptS3FilesAreRejectedWithTheFileAndTheProblem) {
+  const Bytes means = ShippedBytes("means");
+  ASSERT_EQ(means.size(), 15980u);
+  const Bytes mixw = ShippedBytes("mixture_weights");
+  ASSERT_EQ(mixw.size(), 472u);
+  const Bytes tmat = ShippedBytes("transition_matrices");
+
+  enum class Reader { kGaussian, kArray3D };
+  struct Case {
+    const char* name;
+    Reader reader;
+    Bytes bytes;
+    std::vector<std::string> expected;  // substrings of the message (besides the file path)
+  };
+  auto flip = [](Bytes bytes, std::size_t pos) {
+    bytes.at(pos) ^= 0x10;
+    return bytes;
+  };
+  auto truncate = [](const Bytes& bytes, std::size_t size) { return Bytes(bytes.begin(), bytes.begin() + size); };
+  auto text_edit = [](const Bytes& bytes, const std::string& from, const std::string& to) {
+    const std::string text = ReplaceFirst(AsText(bytes), from, to);
+    return Bytes(text.begin(), text.end());
+  };
+
+  // Payload-level corruptions with a valid checksum, so that the structure check itself fires.
+  std::vector<std::uint32_t> means_words = Words(means);
+  std::vector<std::uint32_t> more_densities = means_words;
+  more_densities[2] = 2;  // n_density 1 -> 2: 102*2*39 values expected, 3978 present
+  std::vector<std::uint32_t> wrong_count = means_words;
+  wrong_count[4] = 3977;  // the count word after n_mgau, n_feat, n_density, veclen
+  std::vector<std::uint32_t> extra_word = means_words;
+  extra_word.push_back(0);
+  std::vector<std::uint32_t> mixw_words = Words(mixw);
+  std::vector<std::uint32_t> mixw_dims = mixw_words;
+  mixw_dims[0] = 101;  // d1 = 101, count still 102
+  std::vector<std::uint32_t> short_payload(means_words.begin(), means_words.end() - 10);
+
+  std::vector<std::pair<std::string, std::string>> no_checksum_header = {{"version", "1.0"}, {"chksum0", "no"}};
+
+  const Case cases[] = {
+      // A flipped byte anywhere after the header is caught by the checksum.
+      {"flipped byte in the float data", Reader::kGaussian, flip(means, 44 + 5 * 4 + 1000), {"checksum"}},
+      {"flipped byte in a dimension", Reader::kGaussian, flip(means, 44 + 4), {"checksum"}},
+      {"flipped byte in the checksum", Reader::kGaussian, flip(means, means.size() - 2), {"checksum"}},
+      {"flipped byte in mixture weights", Reader::kArray3D, flip(mixw, 200), {"checksum"}},
+      {"flipped byte in transition matrices", Reader::kArray3D, flip(tmat, tmat.size() - 100), {"checksum"}},
+      // Truncation at several offsets.
+      {"truncated inside the first header line", Reader::kGaussian, truncate(means, 3), {"truncated"}},
+      {"truncated inside the header", Reader::kGaussian, truncate(means, 10), {"truncated"}},
+      {"truncated inside the endhdr padding", Reader::kGaussian, truncate(means, 30), {"truncated"}},
+      {"truncated before the magic", Reader::kGaussian, truncate(means, 40), {"truncated"}},
+      {"truncated inside the magic", Reader::kGaussian, truncate(means, 42), {"truncated"}},
+      {"truncated after the magic", Reader::kGaussian, truncate(means, 44), {"truncated"}},
+      {"truncated inside a payload word", Reader::kGaussian, truncate(means, 1003), {"truncated", "multiple of 4"}},
+      {"truncated at a payload word boundary", Reader::kGaussian, truncate(means, 8000), {"checksum", "truncated"}},
+      {"checksum word missing", Reader::kGaussian, truncate(means, means.size() - 4), {"checksum", "truncated"}},
+      {"truncated mixture weights", Reader::kArray3D, truncate(mixw, 100), {"truncated"}},
+      {"truncated payload without a checksum", Reader::kGaussian, Reencode(short_payload, no_checksum_header),
+       {"truncated", "parameter data"}},
+      // Header problems.
+      {"wrong version", Reader::kGaussian, text_edit(means, "version 1.0", "version 0.1"), {"version", "0.1"}},
+      {"no version key", Reader::kGaussian, text_edit(means, "version 1.0\n", "verzion 1.0\n"), {"version"}},
+      {"not an s3 file", Reader::kGaussian, text_edit(means, "s3\n", "s4\n"), {"not an s3"}},
+      {"bad magic", Reader::kGaussian, text_edit(means, std::string("\x44\x33\x22\x11", 4), std::string("\x44\x33\x22\x12", 4)),
+       {"magic"}},
+      // Dimensions that do not match the element count (checksums valid).
+      {"n_density does not match the count", Reader::kGaussian, Reencode(more_densities), {"does not match"}},
+      {"count does not match the dims", Reader::kGaussian, Reencode(wrong_count), {"does not match", "3977"}},
+      {"array d1 does not match the count", Reader::kArray3D, Reencode(mixw_dims), {"does not match"}},
+      {"extra payload word", Reader::kGaussian, Reencode(extra_word), {"wrong size"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir_ / "corrupt_file";
+    WriteBytes(path, c.bytes);
+    const std::string message = InputErrorMessage([&] {
+      if (c.reader == Reader::kGaussian) ReadGaussianFile(path.string());
+      else ReadArray3DFile(path.string());
+    });
+    EXPECT_THAT(message, HasSubstr(path.string()));
+    for (const std::string& expected : c.expected) EXPECT_THAT(message, HasSubstr(expected));
+  }
+}
+
+TEST_F(S3FormatsScratchTest, MissingFileIsAnInputErrorNamingIt) {
+  const fs::path path = dir_ / "no_such_means";
+  const std::string message = InputErrorMessage([&] { ReadGaussianFile(path.string()); });
+  EXPECT_THAT(message, HasSubstr(path.string()));
+}
+
+TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
+  GaudenCounts counts;
+  counts.has_means = counts.has_vars = true;
+  counts.n_cb = 2;
+  counts.n_density = 1;
+  counts.veclen = {2};
+  counts.mean = {1, 2, 3, 4};
+  counts.var = {5, 6, 7, 8};
+  counts.dnom = {9, 10};
+  const std::vector<std::uint32_t> words = Words(EncodeGaudenCountsFile(counts));
+  // Layout: has_means has_vars pass2var n_cb n_density n_feat veclen | n mean[4] | n var[4] | d1 d2 d3 n dnom[2]
+  std::vector<std::uint32_t> bad_flag = words;
+  bad_flag[2] = 7;
+  std::vector<std::uint32_t> bad_dnom_dims = words;
+  bad_dnom_dims[17] = 3;  // dnom d1 = 3 but n_cb = 2
+  std::vector<std::uint32_t> bad_mean_count = words;
+  bad_mean_count[7] = 5;
+  struct Case {
+    const char* name;
+    std::vector<std::uint32_t> words;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"flag that is not 0 or 1", bad_flag, "pass2var"},
+      {"dnom dims differ from the codebooks", bad_dnom_dims, "do not match"},
+      {"mean count differs from the dims", bad_mean_count, "does not match"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir_ / "gauden_counts";
+    WriteBytes(path, Reencode(c.words));
+    const std::string message = InputErrorMessage([&] { ReadGaudenCountsFile(path.string()); });
+    EXPECT_THAT(message, HasSubstr(path.string()));
+    EXPECT_THAT(message, HasSubstr(c.expected));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// mdef errors.
+
+TEST_F(S3FormatsScratchTest, BrokenMdefsAreRejectedWithTheFileAndTheProblem) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  ASSERT_FALSE(original.empty());
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  ASSERT_NE(original.find(last_ci_row), std::string::npos);
+
+  struct Case {
+    const char* name;
+    std::string text;
+    std::vector<std::string> expected;
+  };
+  const Case cases[] = {
+      {"n_base says 34 but 33 rows follow", ReplaceFirst(original, last_ci_row, ""), {"missing phone", "34"}},
+      {"triphone context is not a CI phone",
+       ReplaceFirst(ReplaceFirst(ReplaceFirst(original, "0 n_tri\n", "1 n_tri\n"), "136 n_state_map", "140 n_state_map"),
+                    last_ci_row, last_ci_row + "   AA  XX   B i    n/a    0    0    1    2    N\n"),
+       {"XX", "not a defined CI phone"}},
+      {"binary mdef", "BMDF\x01\x02\x03\x04 binary junk", {"not supported", "BMDF"}},
+      {"senone id out of range", ReplaceFirst(original, "33   99  100  101", "33   99  100  102"), {"senone", "102", "out of range"}},
+      {"tmat id out of range", ReplaceFirst(original, "33   99  100  101", "34   99  100  101"), {"tmat", "out of range"}},
+      {"wrong version", ReplaceFirst(original, "\n0.3\n", "\n0.2\n"), {"0.3"}},
+      {"row without the N column", ReplaceFirst(original, "33   99  100  101    N", "33   99  100  101"), {"non-emitting"}},
+      {"empty file", "", {"empty"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir_ / "mdef";
+    WriteText(path, c.text);
+    const std::string message = InputErrorMessage([&] { Mdef::Load(path.string()); });
+    EXPECT_THAT(message, HasSubstr(path.string()));
+    for (const std::string& expected : c.expected) EXPECT_THAT(message, HasSubstr(expected));
+  }
+}
+
+TEST(S3FormatsMdefTest, ValidTriphoneRowIsParsedAndSerialized) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  const std::string text =
+      ReplaceFirst(ReplaceFirst(ReplaceFirst(ReplaceFirst(original, "0 n_tri\n", "1 n_tri\n"), "136 n_state_map", "140 n_state_map"),
+                                "102 n_tied_state", "105 n_tied_state"),
+                   last_ci_row, last_ci_row + "   AA   B   K i    n/a    0  102  103  104    N\n");
+  const Mdef mdef = Mdef::Parse(text, "mdef");
+  ASSERT_EQ(mdef.n_triphones(), 1u);
+  const auto id = mdef.Triphone("AA", "B", "K", WordPosition::kInternal);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(*id, 34u);
+  EXPECT_EQ(mdef.phones()[*id].senones, (std::vector<std::uint32_t>{102, 103, 104}));
+  EXPECT_EQ(mdef.SenoneCiPhone(103), *mdef.CiPhone("AA"));
+  EXPECT_FALSE(mdef.Triphone("AA", "B", "K", WordPosition::kBegin).has_value());
+  EXPECT_EQ(mdef.Serialize(), text);
+}
+
+}  // namespace
+}  // namespace pstrain

@@ -1,0 +1,382 @@
+// Tests for the canonical corpus manifest (trainer/manifest/manifest.h).
+#include "manifest/manifest.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/dictionary.h"
+#include "support/test_helpers.h"
+
+namespace pstrain {
+namespace {
+namespace fs = std::filesystem;
+
+// Contents of the fake feature files and their SHA-256, computed once with
+// `printf 'fake features 001' | sha256sum`.
+constexpr char kFeatures001[] = "fake features 001";
+constexpr char kFeatures002[] = "fake features 002";
+constexpr char kSha001[] = "1c08f12d66eb90527b286b2bb40d7f48c387f6c548b1b6e2b402a2593c7e3863";
+constexpr char kSha002[] = "edd4c13fa0c3072eaa40b9e5427d04be20b8755905c1d79c838ab2fa3788a135";
+
+// A fixed manifest and its SHA-256, computed once with
+//   printf 'pstrain-manifest 1 utterances=2\n001\tfeat/001.mfc\t%s\t<s> TEN OF CLUBS </s>\n'`
+//          `'002\tfeat/002.mfc\t%s\t<s> FIVE OF(2) SPADES </s>\n' $SHA001 $SHA002 | sha256sum
+const std::string kKnownBytes = std::string("pstrain-manifest 1 utterances=2\n") +
+                                "001\tfeat/001.mfc\t" + kSha001 + "\t<s> TEN OF CLUBS </s>\n" +
+                                "002\tfeat/002.mfc\t" + kSha002 + "\t<s> FIVE OF(2) SPADES </s>\n";
+constexpr char kKnownFingerprint[] = "a018721da1766920c23f8fb8038f305a5ccba52f006432210e3306d7837ccb5a";
+
+std::vector<ManifestEntry> KnownEntries() {
+  return {
+      {"001", "feat/001.mfc", {"<s>", "TEN", "OF", "CLUBS", "</s>"}, kSha001},
+      {"002", "feat/002.mfc", {"<s>", "FIVE", "OF(2)", "SPADES", "</s>"}, kSha002},
+  };
+}
+
+using test::InputErrorMessage;
+
+void WriteText(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+// A fresh directory per test holding a small corpus: corpus/feat/00{1,2}.mfc, train.fileids and
+// train.transcription matching kKnownBytes.
+class ManifestFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / ("pstrain_manifest_" + std::string(info->name()) + "_" +
+                                             std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    corpus_ = dir_ / "corpus";
+    fileids_ = dir_ / "train.fileids";
+    transcription_ = dir_ / "train.transcription";
+    WriteText(corpus_ / "feat" / "001.mfc", kFeatures001);
+    WriteText(corpus_ / "feat" / "002.mfc", kFeatures002);
+    WriteText(fileids_, "feat/001\nfeat/002\n");
+    WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n<s> FIVE OF(2) SPADES </s> (002)\n");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  Manifest Import() const { return ImportSphinx(fileids_, transcription_, corpus_, "mfc"); }
+
+  fs::path dir_;
+  fs::path corpus_;
+  fs::path fileids_;
+  fs::path transcription_;
+};
+
+TEST(ManifestTest, SerializeGivesTheKnownBytesAndFingerprint) {
+  const Manifest manifest(KnownEntries(), "test");
+  EXPECT_EQ(manifest.Serialize(), kKnownBytes);
+  EXPECT_EQ(manifest.Fingerprint(), kKnownFingerprint);
+  EXPECT_EQ(Sha256Hex(kKnownBytes), kKnownFingerprint);
+  EXPECT_EQ(manifest.size(), 2u);
+}
+
+TEST(ManifestTest, ParseThenSerializeIsTheIdentity) {
+  const Manifest manifest = Manifest::Parse(kKnownBytes, "known.manifest");
+  EXPECT_EQ(manifest.entries(), KnownEntries());
+  EXPECT_EQ(manifest.Serialize(), kKnownBytes);
+  EXPECT_EQ(manifest.Fingerprint(), kKnownFingerprint);
+  EXPECT_EQ(manifest.source(), "known.manifest");
+
+  // Also for a single utterance with non-ASCII UTF-8 words and a deep path.
+  const std::string other = std::string("pstrain-manifest 1 utterances=1\n") + "spk/é-1\ta/b/c/d.mfc\t" + kSha001 +
+                            "\t<s> CAFÉ 東京 </s>\n";
+  EXPECT_EQ(Manifest::Parse(other, "other").Serialize(), other);
+}
+
+TEST(ManifestTest, FingerprintChangesWhenAnyFieldChanges) {
+  using Mutation = void (*)(std::vector<ManifestEntry>&);
+  const Mutation mutations[] = {
+      [](std::vector<ManifestEntry>& e) { e[0].utt_id = "001a"; },
+      [](std::vector<ManifestEntry>& e) { e[1].utt_id = "003"; },
+      [](std::vector<ManifestEntry>& e) { e[0].feature_path = "feat/001.mfcc"; },
+      [](std::vector<ManifestEntry>& e) { e[1].feature_path = "x/feat/002.mfc"; },
+      [](std::vector<ManifestEntry>& e) { e[0].feature_sha256[63] = '4'; },
+      [](std::vector<ManifestEntry>& e) { e[1].feature_sha256 = kSha001; },
+      [](std::vector<ManifestEntry>& e) { e[0].words[1] = "TEN(2)"; },
+      [](std::vector<ManifestEntry>& e) { e[0].words.pop_back(); },
+      [](std::vector<ManifestEntry>& e) { e[0].words.push_back("X"); },
+      [](std::vector<ManifestEntry>& e) { std::swap(e[0].words[1], e[0].words[2]); },
+      [](std::vector<ManifestEntry>& e) { std::swap(e[0], e[1]); },  // training order matters
+      [](std::vector<ManifestEntry>& e) { e.pop_back(); },
+      [](std::vector<ManifestEntry>& e) { e.push_back({"003", "feat/003.mfc", {"A"}, kSha002}); },
+      [](std::vector<ManifestEntry>& e) { e[0].words = {"<s>", "TENOF", "CLUBS", "</s>"}; },  // word boundaries
+  };
+  std::set<std::string> fingerprints = {kKnownFingerprint};
+  for (std::size_t mutation_idx = 0; mutation_idx < std::size(mutations); ++mutation_idx) {
+    SCOPED_TRACE(mutation_idx);
+    std::vector<ManifestEntry> entries = KnownEntries();
+    mutations[mutation_idx](entries);
+    const Manifest manifest(entries, "test");
+    EXPECT_TRUE(fingerprints.insert(manifest.Fingerprint()).second);
+    // Every variant round-trips too.
+    EXPECT_EQ(Manifest::Parse(manifest.Serialize(), "m").Fingerprint(), manifest.Fingerprint());
+  }
+}
+
+TEST(ManifestTest, ParseRejectsNonCanonicalBytes) {
+  const std::string header = "pstrain-manifest 1 utterances=2\n";
+  const std::string line1 = std::string("001\tfeat/001.mfc\t") + kSha001 + "\t<s> TEN </s>\n";
+  const std::string line2 = std::string("002\tfeat/002.mfc\t") + kSha002 + "\t<s> FIVE </s>\n";
+  auto with_line2 = [&](const std::string& replacement) { return header + line1 + replacement; };
+  auto entry2 = [&](const std::string& id, const std::string& path, const std::string& sha, const std::string& words) {
+    return header + line1 + id + "\t" + path + "\t" + sha + "\t" + words + "\n";
+  };
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string expected;  // substring of the message, starting with "m.manifest:LINE: "
+  };
+  const std::vector<Case> cases = {
+      {"empty file", "", "m.manifest: empty file"},
+      {"byte order mark", "\xEF\xBB\xBF" + header + line1 + line2, "m.manifest:1: starts with a UTF-8 byte order mark"},
+      {"crlf", header + "001\tfeat/001.mfc\t" + kSha001 + "\t<s> TEN </s>\r\n" + line2,
+       "m.manifest:2: carriage return"},
+      {"no final newline", header + line1 + line2.substr(0, line2.size() - 1),
+       "m.manifest:3: the last line does not end with a newline"},
+      {"blank line", header + line1 + "\n" + line2, "m.manifest:3: blank line"},
+      {"trailing blank line", header + line1 + line2 + "\n", "m.manifest:4: blank line"},
+      {"invalid utf-8", with_line2("002\tfeat/002.mfc\t" + std::string(kSha002) + "\tCAF\xC3\n"),
+       "m.manifest:3: invalid UTF-8"},
+      {"overlong utf-8", with_line2("002\tfeat/002.mfc\t" + std::string(kSha002) + "\tA\xC0\xAF\n"),
+       "m.manifest:3: invalid UTF-8"},
+      {"wrong magic", "pstrain-manifesto 1 utterances=2\n" + line1 + line2, "m.manifest:1: not a pstrain manifest"},
+      {"other version", "pstrain-manifest 2 utterances=2\n" + line1 + line2,
+       "m.manifest:1: unsupported manifest format version 2 (this pstrain reads version 1)"},
+      {"tab in header", "pstrain-manifest 1\tutterances=2\n" + line1 + line2, "m.manifest:1: malformed header line"},
+      {"no count", "pstrain-manifest 1\n" + line1 + line2, "m.manifest:1: malformed header line"},
+      {"leading zero count", "pstrain-manifest 1 utterances=02\n" + line1 + line2, "m.manifest:1: malformed header"},
+      {"trailing space in header", "pstrain-manifest 1 utterances=2 \n" + line1 + line2, "m.manifest:1: malformed"},
+      {"zero utterances", "pstrain-manifest 1 utterances=0\n", "m.manifest:1: the manifest lists no utterances"},
+      {"header only", "pstrain-manifest 1 utterances=1\n", "m.manifest:1: the header says utterances=1 but the file lists 0"},
+      {"count too large", "pstrain-manifest 1 utterances=3\n" + line1 + line2,
+       "m.manifest:1: the header says utterances=3 but the file lists 2"},
+      {"count too small", "pstrain-manifest 1 utterances=1\n" + line1 + line2, "the file lists 2"},
+      {"three fields", with_line2("002\tfeat/002.mfc\t" + std::string(kSha002) + "\n"),
+       "m.manifest:3: expected 4 TAB-separated fields"},
+      {"tab inside words", entry2("002", "feat/002.mfc", kSha002, "<s>\tFIVE"), "m.manifest:3: expected 4 TAB"},
+      {"trailing space", entry2("002", "feat/002.mfc", kSha002, "<s> FIVE "), "m.manifest:3: empty word"},
+      {"leading space", entry2("002", "feat/002.mfc", kSha002, " <s> FIVE"), "m.manifest:3: empty word"},
+      {"double space", entry2("002", "feat/002.mfc", kSha002, "<s>  FIVE"), "m.manifest:3: empty word"},
+      {"no words", entry2("002", "feat/002.mfc", kSha002, ""), "m.manifest:3: empty word"},
+      {"empty id", entry2("", "feat/002.mfc", kSha002, "A"), "m.manifest:3: utterance id \"\" is empty"},
+      {"space in id", entry2("0 2", "feat/002.mfc", kSha002, "A"), "m.manifest:3: utterance id \"0 2\" contains a space"},
+      {"control char in word", entry2("002", "feat/002.mfc", kSha002, "A\x01"),
+       "m.manifest:3: word \"A\\x01\" contains control character 0x01"},
+      {"uppercase digest", entry2("002", "feat/002.mfc", "EDD4C13FA0C3072EAA40B9E5427D04BE20B8755905C1D79C838AB2FA3788A135", "A"),
+       "m.manifest:3: feature SHA-256 \"EDD4"},
+      {"short digest", entry2("002", "feat/002.mfc", "edd4c13f", "A"), "has 8 characters"},
+      {"non-hex digest", entry2("002", "feat/002.mfc", std::string(63, 'a') + "g", "A"), "is not 64 lower-case hex"},
+      {"absolute path", entry2("002", "/data/feat/002.mfc", kSha002, "A"), "m.manifest:3: feature path \"/data/feat/002.mfc\" is absolute"},
+      {"dot-dot path", entry2("002", "feat/../../002.mfc", kSha002, "A"), "has a \"..\" component"},
+      {"leading dot-dot", entry2("002", "../002.mfc", kSha002, "A"), "has a \"..\" component"},
+      {"dot path", entry2("002", "./feat/002.mfc", kSha002, "A"), "has a \".\" component"},
+      {"doubled slash", entry2("002", "feat//002.mfc", kSha002, "A"), "has an empty component"},
+      {"trailing slash", entry2("002", "feat/", kSha002, "A"), "has an empty component"},
+      {"empty path", entry2("002", "", kSha002, "A"), "feature path \"\" is empty"},
+      {"space in path", entry2("002", "my feat/002.mfc", kSha002, "A"), "contains a space"},
+      {"duplicate id", entry2("001", "feat/002.mfc", kSha002, "A"),
+       "m.manifest:3: duplicate utterance id \"001\" (first at line 2)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string message = InputErrorMessage([&] { Manifest::Parse(c.bytes, "m.manifest"); });
+    EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+  }
+}
+
+TEST(ManifestTest, ConstructorValidatesEntries) {
+  EXPECT_NE(InputErrorMessage([] { Manifest({}, "src"); }).find("src: the manifest lists no utterances"),
+            std::string::npos);
+  std::vector<ManifestEntry> entries = KnownEntries();
+  entries[1].utt_id = "001";
+  EXPECT_NE(InputErrorMessage([&] { Manifest(entries, "src"); })
+                .find("src: manifest entry 2: duplicate utterance id \"001\" (first at entry 1)"),
+            std::string::npos);
+  entries = KnownEntries();
+  entries[0].words.clear();
+  EXPECT_NE(InputErrorMessage([&] { Manifest(entries, "src"); }).find("manifest entry 1: transcript has no words"),
+            std::string::npos);
+  entries = KnownEntries();
+  entries[0].words[0] = "a\tb";
+  EXPECT_NE(InputErrorMessage([&] { Manifest(entries, "src"); }).find("contains control character 0x09"),
+            std::string::npos);
+  entries = KnownEntries();
+  entries[0].feature_path = "a/../../b";
+  EXPECT_NE(InputErrorMessage([&] { Manifest(entries, "src"); }).find("\"..\" component"), std::string::npos);
+}
+
+TEST_F(ManifestFilesTest, SaveAndLoad) {
+  const Manifest manifest(KnownEntries(), "test");
+  const fs::path path = dir_ / "train.manifest";
+  manifest.Save(path);
+  EXPECT_EQ(ReadFileText(path), kKnownBytes);
+  EXPECT_EQ(Sha256OfFile(path), kKnownFingerprint);
+  const Manifest loaded = Manifest::Load(path);
+  EXPECT_EQ(loaded.entries(), manifest.entries());
+  EXPECT_EQ(loaded.source(), path.string());
+  EXPECT_NE(InputErrorMessage([&] { Manifest::Load(dir_ / "missing.manifest"); }).find("missing.manifest"),
+            std::string::npos);
+}
+
+TEST_F(ManifestFilesTest, ImportFromSphinxFiles) {
+  const Manifest manifest = Import();
+  EXPECT_EQ(manifest.Serialize(), kKnownBytes);
+  EXPECT_EQ(manifest.Fingerprint(), kKnownFingerprint);
+  EXPECT_EQ(ResolveFeaturePath(manifest.entries()[1], corpus_), corpus_ / "feat" / "002.mfc");
+  // pocketsphinx spells the extension ".mfc"; both mean the same files.
+  EXPECT_EQ(ImportSphinx(fileids_, transcription_, corpus_, ".mfc").Fingerprint(), kKnownFingerprint);
+  // The corpus root is not part of the manifest: a copy elsewhere gives the same fingerprint.
+  fs::copy(corpus_, dir_ / "copy", fs::copy_options::recursive);
+  EXPECT_EQ(ImportSphinx(fileids_, transcription_, dir_ / "copy", "mfc").Fingerprint(), kKnownFingerprint);
+  EXPECT_NO_THROW(CheckManifest(manifest, dir_ / "copy"));
+}
+
+TEST_F(ManifestFilesTest, ImportHandlesCommentsCrlfMissingIdsAndCaseOfIds) {
+  WriteText(fileids_, "# training set\r\nfeat/001\r\nfeat/002 \r\n\r\n");
+  WriteText(transcription_, "# comment\n<s> TEN OF CLUBS </s>\n<s> FIVE OF(2) SPADES </s> (002)\n");
+  EXPECT_EQ(Import().Serialize(), kKnownBytes);
+  // Ids compare ignoring ASCII case, as in SphinxTrain; the control file's id is the one kept.
+  WriteText(corpus_ / "feat" / "Utt.mfc", "x");
+  WriteText(fileids_, "feat/Utt\n");
+  WriteText(transcription_, "A (uTT)\n");
+  const Manifest manifest = Import();
+  EXPECT_EQ(manifest.entries()[0].utt_id, "Utt");
+  EXPECT_EQ(manifest.entries()[0].words, std::vector<std::string>{"A"});
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsMismatchedTranscriptIdsNamingBothFiles) {
+  WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n# c\n<s> FIVE </s> (003)\n");
+  const std::string message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(message.find(fileids_.string() + ":2: utterance id \"002\" does not match the transcript's id \"003\" at " +
+                         transcription_.string() + ":3"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsDifferentNumbersOfLines) {
+  WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n");
+  std::string message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(message.find(fileids_.string() + ":2: utterance \"002\" has no transcript"), std::string::npos) << message;
+  WriteText(transcription_, "A (001)\nB (002)\nC (003)\n");
+  message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(message.find(transcription_.string() + ":3: transcript has no utterance in " + fileids_.string()),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsDuplicateIdsNamingBothLines) {
+  WriteText(fileids_, "feat/001\nother/001\n");
+  WriteText(transcription_, "A (001)\nB (001)\n");
+  const std::string message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(message.find(fileids_.string() + ":2: duplicate utterance id \"001\" (first at line 1)"), std::string::npos)
+      << message;
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsMissingFeatureFile) {
+  fs::remove(corpus_ / "feat" / "002.mfc");
+  const std::string message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(message.find(fileids_.string() + ":2: utterance \"002\": feature file " +
+                         (corpus_ / "feat" / "002.mfc").string() + " does not exist"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsPathsOutsideTheRootAndFrameRanges) {
+  struct Case {
+    std::string fileids;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"feat/001\n../corpus/feat/002\n", ":2: feature path \"../corpus/feat/002.mfc\" has a \"..\" component"},
+      {"feat/001\n" + (corpus_ / "feat" / "002").string() + "\n", ":2: feature path \"/"},
+      {"feat/001 0 10 001\nfeat/002\n", ":1: frame ranges"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fileids);
+    WriteText(fileids_, c.fileids);
+    const std::string message = InputErrorMessage([&] { Import(); });
+    EXPECT_NE(message.find(fileids_.string() + c.expected), std::string::npos) << message;
+  }
+}
+
+TEST_F(ManifestFilesTest, ImportRejectsEmptyCorpusAndBadRoot) {
+  WriteText(fileids_, "# nothing\n");
+  WriteText(transcription_, "");
+  EXPECT_NE(InputErrorMessage([&] { Import(); }).find(fileids_.string() + ": the control file lists no utterances"),
+            std::string::npos);
+  EXPECT_NE(InputErrorMessage([&] { ImportSphinx(fileids_, transcription_, dir_ / "nope", "mfc"); })
+                .find("corpus root (cepdir) is not a directory"),
+            std::string::npos);
+}
+
+TEST_F(ManifestFilesTest, CheckDetectsChangedAndMissingFeatureFiles) {
+  const Manifest manifest = Manifest::Parse(kKnownBytes, "train.manifest");
+  EXPECT_NO_THROW(CheckManifest(manifest, corpus_));
+
+  WriteText(corpus_ / "feat" / "002.mfc", "fake features 002 (edited)");
+  std::string message = InputErrorMessage([&] { CheckManifest(manifest, corpus_); });
+  EXPECT_NE(message.find((corpus_ / "feat" / "002.mfc").string() + ": utterance \"002\" of train.manifest: feature "
+                         "file changed: its SHA-256 is " + Sha256Hex("fake features 002 (edited)") +
+                         ", the manifest records " + kSha002),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(1 of 2 utterances have missing or changed feature files)"), std::string::npos) << message;
+
+  fs::remove(corpus_ / "feat" / "001.mfc");
+  message = InputErrorMessage([&] { CheckManifest(manifest, corpus_); });
+  EXPECT_NE(message.find((corpus_ / "feat" / "001.mfc").string() + ": utterance \"001\" of train.manifest: feature "
+                         "file does not exist"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("(2 of 2 utterances"), std::string::npos) << message;
+
+  fs::create_directory(corpus_ / "feat" / "001.mfc");
+  message = InputErrorMessage([&] { CheckManifest(manifest, corpus_); });
+  EXPECT_NE(message.find("feature file is not a regular file"), std::string::npos) << message;
+
+  message = InputErrorMessage([&] { CheckManifest(manifest, dir_ / "nope"); });
+  EXPECT_NE(message.find("corpus root (cepdir) is not a directory"), std::string::npos) << message;
+}
+
+TEST(ManifestTest, CheckWordsReportsUnknownWords) {
+  Dictionary merged = Dictionary::Parse("TEN T EH N\nOF AH V\nOF(2) AH\nCLUBS K L AH B Z\n", "main.dic", false);
+  merged.Merge(Dictionary::Parse("<s> SIL\n</s> SIL\n", "noisedict", true));
+  std::vector<ManifestEntry> entries = KnownEntries();
+  entries.push_back({"003", "feat/003.mfc", {"<s>", "TEN", "</s>"}, kSha001});
+  entries.push_back({"004", "feat/004.mfc", {"<s>", "ten", "</s>"}, kSha001});
+  const Manifest manifest(entries, "train.manifest");
+  const std::string message = InputErrorMessage([&] { CheckWords(manifest, merged); });
+  EXPECT_NE(message.find("train.manifest: utterance \"002\": words not in the dictionary: FIVE, SPADES "
+                         "(2 of 4 utterances have unknown words)"),
+            std::string::npos)
+      << message;
+
+  Dictionary complete = merged;
+  complete.Merge(Dictionary::Parse("FIVE F AY V\nSPADES S P EY D Z\nten T EH N\n", "extra.dic", false));
+  EXPECT_NO_THROW(CheckWords(manifest, complete));
+}
+
+}  // namespace
+}  // namespace pstrain

@@ -1,0 +1,104 @@
+// Whole-run tests of `pstrain train` on the bundled corpus: a 3-pass model decodes held-out speech
+// in pocketsphinx no worse than the starting model, and two identical runs write identical bytes.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "support/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TrainCommand(const fs::path& run_dir, const std::string& extra) {
+  const fs::path corpus = CorpusDir();
+  return Pstrain("train --model " + ShellQuote(An4Model().string()) + " --manifest " + ShellQuote(TrainManifest().string()) +
+                 " --dict " + ShellQuote((corpus / "corpus.dic").string()) + " --filler " +
+                 ShellQuote((corpus / "corpus.filler").string()) + " --out " + ShellQuote(run_dir.string()) + " " + extra);
+}
+
+// Word error rate in percent from scripts/decode-wer.sh (pocketsphinx_batch on the held-out set).
+double HeldoutWer(const fs::path& model_dir) {
+  const std::string command = "bash " + ShellQuote(std::string(PSTRAIN_SOURCE_DIR) + "/scripts/decode-wer.sh") + " " +
+                              ShellQuote(model_dir.string()) + " " + ShellQuote(CorpusDir().string()) + " heldout";
+  CommandResult r = RunCommand(command);
+  EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+  std::smatch match;
+  static const std::regex kWerLine(R"(WER ([0-9.]+) \((\d+)/(\d+)\))");
+  if (!std::regex_search(r.output, match, kWerLine)) {
+    ADD_FAILURE() << "no WER line in decode output:\n" << r.output;
+    return 1e9;
+  }
+  std::cout << "[wer] " << model_dir.string() << ": " << match[0] << "\n";
+  return std::stod(match[1]);
+}
+
+// Relative path -> SHA-256 of every regular file below `dir`, except telemetry (PIDs and times by
+// design; docs/contract.md).
+std::map<std::string, std::string> TreeDigests(const fs::path& dir) {
+  std::map<std::string, std::string> digests;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().filename() != "telemetry.json") {
+      digests[fs::relative(entry.path(), dir).string()] = Sha256OfFile(entry.path());
+    }
+  }
+  return digests;
+}
+
+TEST(Train, ThreePassModelDecodesHeldoutNoWorseThanStart) {
+  const fs::path run = FreshDir("train-wer") / "run";
+  CommandResult r = RunCommand(TrainCommand(run, "--min-passes 3 --max-passes 3"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::cout << r.output;
+  for (const char* file : {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"}) {
+    EXPECT_TRUE(fs::is_regular_file(run / "model" / file)) << file;
+  }
+  const double start = HeldoutWer(An4Model());
+  const double trained = HeldoutWer(run / "model");
+  std::cout << "[wer] held-out WER: starting model " << start << "%, after 3 passes " << trained << "%\n";
+  EXPECT_LE(trained, start);
+  EXPECT_LT(trained, 100.0);
+  // Each pass's summary records its decision; the last says why training stopped.
+  const auto summary = boost::json::parse(ReadFileText(run / "passes" / "003" / "pass.json"));
+  EXPECT_EQ(summary.at("stop_decision").as_string(), "max-passes");
+  EXPECT_EQ(summary.at("totals").at("skipped").to_number<int>(), 0);
+}
+
+TEST(Train, TwoRunsWriteByteIdenticalFiles) {
+  const fs::path dir = FreshDir("train-determinism");
+  for (const char* name : {"a", "b"}) {
+    CommandResult r = RunCommand(TrainCommand(dir / name, "--min-passes 2 --max-passes 2"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto a = TreeDigests(dir / "a");
+  const auto b = TreeDigests(dir / "b");
+  EXPECT_GT(a.size(), 20u);
+  EXPECT_EQ(a, b);
+  // The files that matter are all there, in every pass.
+  for (const char* pass : {"001", "002"}) {
+    for (const char* file : {"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
+                             "shard-000/artifact.json", "shard-000/exact_counts",
+                             "model/means", "model/variances", "model/mixture_weights", "model/transition_matrices"}) {
+      EXPECT_TRUE(a.count(std::string("passes/") + pass + "/" + file)) << pass << "/" << file;
+    }
+  }
+}
+
+TEST(Train, StopsWhenConverged) {
+  // With a huge convergence threshold the second pass already counts as converged.
+  const fs::path run = FreshDir("train-converge") / "run";
+  CommandResult r = RunCommand(TrainCommand(run, "--convergence 1000 --max-passes 5"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("pass 2:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("pass 3:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("converged"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace pstrain::testing
