@@ -88,7 +88,7 @@ TEST(Gate, ArtifactValidation) {
   // Preconditions: the runs whose artifacts are broken or transplanted finish.
   ASSERT_EQ(RunOk(TrainCommand(corpus, base, "--jobs 3 " + ExactlyPasses(2))).exit_code, 0);
   ASSERT_EQ(RunOk(TrainCommand(corpus, other_config, "--jobs 3 --abeam 1e-80 " + ExactlyPasses(1))).exit_code, 0);
-  const fs::path pass1 = base / "passes" / "001", pass2 = base / "passes" / "002";
+  const fs::path pass1 = PassDir(base, 1), pass2 = PassDir(base, 2);
   // Precondition: unmodified copies validate, so each rejection below is the mutation's doing.
   for (const fs::path& pass : {pass1, pass2}) {
     const CommandResult r = Validate(CopyPass(pass, cases, "unmodified-" + pass.filename().string()));
@@ -98,47 +98,47 @@ TEST(Gate, ArtifactValidation) {
   // Each case: copy, mutate (the ASSERT_TRUE is a precondition: the mutation was applied), validate,
   // and certify the rejection through the kit.
   fs::path copy = CopyPass(pass1, cases, "payload-byte-flipped");
-  ASSERT_TRUE(FlipByte(copy / "shard-001" / "gauden_counts"));
+  ASSERT_TRUE(FlipByte(copy / ShardDirName(1) / "gauden_counts"));
   CommandResult r = Validate(copy);
   gate.ExpectRejected("payload byte flipped (shard-001/gauden_counts)", r.exit_code, r.output, "payload-sha256");
 
   copy = CopyPass(pass1, cases, "payload-truncated");
-  ASSERT_TRUE(Truncate(copy / "shard-001" / "mixw_counts"));
+  ASSERT_TRUE(Truncate(copy / ShardDirName(1) / "mixw_counts"));
   r = Validate(copy);
   gate.ExpectRejected("payload truncated (shard-001/mixw_counts)", r.exit_code, r.output, "payload-size");
 
   copy = CopyPass(pass1, cases, "payload-missing");
-  ASSERT_TRUE(Remove(copy / "shard-001" / "tmat_counts"));
+  ASSERT_TRUE(Remove(copy / ShardDirName(1) / "tmat_counts"));
   r = Validate(copy);
   gate.ExpectRejected("payload missing (shard-001/tmat_counts)", r.exit_code, r.output, "missing");
 
   copy = CopyPass(pass1, cases, "exact-counts-missing");
-  ASSERT_TRUE(Remove(copy / "shard-002" / "exact_counts"));
+  ASSERT_TRUE(Remove(copy / ShardDirName(2) / "exact_counts"));
   r = Validate(copy);
   gate.ExpectRejected("payload missing (shard-002/exact_counts)", r.exit_code, r.output, "missing");
 
   copy = CopyPass(pass1, cases, "artifact-json-missing");
-  ASSERT_TRUE(Remove(copy / "shard-001" / "artifact.json"));
+  ASSERT_TRUE(Remove(copy / ShardDirName(1) / "artifact.json"));
   r = Validate(copy);
   gate.ExpectRejected("artifact.json missing (shard-001)", r.exit_code, r.output, "missing");
 
   copy = CopyPass(pass1, cases, "shard-directory-missing");
-  ASSERT_TRUE(Remove(copy / "shard-002"));
+  ASSERT_TRUE(Remove(copy / ShardDirName(2)));
   r = Validate(copy);
   gate.ExpectRejected("shard directory missing (shard-002)", r.exit_code, r.output, "missing");
 
   copy = CopyPass(pass2, cases, "stale-pass");
-  ASSERT_TRUE(Transplant(pass1 / "shard-001", copy / "shard-001"));
+  ASSERT_TRUE(Transplant(pass1 / ShardDirName(1), copy / ShardDirName(1)));
   r = Validate(copy);
   gate.ExpectRejected("stale pass (pass 1's shard-001 replayed into pass 2)", r.exit_code, r.output, "stale-pass");
 
   copy = CopyPass(pass1, cases, "artifact-from-another-config");
-  ASSERT_TRUE(Transplant(other_config / "passes" / "001" / "shard-001", copy / "shard-001"));
+  ASSERT_TRUE(Transplant(PassDir(other_config, 1) / ShardDirName(1), copy / ShardDirName(1)));
   r = Validate(copy);
   gate.ExpectRejected("artifact from another config (--abeam 1e-80 run's shard-001)", r.exit_code, r.output, "config-fingerprint");
 
   copy = CopyPass(pass1, cases, "reduced-statistics-of-one-shard");
-  fs::copy_file(copy / "shard-000" / "exact_counts", copy / "accum" / "exact_counts", fs::copy_options::overwrite_existing);
+  fs::copy_file(copy / ShardDirName(0) / "exact_counts", copy / "accum" / "exact_counts", fs::copy_options::overwrite_existing);
   r = Validate(copy);
   gate.ExpectRejected("reduced statistics replaced by one shard's (accum/exact_counts)", r.exit_code, r.output, "reduction");
 }

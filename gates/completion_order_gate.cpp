@@ -43,7 +43,7 @@ std::int64_t MtimeNs(const fs::path& path) {
 // worker writes).
 std::vector<std::uint32_t> FinishingOrder(const fs::path& pass_dir, std::uint32_t shards) {
   std::vector<std::pair<std::int64_t, std::uint32_t>> finished;
-  for (std::uint32_t shard = 0; shard < shards; ++shard) finished.emplace_back(MtimeNs(pass_dir / ShardName(shard) / "artifact.json"), shard);
+  for (std::uint32_t shard = 0; shard < shards; ++shard) finished.emplace_back(MtimeNs(pass_dir / ShardDirName(shard) / "artifact.json"), shard);
   std::sort(finished.begin(), finished.end());
   std::vector<std::uint32_t> order;
   for (const auto& item : finished) order.push_back(item.second);
@@ -87,7 +87,7 @@ TEST(Gate, CompletionOrder) {
     bool seen = false;
     for (std::uint32_t pass = 1; pass <= passes; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
-      const fs::path pass_dir = run / "passes" / PassName(pass), reference_pass = reference / "passes" / PassName(pass);
+      const fs::path pass_dir = PassDir(run, pass), reference_pass = PassDir(reference, pass);
       if (FinishingOrder(pass_dir, ordered) == c.expected_order) seen = true;
       gate.ExpectWithin("pass.json shard_count", ShardCountOf(pass_dir), shards, 0.0, 0.0);
       gate.ExpectProducedFilesIdentical(pass_dir / "model", reference_pass / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
@@ -95,7 +95,7 @@ TEST(Gate, CompletionOrder) {
       gate.ExpectProducedFilesIdentical(pass_dir / "accum", reference_pass / "accum", {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"});
       gate.ExpectProducedFilesIdentical(pass_dir, reference_pass, {"pass.json"});
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        gate.ExpectProducedFilesIdentical(pass_dir / ShardName(shard), reference_pass / ShardName(shard),
+        gate.ExpectProducedFilesIdentical(pass_dir / ShardDirName(shard), reference_pass / ShardDirName(shard),
                                           {"artifact.json", "gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", "worker.log"});
       }
     }

@@ -47,7 +47,7 @@ TEST(Gate, CrossCountExact) {
     SCOPED_TRACE("--jobs " + std::to_string(jobs) + " vs --jobs " + std::to_string(first));
     for (std::uint32_t pass = 1; pass <= passes; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
-      const fs::path pass_dir = run / "passes" / PassName(pass), reference_pass = reference / "passes" / PassName(pass);
+      const fs::path pass_dir = PassDir(run, pass), reference_pass = PassDir(reference, pass);
       // Precondition: the comparisons below name every file of model/ and accum/ ("every model and
       // statistics file"), so a file the trainer adds later cannot go uncompared.
       ASSERT_EQ(FileNamesIn(pass_dir / "model"), model_files);
@@ -65,7 +65,7 @@ TEST(Gate, CrossCountExact) {
     }
     if (jobs == first) continue;
     // Precondition: no pass beyond the last one.
-    ASSERT_FALSE(fs::exists(run / "passes" / PassName(passes + 1)));
+    ASSERT_FALSE(fs::exists(PassDir(run, passes + 1)));
     gate.ExpectProducedFilesIdentical(run / "model", reference / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
     gate.ExpectCopiedInputsIdentical(run / "model", reference / "model", {"mdef", "feat.params", "noisedict"});
   }

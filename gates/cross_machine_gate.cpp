@@ -35,12 +35,12 @@ constexpr const char* kGlibcMasked = "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA
 void ExpectSameDeterministicFiles(Gate& gate, const fs::path& a, const fs::path& b, std::uint32_t passes, std::uint32_t shards) {
   for (std::uint32_t pass = 1; pass <= passes; ++pass) {
     SCOPED_TRACE("pass " + std::to_string(pass));
-    const fs::path pass_a = a / "passes" / PassName(pass), pass_b = b / "passes" / PassName(pass);
+    const fs::path pass_a = PassDir(a, pass), pass_b = PassDir(b, pass);
     gate.ExpectProducedFilesIdentical(pass_a / "model", pass_b / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
     gate.ExpectProducedFilesIdentical(pass_a / "accum", pass_b / "accum", {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"});
     gate.ExpectProducedFilesIdentical(pass_a, pass_b, {"pass.json"});
     for (std::uint32_t shard = 0; shard < shards; ++shard) {
-      gate.ExpectProducedFilesIdentical(pass_a / ShardName(shard), pass_b / ShardName(shard),
+      gate.ExpectProducedFilesIdentical(pass_a / ShardDirName(shard), pass_b / ShardDirName(shard),
                                         {"artifact.json", "gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", "worker.log"});
     }
   }
@@ -81,7 +81,7 @@ TEST(Gate, CrossMachineReproducibility) {
         const fs::path expected = base / ("expected-isa-" + name + ".json");
         std::ofstream(expected) << "{\"isa\":\"" << name << "\"}";
         for (std::uint32_t shard = 0; shard < shards; ++shard) {
-          gate.ExpectJsonFieldsEqual(run / "passes" / PassName(1) / ShardName(shard) / "telemetry.json", expected, {"isa"});
+          gate.ExpectJsonFieldsEqual(PassDir(run, 1) / ShardDirName(shard) / "telemetry.json", expected, {"isa"});
         }
       }
       ExpectSameDeterministicFiles(gate, reference, run, passes, shards);

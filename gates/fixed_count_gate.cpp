@@ -43,7 +43,7 @@ TEST(Gate, FixedCountReproducibility) {
 
     for (std::uint32_t pass = 1; pass <= passes; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
-      const fs::path pass_a = a / "passes" / PassName(pass), pass_b = b / "passes" / PassName(pass);
+      const fs::path pass_a = PassDir(a, pass), pass_b = PassDir(b, pass);
       gate.ExpectWithin("pass.json shard_count, run a", ShardCountOf(pass_a), shards, 0.0, 0.0);
       gate.ExpectWithin("pass.json shard_count, run b", ShardCountOf(pass_b), shards, 0.0, 0.0);
       gate.ExpectProducedFilesIdentical(pass_a / "model", pass_b / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
@@ -51,7 +51,7 @@ TEST(Gate, FixedCountReproducibility) {
       gate.ExpectProducedFilesIdentical(pass_a / "accum", pass_b / "accum", {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"});
       gate.ExpectProducedFilesIdentical(pass_a, pass_b, {"pass.json"});
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        gate.ExpectProducedFilesIdentical(pass_a / ShardName(shard), pass_b / ShardName(shard),
+        gate.ExpectProducedFilesIdentical(pass_a / ShardDirName(shard), pass_b / ShardDirName(shard),
                                           {"artifact.json", "gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", "worker.log"});
       }
     }

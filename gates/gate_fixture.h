@@ -119,9 +119,11 @@ std::string ExactlyPasses(std::uint32_t passes);
 // Runs `command`; a non-zero exit adds a (precondition) failure naming the command and its output.
 pstrain::testing::CommandResult RunOk(const std::string& command);
 
-// 1 -> "001" (the trainer's own naming); 0 -> "shard-000".
+// The run directory's layout, the trainer's own (shards/run_layout.h): PassDir(run, 1) is
+// run/passes/001, ShardDirName(0) is "shard-000".
+using pstrain::PassDir;
 using pstrain::PassName;
-std::string ShardName(std::uint32_t shard);
+using pstrain::ShardDirName;
 
 // The names of the regular files directly inside `dir` (empty when it does not exist).
 std::set<std::string> FileNamesIn(const std::filesystem::path& dir);

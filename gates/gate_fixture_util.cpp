@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cstdio>
 #include <sstream>
 #include <cstdlib>
 #include <stdexcept>
@@ -264,12 +263,6 @@ CommandResult RunOk(const std::string& command) {
   CommandResult r = RunCommand(command);
   EXPECT_EQ(r.exit_code, 0) << "precondition: " << command << "\n" << r.output;
   return r;
-}
-
-std::string ShardName(std::uint32_t shard) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "shard-%03u", shard);
-  return buffer;
 }
 
 std::set<std::string> FileNamesIn(const fs::path& dir) {

@@ -63,7 +63,7 @@ TEST(Gate, MultipronSharding) {
     const std::uint32_t shards = static_cast<std::uint32_t>(std::min<std::size_t>(jobs, corpus.utterances));
     for (std::uint32_t pass = 1; pass <= passes; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
-      const fs::path pass_one = one / "passes" / PassName(pass), pass_four = four / "passes" / PassName(pass);
+      const fs::path pass_one = PassDir(one, pass), pass_four = PassDir(four, pass);
       gate.ExpectWithin("pass.json shard_count = min(jobs, utterances)", ShardCountOf(pass_four), shards, 0.0, 0.0);
       gate.ExpectProducedFilesIdentical(pass_one / "model", pass_four / "model", {"means", "variances", "mixture_weights", "transition_matrices"});
       gate.ExpectProducedFilesIdentical(pass_one / "accum", pass_four / "accum",
@@ -75,11 +75,11 @@ TEST(Gate, MultipronSharding) {
       // The workers' lifetimes overlap: all were alive when the last one started.
       std::string latest_start;
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        latest_start = std::max(latest_start, ReadShardTelemetry(pass_four / ShardName(shard) / kShardTelemetryFile).start);
+        latest_start = std::max(latest_start, ReadShardTelemetry(pass_four / ShardDirName(shard) / kShardTelemetryFile).start);
       }
       double alive = 0;
       for (std::uint32_t shard = 0; shard < shards; ++shard) {
-        if (ReadShardTelemetry(pass_four / ShardName(shard) / kShardTelemetryFile).end > latest_start) ++alive;
+        if (ReadShardTelemetry(pass_four / ShardDirName(shard) / kShardTelemetryFile).end > latest_start) ++alive;
       }
       gate.ExpectWithin("workers alive when the last one started (all of them)", alive, shards, 0.0, 0.0);
     }

@@ -80,7 +80,7 @@ TEST(Gate, OneShardReference) {
   ASSERT_EQ(RunOk(AccumulateCommand(corpus, out, "--jobs 1")).exit_code, 0);
   // Precondition: both sides used the same options (the artifact's configuration fingerprint is
   // the reference's), or the comparison would mean nothing.
-  ASSERT_EQ(JsonString(out / "shards" / "shard-000" / "artifact.json", "fingerprints.config"),
+  ASSERT_EQ(JsonString(out / "shards" / ShardDirName(0) / "artifact.json", "fingerprints.config"),
             ConfigFingerprint(options, ReductionMode::kExact, DictionaryFingerprint(corpus.dict().string(), corpus.filler().string())));
   gate.ExpectWithin("summary.json shard_count", JsonNumber(out / "summary.json", "shard_count"), 1, 0.0, 0.0);
   gate.ExpectProducedFilesIdentical(out, serial_dir, {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts"});
@@ -88,7 +88,7 @@ TEST(Gate, OneShardReference) {
                              {"processed_ids", "retried_ids", "skipped", "totals.total_frames", "totals.total_log_likelihood_exact"});
   // The shard's per-utterance log is the serial pass's log (written as a file to compare bytes).
   WriteFileAtomic(serial_dir / "worker.log", serial_log.str());
-  gate.ExpectProducedFilesIdentical(out / "shards" / "shard-000", serial_dir, {"worker.log"});
+  gate.ExpectProducedFilesIdentical(out / "shards" / ShardDirName(0), serial_dir, {"worker.log"});
 }
 
 }  // namespace

@@ -96,7 +96,7 @@ TEST(Gate, ProvenanceComparison) {
   // The passes: equal but for the fields that record the count.
   for (std::uint32_t pass = 1; pass <= passes; ++pass) {
     SCOPED_TRACE("pass " + std::to_string(pass));
-    gate.ExpectJsonFieldsEqual(one / "passes" / PassName(pass) / "pass.json", two / "passes" / PassName(pass) / "pass.json",
+    gate.ExpectJsonFieldsEqual(PassDir(one, pass) / "pass.json", PassDir(two, pass) / "pass.json",
                                {"format", "pass", "reduction", "fingerprints.model", "fingerprints.config", "fingerprints.manifest", "totals",
                                 "utterance_ids", "processed_ids", "retried_ids", "skipped", "log_likelihood_gain_per_frame",
                                 "stop_decision", "reestimation"});

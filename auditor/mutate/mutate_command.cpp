@@ -11,6 +11,7 @@
 #include "report/audit_error.h"
 #include "report/command_options.h"
 #include "report/work_dir.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::audit {
 
@@ -101,7 +102,7 @@ int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, st
     // must hold nothing else: it can never delete what it did not create.
     const std::uint32_t pass = options.pass ? static_cast<std::uint32_t>(std::stoul(*options.pass)) : LastCompletePass(run_dir);
     const WorkDir work(options.work_dir, WorkDir::Given::kMustBeEmpty, "audit-mutate", options.keep);
-    if (options.foreign_run && !fs::is_directory(fs::path(*options.foreign_run) / "passes")) {
+    if (options.foreign_run && !fs::is_directory(PassesDir(*options.foreign_run))) {
       throw AuditError(*options.foreign_run + ": --foreign-run is not a run directory (no passes/)");
     }
     report = RunMutations(run_dir, pass, Mutations(), RealPassValidator(), work.path(), options.keep,

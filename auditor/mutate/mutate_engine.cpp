@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "common/error.h"
 #include "coordinator/finished_pass.h"
+#include "coordinator/pass_file.h"
 #include "shards/run_layout.h"
 
 namespace pstrain::audit {
@@ -85,15 +87,14 @@ void CopyPass(const fs::path& from, const fs::path& to) {
 }  // namespace
 
 std::uint32_t LastCompletePass(const fs::path& run_dir) {
-  const fs::path passes = run_dir / "passes";
+  const fs::path passes = PassesDir(run_dir);
   std::error_code ec;
   if (!fs::is_directory(passes, ec)) throw InputError(passes.string() + ": not a directory (is " + run_dir.string() + " a pstrain run directory?)");
   std::uint32_t last = 0;
   for (const fs::directory_entry& entry : fs::directory_iterator(passes)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() != 3 || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    if (!fs::is_regular_file(entry.path() / "pass.json")) continue;
-    last = std::max(last, static_cast<std::uint32_t>(std::stoul(name)));
+    const std::optional<std::uint32_t> pass = PassNumberOf(entry.path().filename().string());
+    if (!pass || !fs::is_regular_file(entry.path() / kPassFileName)) continue;
+    last = std::max(last, *pass);
   }
   if (last == 0) throw InputError(passes.string() + ": no complete pass (no NNN/pass.json)");
   return last;

@@ -8,6 +8,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/param_files.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::audit {
 
@@ -94,11 +95,7 @@ std::string NeedsProcessed(const MutationContext& ctx, std::size_t n) {
   return have >= n ? "" : "shard " + std::to_string(ctx.TargetShard()) + " processed " + std::to_string(have) + " utterances; this mutation needs " + std::to_string(n);
 }
 
-fs::path EarlierShard(const MutationContext& ctx) {
-  char name[16];
-  std::snprintf(name, sizeof(name), "%03u", ctx.pass - 1);
-  return ctx.run_dir / "passes" / name / ShardDirName(ctx.TargetShard());
-}
+fs::path EarlierShard(const MutationContext& ctx) { return PassDir(ctx.run_dir, ctx.pass - 1) / ShardDirName(ctx.TargetShard()); }
 
 std::string NeedsEarlierPass(const MutationContext& ctx) {
   if (ctx.pass < 2) return "pass 1 has no earlier pass in the run directory";
@@ -107,11 +104,7 @@ std::string NeedsEarlierPass(const MutationContext& ctx) {
   return "";
 }
 
-fs::path ForeignShard(const MutationContext& ctx) {
-  char name[16];
-  std::snprintf(name, sizeof(name), "%03u", ctx.pass);
-  return ctx.foreign_run / "passes" / name / ShardDirName(ctx.TargetShard());
-}
+fs::path ForeignShard(const MutationContext& ctx) { return PassDir(ctx.foreign_run, ctx.pass) / ShardDirName(ctx.TargetShard()); }
 
 // The multipron sidecar: the lowest shard that has a `fallback_senones` file, or -1.
 constexpr const char* kSidecar = "fallback_senones";

@@ -8,8 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/options/option_values.h"
-#include "cli/options/pass_inputs_options.h"
+#include "cli/options/worker_options.h"
 #include "common/error.h"
 #include "coordinator/worker_failure.h"
 #include "shards/shard_worker.h"
@@ -17,18 +16,11 @@
 namespace pstrain::cli {
 
 int RunWorker(int argc, char** argv) {
-  CorpusInputs inputs;
-  ShardTask task;
-  long coordinator_pid = 0;
+  WorkerCommandLine line;
+  ShardTask& task = line.task;
+  const long& coordinator_pid = line.coordinator_pid;
   po::options_description desc("pstrain worker options");
-  AddOptions(desc, inputs);
-  desc.add_options()
-      ("pass", RequiredUnsignedOption<1>(&task.pass), "pass number")
-      ("shard", RequiredUnsignedOption(&task.shard), "shard id (0-based)")
-      ("shards", RequiredUnsignedOption<1>(&task.shard_count), "shard count")
-      ("out", po::value(&task.shard_dir)->required(), "shard directory to write")
-      ("coordinator-pid", UnsignedOption(&coordinator_pid), "exit when this process is gone (0: no watch)");
-  AddOptions(desc, task.inputs);  // --reduction (it enters the configuration fingerprint) and the E-step's
+  AddOptions(desc, line);
   if (!ParseCommandLine(argc, argv, desc, "usage: pstrain worker --model DIR --manifest M --dict D --filler F --pass P --shard I --shards N --out DIR [options]\n"
                                           "Runs one shard of one pass (the coordinator starts these).")) {
     return 0;
@@ -46,7 +38,7 @@ int RunWorker(int argc, char** argv) {
   RequireOutput("--out", task.shard_dir);
   ClearWorkerFailure(task.shard_dir);
   try {
-    ResolvePassInputs(inputs, task.inputs);
+    ResolvePassInputs(line.inputs, task.inputs);
     RunShardTask(task);
   } catch (const InputError& error) {
     WriteWorkerInputError(task.shard_dir, error.what());

@@ -6,16 +6,17 @@
 #include "cli/commands.h"
 #include "cli/options/accumulate_options.h"
 #include "common/error.h"
+#include "coordinator/worker_flags.h"
 
 namespace pstrain::cli {
 
 void AddOptions(po::options_description& desc, CorpusInputs& inputs) {
   desc.add_options()
-      ("model", po::value(&inputs.model)->required(), "input model directory (mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict)")
-      ("manifest", po::value(&inputs.manifest)->required(), "canonical manifest (see `pstrain manifest import`)")
-      ("dict", po::value(&inputs.dict)->required(), "pronunciation dictionary")
-      ("filler", po::value(&inputs.filler)->required(), "filler dictionary (e.g. <s> SIL)")
-      ("corpus-root", po::value(&inputs.corpus_root), "directory the manifest's feature paths are relative to (default: the manifest's directory)");
+      (worker_flag::kModel, po::value(&inputs.model)->required(), "input model directory (mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict)")
+      (worker_flag::kManifest, po::value(&inputs.manifest)->required(), "canonical manifest (see `pstrain manifest import`)")
+      (worker_flag::kDict, po::value(&inputs.dict)->required(), "pronunciation dictionary")
+      (worker_flag::kFiller, po::value(&inputs.filler)->required(), "filler dictionary (e.g. <s> SIL)")
+      (worker_flag::kCorpusRoot, po::value(&inputs.corpus_root), "directory the manifest's feature paths are relative to (default: the manifest's directory)");
 }
 
 void ResolvePassInputs(const CorpusInputs& inputs, PassInputs& pass_inputs) {

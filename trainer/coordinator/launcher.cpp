@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "coordinator/worker_failure.h"
+#include "coordinator/worker_flags.h"
 
 namespace pstrain {
 
@@ -58,30 +59,35 @@ std::vector<std::string> WorkerArguments(const ShardTask& task) {
   const AccumulateOptions& o = in.options;
   std::string retry;
   for (const BeamOptions& beam : o.retry_beams) retry += (retry.empty() ? "" : ",") + Num(beam.abeam) + ":" + Num(beam.bbeam);
-  std::vector<std::string> args = {"worker",
-          "--model", in.model_dir,
-          "--manifest", in.manifest_path,
-          "--corpus-root", in.corpus_root,
-          "--dict", in.dict,
-          "--filler", in.filler,
-          "--pass", std::to_string(task.pass),
-          "--shard", std::to_string(task.shard),
-          "--shards", std::to_string(task.shard_count),
-          "--reduction", ReductionModeName(in.reduction),
-          "--out", task.shard_dir,
-          "--coordinator-pid", std::to_string(::getpid()),
-          "--cmn", o.features.cmn == CmnMode::kBatch ? "batch" : "none",
-          "--varnorm", o.features.varnorm ? "yes" : "no",
-          "--topn", std::to_string(o.model.topn),
-          "--abeam", Num(o.fb.beams.abeam),
-          "--bbeam", Num(o.fb.beams.bbeam),
-          "--2passvar", o.fb.pass2var ? "yes" : "no",
-          "--varfloor", Num(o.model.varfloor),
-          "--mwfloor", Num(o.model.mwfloor),
-          "--tpfloor", Num(o.model.tpfloor),
-          "--spthresh", Num(o.fb.spthresh),
-          "--retry-beams", retry.empty() ? "none" : retry};
-  if (o.multipron) args.insert(args.end(), {"--multipron", "yes"});
+  namespace f = worker_flag;
+  std::vector<std::string> args = {"worker"};
+  const auto add = [&args](const char* flag, std::string value) {
+    args.push_back(f::Dashed(flag));
+    args.push_back(std::move(value));
+  };
+  add(f::kModel, in.model_dir);
+  add(f::kManifest, in.manifest_path);
+  add(f::kCorpusRoot, in.corpus_root);
+  add(f::kDict, in.dict);
+  add(f::kFiller, in.filler);
+  add(f::kPass, std::to_string(task.pass));
+  add(f::kShard, std::to_string(task.shard));
+  add(f::kShards, std::to_string(task.shard_count));
+  add(f::kReduction, ReductionModeName(in.reduction));
+  add(f::kOut, task.shard_dir);
+  add(f::kCoordinatorPid, std::to_string(::getpid()));
+  add(f::kCmn, o.features.cmn == CmnMode::kBatch ? "batch" : "none");
+  add(f::kVarnorm, o.features.varnorm ? "yes" : "no");
+  add(f::kTopn, std::to_string(o.model.topn));
+  add(f::kAbeam, Num(o.fb.beams.abeam));
+  add(f::kBbeam, Num(o.fb.beams.bbeam));
+  add(f::kPass2var, o.fb.pass2var ? "yes" : "no");
+  add(f::kVarfloor, Num(o.model.varfloor));
+  add(f::kMwfloor, Num(o.model.mwfloor));
+  add(f::kTpfloor, Num(o.model.tpfloor));
+  add(f::kSpthresh, Num(o.fb.spthresh));
+  add(f::kRetryBeams, retry.empty() ? "none" : retry);
+  if (o.multipron) add(f::kMultipron, "yes");
   return args;
 }
 

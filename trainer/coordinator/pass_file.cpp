@@ -3,11 +3,8 @@
 
 #include <array>
 #include <boost/json.hpp>
-#include <limits>
-#include <stdexcept>
 
-#include "common/error.h"
-#include "common/file_io.h"
+#include "common/strict_json.h"
 
 namespace pstrain {
 
@@ -28,92 +25,21 @@ json::array ArrayOf(const std::vector<T>& values) {
   return out;
 }
 
-// --- reading: every accessor names the field it failed on ------------------------------------------
+// --- reading: every accessor names the field it failed on (common/strict_json.h) -----------------
 
-[[noreturn]] void Fail(std::string_view field, const std::string& problem) {
-  throw std::runtime_error("\"" + std::string(field) + "\" " + problem);
-}
-
-const json::value& At(const json::object& object, std::string_view key, std::string_view field) {
-  const json::value* value = object.if_contains(key);
-  if (value == nullptr) Fail(field, "is missing");
-  return *value;
-}
-
-const json::object& ObjectAt(const json::object& object, std::string_view key, std::string_view field) {
-  const json::value& value = At(object, key, field);
-  if (!value.is_object()) Fail(field, "is not an object");
-  return value.get_object();
-}
-
-const json::array& ArrayAt(const json::object& object, std::string_view key, std::string_view field) {
-  const json::value& value = At(object, key, field);
-  if (!value.is_array()) Fail(field, "is not an array");
-  return value.get_array();
-}
-
-std::string StringOf(const json::value& value, std::string_view field) {
-  if (!value.is_string()) Fail(field, "is not a string");
-  return std::string(value.get_string());
-}
-
-std::string StringAt(const json::object& object, std::string_view key, std::string_view field) {
-  return StringOf(At(object, key, field), field);
-}
-
-std::uint64_t UnsignedOf(const json::value& value, std::string_view field, std::uint64_t max) {
-  std::uint64_t n = 0;
-  if (value.is_uint64()) {
-    n = value.get_uint64();
-  } else if (value.is_int64() && value.get_int64() >= 0) {
-    n = static_cast<std::uint64_t>(value.get_int64());
-  } else {
-    Fail(field, "is not a non-negative integer");
-  }
-  if (n > max) Fail(field, std::to_string(n) + " is out of range (at most " + std::to_string(max) + ")");
-  return n;
-}
-
-std::uint64_t UnsignedAt(const json::object& object, std::string_view key, std::string_view field,
-                         std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  return UnsignedOf(At(object, key, field), field, max);
-}
-
-std::uint32_t Uint32At(const json::object& object, std::string_view key, std::string_view field) {
-  return static_cast<std::uint32_t>(UnsignedAt(object, key, field, std::numeric_limits<std::uint32_t>::max()));
-}
-
-double DoubleOf(const json::value& value, std::string_view field) {
-  if (value.is_double()) return value.get_double();
-  if (value.is_int64()) return static_cast<double>(value.get_int64());
-  if (value.is_uint64()) return static_cast<double>(value.get_uint64());
-  Fail(field, "is not a number");
-}
-
-std::vector<std::string> StringsAt(const json::object& object, std::string_view key, std::string_view field) {
-  std::vector<std::string> out;
-  const json::array& array = ArrayAt(object, key, field);
-  out.reserve(array.size());
-  for (const json::value& v : array) out.push_back(StringOf(v, field));
-  return out;
-}
-
-std::vector<std::uint64_t> UnsignedsAt(const json::object& object, std::string_view key, std::string_view field) {
-  std::vector<std::uint64_t> out;
-  const json::array& array = ArrayAt(object, key, field);
-  out.reserve(array.size());
-  for (const json::value& v : array) out.push_back(UnsignedOf(v, field, std::numeric_limits<std::uint64_t>::max()));
-  return out;
-}
-
-// An object must hold exactly `keys` (in any order when read; written in this order).
-void ExpectKeys(const json::object& object, std::span<const std::string_view> keys, std::string_view field) {
-  for (const auto& member : object) {
-    bool known = false;
-    for (std::string_view key : keys) known = known || member.key() == key;
-    if (!known) Fail(field, "has an unknown member \"" + std::string(member.key()) + "\"");
-  }
-}
+using strict_json::ArrayAt;
+using strict_json::At;
+using strict_json::ExpectKeys;
+using strict_json::Fail;
+using strict_json::NumberAt;
+using strict_json::NumberOf;
+using strict_json::ObjectAt;
+using strict_json::ObjectOf;
+using strict_json::StringAt;
+using strict_json::StringsAt;
+using strict_json::Uint32At;
+using strict_json::UnsignedAt;
+using strict_json::UnsignedsAt;
 
 }  // namespace
 
@@ -135,7 +61,7 @@ void AppendOutcomeFields(const PassOutcomes& outcomes, json::object& root) {
   root["processed_ids"] = ArrayOf(outcomes.processed_ids);
   root["retried_ids"] = ArrayOf(outcomes.retried_ids);
   json::array skipped;
-  for (const PassSkipped& s : outcomes.skipped) {
+  for (const SkippedUtterance& s : outcomes.skipped) {
     json::object item;
     item["id"] = s.id;
     item["reason"] = s.reason;
@@ -152,12 +78,7 @@ std::string SerializePassFile(const PassFile& file) {
   root["requested_jobs"] = file.requested_jobs;
   root["shard_count"] = file.shard_count;
   root["reduction"] = file.reduction;
-  json::object fp;
-  fp["pass"] = file.fingerprints.pass;
-  fp["model"] = file.fingerprints.model;
-  fp["config"] = file.fingerprints.config;
-  fp["manifest"] = file.fingerprints.manifest;
-  root["fingerprints"] = std::move(fp);
+  root["fingerprints"] = PassFingerprintsJson(file.fingerprints);
   root["code_identity"] = file.code_identity;
   AppendOutcomeFields(file.outcomes, root);
   if (file.log_likelihood_gain_per_frame) root["log_likelihood_gain_per_frame"] = *file.log_likelihood_gain_per_frame;
@@ -190,13 +111,7 @@ std::string SerializePassFile(const PassFile& file) {
 }
 
 PassFile ParsePassFile(std::string_view text) {
-  json::value parsed;
-  try {
-    parsed = json::parse(text);
-  } catch (const std::exception& error) {
-    throw std::runtime_error(std::string("not JSON: ") + error.what());
-  }
-  if (!parsed.is_object()) throw std::runtime_error("not a JSON object");
+  const json::value parsed = strict_json::ParseObject(text);
   const json::object& root = parsed.get_object();
   ExpectKeys(root, kFields, "pass.json");
   const std::string format = StringAt(root, "format", "format");
@@ -209,11 +124,7 @@ PassFile ParsePassFile(std::string_view text) {
   file.requested_jobs = Uint32At(root, "requested_jobs", "requested_jobs");
   file.shard_count = Uint32At(root, "shard_count", "shard_count");
   file.reduction = StringAt(root, "reduction", "reduction");
-  const json::object& fp = ObjectAt(root, "fingerprints", "fingerprints");
-  static constexpr std::string_view kFingerprintKeys[] = {"pass", "model", "config", "manifest"};
-  ExpectKeys(fp, kFingerprintKeys, "fingerprints");
-  file.fingerprints = {StringAt(fp, "pass", "fingerprints.pass"), StringAt(fp, "model", "fingerprints.model"),
-                       StringAt(fp, "config", "fingerprints.config"), StringAt(fp, "manifest", "fingerprints.manifest")};
+  file.fingerprints = ParsePassFingerprints(At(root, "fingerprints", "fingerprints"), "fingerprints");
   file.code_identity = StringAt(root, "code_identity", "code_identity");
 
   const json::object& totals = ObjectAt(root, "totals", "totals");
@@ -228,10 +139,9 @@ PassFile ParsePassFile(std::string_view text) {
   t.retried = UnsignedAt(totals, "retried", "totals.retried");
   t.skipped = UnsignedAt(totals, "skipped", "totals.skipped");
   t.total_frames = UnsignedAt(totals, "total_frames", "totals.total_frames");
-  t.total_log_likelihood = DoubleOf(At(totals, "total_log_likelihood", "totals.total_log_likelihood"), "totals.total_log_likelihood");
+  t.total_log_likelihood = NumberAt(totals, "total_log_likelihood", "totals.total_log_likelihood");
   t.total_log_likelihood_exact = StringAt(totals, "total_log_likelihood_exact", "totals.total_log_likelihood_exact");
-  t.log_likelihood_per_frame =
-      DoubleOf(At(totals, "log_likelihood_per_frame", "totals.log_likelihood_per_frame"), "totals.log_likelihood_per_frame");
+  t.log_likelihood_per_frame = NumberAt(totals, "log_likelihood_per_frame", "totals.log_likelihood_per_frame");
   file.outcomes.utterance_ids = StringsAt(root, "utterance_ids", "utterance_ids");
   file.outcomes.processed_ids = StringsAt(root, "processed_ids", "processed_ids");
   file.outcomes.retried_ids = StringsAt(root, "retried_ids", "retried_ids");
@@ -243,7 +153,7 @@ PassFile ParsePassFile(std::string_view text) {
   }
 
   const json::value& gain = At(root, "log_likelihood_gain_per_frame", "log_likelihood_gain_per_frame");
-  if (!gain.is_null()) file.log_likelihood_gain_per_frame = DoubleOf(gain, "log_likelihood_gain_per_frame");
+  if (!gain.is_null()) file.log_likelihood_gain_per_frame = NumberOf(gain, "log_likelihood_gain_per_frame");
   file.stop_decision = StringAt(root, "stop_decision", "stop_decision");
   if (file.stop_decision != "continue" && file.stop_decision != "converged" && file.stop_decision != "max-passes") {
     Fail("stop_decision", "is \"" + file.stop_decision + "\", not continue, converged or max-passes");
@@ -268,8 +178,7 @@ PassFile ParsePassFile(std::string_view text) {
   }
 
   if (const json::value* multipron = root.if_contains("multipron")) {
-    if (!multipron->is_object()) Fail("multipron", "is not an object");
-    const json::object& m = multipron->get_object();
+    const json::object& m = ObjectOf(*multipron, "multipron");
     static constexpr std::string_view kMultipronKeys[] = {"activated_senones", "survival_prior_states", "activated_states_without_counts"};
     ExpectKeys(m, kMultipronKeys, "multipron");
     PassMultipron value;
@@ -281,12 +190,6 @@ PassFile ParsePassFile(std::string_view text) {
   return file;
 }
 
-PassFile ReadPassFile(const std::filesystem::path& path) {
-  try {
-    return ParsePassFile(ReadRegularFileText(path, kMaxPassFileBytes));
-  } catch (const std::exception& error) {
-    throw InputError(path.string() + ": unreadable: " + error.what());
-  }
-}
+PassFile ReadPassFile(const std::filesystem::path& path) { return ReadStrictJsonFile(path, kMaxPassFileBytes, ParsePassFile); }
 
 }  // namespace pstrain

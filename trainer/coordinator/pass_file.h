@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "provenance/fingerprints.h"
+#include "shards/artifact.h"  // SkippedUtterance
 
 namespace pstrain {
 
@@ -39,18 +40,12 @@ struct PassTotals {
   bool operator==(const PassTotals&) const = default;
 };
 
-struct PassSkipped {
-  std::string id;
-  std::string reason;
-  bool operator==(const PassSkipped&) const = default;
-};
-
 struct PassOutcomes {
   PassTotals totals;
   std::vector<std::string> utterance_ids;
   std::vector<std::string> processed_ids;
   std::vector<std::string> retried_ids;
-  std::vector<PassSkipped> skipped;
+  std::vector<SkippedUtterance> skipped;  // the shards' skipped entries, concatenated
   bool operator==(const PassOutcomes&) const = default;
 };
 

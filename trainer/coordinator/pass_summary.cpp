@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "common/sha256.h"
+#include "model/acoustic_model.h"
 
 namespace pstrain {
 
@@ -17,7 +18,7 @@ PassOutcomes OutcomesFrom(const std::vector<ShardArtifact>& artifacts, const Red
     for (const std::string& id : a.assigned_ids) outcomes.utterance_ids.push_back(id);
     for (const std::string& id : a.processed_ids) outcomes.processed_ids.push_back(id);
     for (const std::string& id : a.retried_ids) outcomes.retried_ids.push_back(id);
-    for (const SkippedUtterance& s : a.skipped) outcomes.skipped.push_back({s.id, s.reason});
+    for (const SkippedUtterance& s : a.skipped) outcomes.skipped.push_back(s);
   }
   PassTotals& totals = outcomes.totals;
   totals.utterances = outcomes.utterance_ids.size();
@@ -36,7 +37,7 @@ std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_di
   namespace fs = std::filesystem;
   std::vector<PassFileDigest> files;
   auto add = [&](const std::string& relative) { files.push_back({relative, Sha256OfFile(pass_dir / relative)}); };
-  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"}) {
+  for (const char* name : kModelFiles) {
     if (fs::is_regular_file(pass_dir / "model" / name)) add(std::string("model/") + name);
   }
   std::vector<std::string> accum;

@@ -23,6 +23,7 @@
 #include "common/file_io.h"
 #include "common/interrupt.h"
 #include "coordinator/worker_failure.h"
+#include "coordinator/worker_flags.h"
 
 namespace pstrain {
 
@@ -219,17 +220,19 @@ std::string SlurmBatchScript(const std::string& executable, const std::vector<Sh
   // coordinator PID (the coordinator is on another machine).
   // Paths are made absolute: the task runs in the slurm directory, on another machine.
   std::vector<std::string> args = WorkerArguments(tasks.front());
-  static const std::set<std::string> kPathOptions = {"--model", "--manifest", "--corpus-root", "--dict", "--filler"};
+  namespace f = worker_flag;
+  static const std::set<std::string> kPathOptions = {f::Dashed(f::kModel), f::Dashed(f::kManifest), f::Dashed(f::kCorpusRoot),
+                                                     f::Dashed(f::kDict), f::Dashed(f::kFiller)};
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (kPathOptions.count(args[i - 1]) && !args[i].empty()) args[i] = fs::absolute(args[i]).lexically_normal().string();
   }
   std::string command = Quote(executable);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    command += " " + (i > 0 && args[i - 1] == "--shard" ? std::string("\"$task\"")
-                      : i > 0 && args[i - 1] == "--out"  ? std::string("\"$shard_dir\"")
-                      : i > 0 && args[i - 1] == "--coordinator-pid" ? std::string("0")
-                                                                      : Quote(arg));
+    command += " " + (i > 0 && args[i - 1] == f::Dashed(f::kShard)            ? std::string("\"$task\"")
+                      : i > 0 && args[i - 1] == f::Dashed(f::kOut)            ? std::string("\"$shard_dir\"")
+                      : i > 0 && args[i - 1] == f::Dashed(f::kCoordinatorPid) ? std::string("0")
+                                                                              : Quote(arg));
   }
   const std::string marker = Quote(slurm_dir) + "/task-\"$task\".exit";
   script << command << "\n"

@@ -17,6 +17,15 @@
 
 namespace pstrain {
 
+// The files of a model directory, in the order fingerprints and digests list them
+// (provenance/fingerprints.h ModelFingerprint, pass.json's and provenance.json's file digests):
+// the five parameter files, then the two copied verbatim when present.
+inline constexpr const char* kModelFiles[] = {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params",
+                                              "noisedict"};
+// The ones re-estimation writes, and the ones a pass copies from its input model unchanged.
+inline constexpr const char* kEstimatedModelFiles[] = {"means", "variances", "mixture_weights", "transition_matrices"};
+inline constexpr const char* kCopiedModelFiles[] = {"mdef", "feat.params", "noisedict"};
+
 // The files of a model directory (mdef, means, variances, mixture_weights, transition_matrices,
 // feat.params, noisedict). Loading checks that all dimensions agree and that the model is continuous
 // (one codebook per tied state); semi-continuous and PTM models are rejected with a clear error.

@@ -6,6 +6,8 @@
 
 #include "common/error.h"
 #include "common/sha256.h"
+#include "common/strict_json.h"
+#include "model/acoustic_model.h"
 
 namespace pstrain {
 
@@ -61,7 +63,7 @@ std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode re
 
 std::string ModelFingerprint(const std::string& model_dir) {
   std::string lines;
-  for (const char* name : {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"}) {
+  for (const char* name : kModelFiles) {
     const fs::path path = fs::path(model_dir) / name;
     if (!fs::exists(path)) continue;
     lines += std::string(name) + " " + Sha256OfFile(path) + "\n";
@@ -73,6 +75,28 @@ std::string PassFingerprint(std::uint32_t pass, std::uint32_t shard_count, const
                             const std::string& config_fingerprint, const std::string& manifest_fingerprint) {
   return Sha256Hex("pass=" + std::to_string(pass) + "\nshards=" + std::to_string(shard_count) + "\nmodel=" + model_fingerprint +
                    "\nconfig=" + config_fingerprint + "\nmanifest=" + manifest_fingerprint + "\n");
+}
+
+boost::json::object PassFingerprintsJson(const PassFingerprints& f) {
+  boost::json::object fp;  // insertion order is the key order
+  fp["pass"] = f.pass;
+  fp["model"] = f.model;
+  fp["config"] = f.config;
+  fp["manifest"] = f.manifest;
+  return fp;
+}
+
+PassFingerprints ParsePassFingerprints(const boost::json::value& value, std::string_view field) {
+  static constexpr std::string_view kKeys[] = {"pass", "model", "config", "manifest"};
+  const boost::json::object& fp = strict_json::ObjectOf(value, field);
+  strict_json::ExpectKeys(fp, kKeys, field);
+  const std::string prefix = std::string(field) + ".";
+  PassFingerprints f;
+  f.pass = strict_json::StringAt(fp, "pass", prefix + "pass");
+  f.model = strict_json::StringAt(fp, "model", prefix + "model");
+  f.config = strict_json::StringAt(fp, "config", prefix + "config");
+  f.manifest = strict_json::StringAt(fp, "manifest", prefix + "manifest");
+  return f;
 }
 
 }  // namespace pstrain

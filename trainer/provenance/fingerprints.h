@@ -2,8 +2,11 @@
 // the input model's files, the configuration that affects the numbers, the manifest, and the pass.
 #pragma once
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "estep/corpus_pass.h"
 
@@ -36,5 +39,12 @@ struct PassFingerprints {
   std::string pass, model, config, manifest;
   bool operator==(const PassFingerprints&) const = default;
 };
+
+// The "fingerprints" member of pass.json and artifact.json: {"pass","model","config","manifest"}
+// in that order (one writer for both files).
+boost::json::object PassFingerprintsJson(const PassFingerprints& fingerprints);
+// Its strict reader (common/strict_json.h): an object of exactly those four strings; errors name
+// `field` ("fingerprints") or `field`.KEY.
+PassFingerprints ParsePassFingerprints(const boost::json::value& value, std::string_view field);
 
 }  // namespace pstrain

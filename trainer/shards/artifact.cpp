@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/sha256.h"
+#include "common/strict_json.h"
 
 namespace pstrain {
 
@@ -41,12 +42,7 @@ std::string SerializeArtifact(const ShardArtifact& a) {
   root["pass"] = a.pass;
   root["shard"] = a.shard;
   root["shard_count"] = a.shard_count;
-  json::object fp;
-  fp["pass"] = a.fingerprints.pass;
-  fp["model"] = a.fingerprints.model;
-  fp["config"] = a.fingerprints.config;
-  fp["manifest"] = a.fingerprints.manifest;
-  root["fingerprints"] = std::move(fp);
+  root["fingerprints"] = PassFingerprintsJson(a.fingerprints);
   root["code_identity"] = a.code_identity;
   root["assigned_ids"] = Strings(a.assigned_ids);
   root["processed_ids"] = Strings(a.processed_ids);
@@ -80,106 +76,57 @@ std::string SerializeArtifact(const ShardArtifact& a) {
 
 namespace {
 
-class StrictObject {
- public:
-  StrictObject(const json::value& value, std::string context, const std::string& path) : path_(path), context_(std::move(context)) {
-    if (!value.is_object()) Fail("is not a JSON object");
-    object_ = &value.as_object();
-  }
-  const json::value& Get(const char* key) {
-    ++used_;
-    const json::value* v = object_->if_contains(key);
-    if (v == nullptr) Fail(std::string("lacks \"") + key + "\"");
-    return *v;
-  }
-  std::string String(const char* key) {
-    const json::value& v = Get(key);
-    if (!v.is_string()) Fail(std::string("\"") + key + "\" is not a string");
-    return std::string(v.as_string());
-  }
-  std::uint64_t Unsigned(const char* key) {
-    const json::value& v = Get(key);
-    if (v.is_uint64()) return v.as_uint64();
-    if (v.is_int64() && v.as_int64() >= 0) return static_cast<std::uint64_t>(v.as_int64());
-    Fail(std::string("\"") + key + "\" is not a non-negative integer");
-  }
-  const json::array& Array(const char* key) {
-    const json::value& v = Get(key);
-    if (!v.is_array()) Fail(std::string("\"") + key + "\" is not an array");
-    return v.as_array();
-  }
-  std::vector<std::string> Strings(const char* key) {
-    std::vector<std::string> out;
-    for (const json::value& v : Array(key)) {
-      if (!v.is_string()) Fail(std::string("\"") + key + "\" holds a non-string");
-      out.emplace_back(v.as_string());
-    }
-    return out;
-  }
-  void ExpectNoOtherKeys() {
-    if (object_->size() != used_) Fail("has unexpected keys");
-  }
-  [[noreturn]] void Fail(const std::string& what) const { throw FileError(path_, context_ + " " + what); }
+constexpr std::string_view kArtifactKeys[] = {"format",        "pass",          "shard",          "shard_count",  "fingerprints",
+                                              "code_identity", "assigned_ids",  "processed_ids",  "processed_frames",
+                                              "retried_ids",   "skipped",       "total_frames",   "log_likelihood",
+                                              "log_likelihood_exact", "payload", "payload_sha256"};
+constexpr std::string_view kSkippedKeys[] = {"id", "reason"};
+constexpr std::string_view kPayloadKeys[] = {"file", "size", "sha256"};
 
- private:
-  const json::object* object_ = nullptr;
-  std::string path_;
-  std::string context_;
-  std::size_t used_ = 0;
-};
-
-std::uint32_t ToU32(std::uint64_t v, StrictObject& o, const char* key) {
-  if (v > 0xFFFFFFFFull) o.Fail(std::string("\"") + key + "\" is too large");
-  return static_cast<std::uint32_t>(v);
+// The fields of the artifact object; StrictJsonError names the one that fails.
+ShardArtifact ArtifactFrom(const json::object& o) {
+  using strict_json::ArrayAt, strict_json::At, strict_json::ExpectKeys, strict_json::Fail, strict_json::ObjectOf,
+      strict_json::StringAt, strict_json::StringsAt, strict_json::Uint32At, strict_json::Uint32Of, strict_json::UnsignedAt;
+  ExpectKeys(o, kArtifactKeys, "artifact");
+  const std::string format = StringAt(o, "format", "format");
+  if (format != kArtifactFormat) Fail("format", "is \"" + format + "\", expected \"" + kArtifactFormat + "\"");
+  ShardArtifact a;
+  a.pass = Uint32At(o, "pass", "pass");
+  a.shard = Uint32At(o, "shard", "shard");
+  a.shard_count = Uint32At(o, "shard_count", "shard_count");
+  a.fingerprints = ParsePassFingerprints(At(o, "fingerprints", "fingerprints"), "fingerprints");
+  a.code_identity = StringAt(o, "code_identity", "code_identity");
+  a.assigned_ids = StringsAt(o, "assigned_ids", "assigned_ids");
+  a.processed_ids = StringsAt(o, "processed_ids", "processed_ids");
+  for (const json::value& v : ArrayAt(o, "processed_frames", "processed_frames")) a.processed_frames.push_back(Uint32Of(v, "processed_frames"));
+  a.retried_ids = StringsAt(o, "retried_ids", "retried_ids");
+  for (const json::value& v : ArrayAt(o, "skipped", "skipped")) {
+    const json::object& item = ObjectOf(v, "skipped");
+    ExpectKeys(item, kSkippedKeys, "skipped");
+    a.skipped.push_back({StringAt(item, "id", "skipped.id"), StringAt(item, "reason", "skipped.reason")});
+  }
+  a.total_frames = UnsignedAt(o, "total_frames", "total_frames");
+  a.log_likelihood = StringAt(o, "log_likelihood", "log_likelihood");
+  a.log_likelihood_exact = StringAt(o, "log_likelihood_exact", "log_likelihood_exact");
+  for (const json::value& v : ArrayAt(o, "payload", "payload")) {
+    const json::object& item = ObjectOf(v, "payload");
+    ExpectKeys(item, kPayloadKeys, "payload");
+    a.payload.push_back({StringAt(item, "file", "payload.file"), UnsignedAt(item, "size", "payload.size"), StringAt(item, "sha256", "payload.sha256")});
+  }
+  a.payload_sha256 = StringAt(o, "payload_sha256", "payload_sha256");
+  return a;
 }
 
 }  // namespace
 
 ShardArtifact ParseArtifact(const std::string& text, const std::string& path) {
   if (text.size() > kMaxArtifactJsonBytes) throw FileError(path, "artifact.json is larger than " + std::to_string(kMaxArtifactJsonBytes) + " bytes");
-  json::value root;
-  try {
-    root = json::parse(text);
-  } catch (const std::exception& error) {
-    throw FileError(path, std::string("malformed JSON: ") + error.what());
-  }
-  StrictObject o(root, "artifact", path);
   ShardArtifact a;
-  if (o.String("format") != kArtifactFormat) o.Fail("has an unknown format (expected " + std::string(kArtifactFormat) + ")");
-  a.pass = ToU32(o.Unsigned("pass"), o, "pass");
-  a.shard = ToU32(o.Unsigned("shard"), o, "shard");
-  a.shard_count = ToU32(o.Unsigned("shard_count"), o, "shard_count");
-  StrictObject fp(o.Get("fingerprints"), "fingerprints", path);
-  a.fingerprints.pass = fp.String("pass");
-  a.fingerprints.model = fp.String("model");
-  a.fingerprints.config = fp.String("config");
-  a.fingerprints.manifest = fp.String("manifest");
-  fp.ExpectNoOtherKeys();
-  a.code_identity = o.String("code_identity");
-  a.assigned_ids = o.Strings("assigned_ids");
-  a.processed_ids = o.Strings("processed_ids");
-  for (const json::value& v : o.Array("processed_frames")) {
-    if (!v.is_uint64() && !(v.is_int64() && v.as_int64() >= 0)) o.Fail("\"processed_frames\" holds a non-integer");
-    const std::uint64_t frames = v.to_number<std::uint64_t>();
-    if (frames > 0xFFFFFFFFull) o.Fail("\"processed_frames\" holds a value out of range");
-    a.processed_frames.push_back(static_cast<std::uint32_t>(frames));
+  try {
+    a = ArtifactFrom(strict_json::ParseObject(text).get_object());
+  } catch (const StrictJsonError& error) {
+    throw FileError(path, std::string("artifact: ") + error.what());
   }
-  a.retried_ids = o.Strings("retried_ids");
-  for (const json::value& v : o.Array("skipped")) {
-    StrictObject item(v, "skipped entry", path);
-    a.skipped.push_back({item.String("id"), item.String("reason")});
-    item.ExpectNoOtherKeys();
-  }
-  a.total_frames = o.Unsigned("total_frames");
-  a.log_likelihood = o.String("log_likelihood");
-  a.log_likelihood_exact = o.String("log_likelihood_exact");
-  for (const json::value& v : o.Array("payload")) {
-    StrictObject item(v, "payload entry", path);
-    a.payload.push_back({item.String("file"), item.Unsigned("size"), item.String("sha256")});
-    item.ExpectNoOtherKeys();
-  }
-  a.payload_sha256 = o.String("payload_sha256");
-  o.ExpectNoOtherKeys();
   // Boost.JSON keeps the last of duplicate keys; only the canonical text has none.
   if (SerializeArtifact(a) != text) {
     throw FileError(path, "artifact is not in canonical form (duplicate, reordered or reformatted keys or values)");

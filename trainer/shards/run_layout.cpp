@@ -11,15 +11,28 @@ std::string PassName(std::uint32_t pass) {
   return buffer;
 }
 
+std::optional<std::uint32_t> PassNumberOf(std::string_view name) {
+  std::uint64_t pass = 0;
+  if (name.empty() || name.size() > 10) return std::nullopt;
+  for (char c : name) {
+    if (c < '0' || c > '9') return std::nullopt;
+    pass = pass * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (pass == 0 || pass > 0xFFFFFFFFull || PassName(static_cast<std::uint32_t>(pass)) != name) return std::nullopt;
+  return static_cast<std::uint32_t>(pass);
+}
+
+std::filesystem::path PassesDir(const std::filesystem::path& run_dir) { return run_dir / kRunPassesDir; }
+
 std::filesystem::path PassDir(const std::filesystem::path& run_dir, std::uint32_t pass) {
-  return run_dir / kRunPassesDir / PassName(pass);
+  return PassesDir(run_dir) / PassName(pass);
 }
 
 std::filesystem::path StagingPassDir(const std::filesystem::path& run_dir, std::uint32_t pass) {
   std::string name = ".";  // appended, not "." + ...: GCC 12 warns falsely (-Wrestrict) on that
   name += PassName(pass);
   name += ".staging";
-  return run_dir / kRunPassesDir / name;
+  return PassesDir(run_dir) / name;
 }
 
 std::string ShardDirName(std::uint32_t shard) {

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace pstrain {
 
@@ -17,6 +19,11 @@ inline constexpr const char* kRunPassesDir = "passes";
 
 // The name of pass `pass`'s directory under RUNDIR/passes: 1 -> "001".
 std::string PassName(std::uint32_t pass);
+// Its inverse: the pass whose directory is `name` ("001" -> 1), nullopt for a name PassName never
+// gives ("000", "1", "0001", ".001.staging", "abc").
+std::optional<std::uint32_t> PassNumberOf(std::string_view name);
+// RUNDIR/passes.
+std::filesystem::path PassesDir(const std::filesystem::path& run_dir);
 // RUNDIR/passes/NNN.
 std::filesystem::path PassDir(const std::filesystem::path& run_dir, std::uint32_t pass);
 // RUNDIR/passes/.NNN.staging.

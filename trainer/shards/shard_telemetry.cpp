@@ -3,10 +3,8 @@
 
 #include <array>
 #include <boost/json.hpp>
-#include <stdexcept>
 
-#include "common/error.h"
-#include "common/file_io.h"
+#include "common/strict_json.h"
 
 namespace pstrain {
 
@@ -19,41 +17,19 @@ constexpr std::array<std::string_view, 9> kFields = {"pid", "start", "end", "isa
 constexpr std::array<std::string_view, 4> kSlurmFields = {"job_id", "array_job_id", "array_task_id", "node"};
 constexpr const char* kUnavailable = "unavailable";
 
-[[noreturn]] void Fail(std::string_view field, const std::string& problem) {
-  throw std::runtime_error("\"" + std::string(field) + "\" " + problem);
-}
+using strict_json::At;
+using strict_json::ExpectKeys;
+using strict_json::Fail;
+using strict_json::NumberAt;
+using strict_json::NumberOf;
+using strict_json::ObjectOf;
+using strict_json::StringAt;
 
-const json::value& At(const json::object& object, std::string_view key, std::string_view field) {
-  const json::value* value = object.if_contains(key);
-  if (value == nullptr) Fail(field, "is missing");
-  return *value;
-}
-
-std::string StringAt(const json::object& object, std::string_view key, std::string_view field) {
-  const json::value& value = At(object, key, field);
-  if (!value.is_string()) Fail(field, "is not a string");
-  return std::string(value.get_string());
-}
-
-double NumberOf(const json::value& value, std::string_view field) {
-  if (value.is_double()) return value.get_double();
-  if (value.is_int64()) return static_cast<double>(value.get_int64());
-  if (value.is_uint64()) return static_cast<double>(value.get_uint64());
-  Fail(field, "is not a number");
-}
-
+// A number, or "unavailable" where the platform did not say.
 std::optional<double> CpuSecondsAt(const json::object& object, std::string_view key) {
   const json::value& value = At(object, key, key);
   if (value.is_string() && value.get_string() == kUnavailable) return std::nullopt;
   return NumberOf(value, key);
-}
-
-void ExpectKeys(const json::object& object, std::span<const std::string_view> keys, std::string_view field) {
-  for (const auto& member : object) {
-    bool known = false;
-    for (std::string_view key : keys) known = known || member.key() == key;
-    if (!known) Fail(field, "has an unknown member \"" + std::string(member.key()) + "\"");
-  }
 }
 
 }  // namespace
@@ -84,13 +60,7 @@ std::string SerializeShardTelemetry(const ShardTelemetry& t) {
 }
 
 ShardTelemetry ParseShardTelemetry(std::string_view text) {
-  json::value parsed;
-  try {
-    parsed = json::parse(text);
-  } catch (const std::exception& error) {
-    throw std::runtime_error(std::string("not JSON: ") + error.what());
-  }
-  if (!parsed.is_object()) throw std::runtime_error("not a JSON object");
+  const json::value parsed = strict_json::ParseObject(text);
   const json::object& root = parsed.get_object();
   ExpectKeys(root, kFields, "telemetry.json");
   ShardTelemetry t;
@@ -100,13 +70,12 @@ ShardTelemetry ParseShardTelemetry(std::string_view text) {
   t.start = StringAt(root, "start", "start");
   t.end = StringAt(root, "end", "end");
   t.isa = StringAt(root, "isa", "isa");
-  t.wall_seconds = NumberOf(At(root, "wall_seconds", "wall_seconds"), "wall_seconds");
+  t.wall_seconds = NumberAt(root, "wall_seconds", "wall_seconds");
   t.user_cpu_seconds = CpuSecondsAt(root, "user_cpu_seconds");
   t.system_cpu_seconds = CpuSecondsAt(root, "system_cpu_seconds");
   t.host = StringAt(root, "host", "host");
   if (const json::value* slurm = root.if_contains("slurm")) {
-    if (!slurm->is_object()) Fail("slurm", "is not an object");
-    const json::object& s = slurm->get_object();
+    const json::object& s = ObjectOf(*slurm, "slurm");
     ExpectKeys(s, kSlurmFields, "slurm");
     t.slurm = SlurmTelemetry{StringAt(s, "job_id", "slurm.job_id"), StringAt(s, "array_job_id", "slurm.array_job_id"),
                              StringAt(s, "array_task_id", "slurm.array_task_id"), StringAt(s, "node", "slurm.node")};
@@ -115,11 +84,7 @@ ShardTelemetry ParseShardTelemetry(std::string_view text) {
 }
 
 ShardTelemetry ReadShardTelemetry(const std::filesystem::path& path) {
-  try {
-    return ParseShardTelemetry(ReadRegularFileText(path, kMaxShardTelemetryBytes));
-  } catch (const std::exception& error) {
-    throw InputError(path.string() + ": unreadable: " + error.what());
-  }
+  return ReadStrictJsonFile(path, kMaxShardTelemetryBytes, ParseShardTelemetry);
 }
 
 }  // namespace pstrain

@@ -15,6 +15,7 @@
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
 #include "provenance/provenance_file.h"
+#include "model/acoustic_model.h"
 #include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
@@ -103,8 +104,6 @@ TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInp
   return identity;
 }
 
-constexpr const char* kModelFiles[] = {"mdef", "means", "variances", "mixture_weights", "transition_matrices", "feat.params", "noisedict"};
-
 // The model files present in `dir` with their SHA-256, in kModelFiles order.
 json::array ModelFileDigests(const fs::path& dir) {
   json::array files;
@@ -164,7 +163,7 @@ CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& tra
     completed.text = ReadRegularFileText(pass_json, kMaxPassFileBytes);
     completed.file = ParsePassFile(completed.text);
   } catch (const std::exception& error) {
-    completed.not_verified = InputError(pass_json.string() + ": unreadable: " + error.what()).what();  // names the field
+    completed.not_verified = SanitizedMessage(pass_json.string() + ": unreadable: " + error.what());  // names the field
     return completed;
   }
   const PassFile& summary = completed.file;

@@ -6,6 +6,7 @@
 #include "cli/options/forward_backward_options.h"
 #include "cli/options/model_options.h"
 #include "cli/options/option_values.h"
+#include "coordinator/worker_flags.h"
 
 namespace pstrain::cli {
 
@@ -14,9 +15,9 @@ void AddOptions(po::options_description& desc, AccumulateOptions& options) {
   AddOptions(desc, options.model);
   AddOptions(desc, options.fb);
   desc.add_options()
-      ("retry-beams", RetryBeamsOption(&options.retry_beams),
+      (worker_flag::kRetryBeams, RetryBeamsOption(&options.retry_beams),
        "after a failed alignment, retry with these ABEAM:BBEAM pairs in order (comma-separated), or none")
-      ("multipron", YesNoOption(&options.multipron)->implicit_value(YesNo{true}, "yes"),
+      (worker_flag::kMultipron, YesNoOption(&options.multipron)->implicit_value(YesNo{true}, "yes"),
        "train over every dictionary pronunciation of each word (WORD, WORD(2), ...): yes|no (docs/multipron.md)");
 }
 
