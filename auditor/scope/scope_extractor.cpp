@@ -11,6 +11,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "common/error.h"
 #include "scope/scope_frontend.h"
@@ -1041,6 +1042,16 @@ class Walker {
     return clang_getNullCursor();
   }
 
+  // The most derived fixture of `fixtures` (bases first) that defines the virtual method `name`,
+  // with that definition; else the null cursors.
+  std::pair<CXCursor, CXCursor> MostDerived(const std::vector<CXCursor>& fixtures, const std::string& name) const {
+    for (auto f = fixtures.rbegin(); f != fixtures.rend(); ++f) {
+      const CXCursor def = FixtureMethod(*f, name);
+      if (!clang_Cursor_isNull(def)) return {*f, def};
+    }
+    return {clang_getNullCursor(), clang_getNullCursor()};
+  }
+
   // The fixture's default constructor (the one GoogleTest's generated test class calls) or its
   // destructor, when the auditor sees the definition; else the null cursor.
   CXCursor FixtureSpecialMember(CXCursor fixture, CXCursorKind kind) const {
@@ -1087,20 +1098,18 @@ class Walker {
     Ctx body;
     body.test_body = true;
     body.dead = ended;
-    for (CXCursor f : fixtures) {
-      const CXCursor set_up = FixtureMethod(f, "SetUp");
-      if (clang_Cursor_isNull(set_up)) continue;
+    // SetUp() and TearDown() are virtual: GoogleTest calls the most derived fixture's, and a base
+    // class's runs only when that one calls it (then the walk follows the call).
+    if (const auto [f, set_up] = MostDerived(fixtures, "SetUp"); !clang_Cursor_isNull(set_up)) {
       terminator_.clear();
       test_end_.clear();
       const Flow flow = WalkFunction(set_up, Dead(Ctx{}, ended), 1);
-      if (!body.dead.empty()) continue;
       const std::string why = flow == Flow::kExit && !EndsByReturn(terminator_) ? terminator_ : test_end_;
-      if (!why.empty()) body.dead = "never runs: " + Name(f) + "::SetUp() always ends the test first (" + why + ")";
+      if (body.dead.empty() && !why.empty()) body.dead = "never runs: " + Name(f) + "::SetUp() always ends the test first (" + why + ")";
     }
     Statement(site.body, body, 0);
-    for (auto f = fixtures.rbegin(); f != fixtures.rend(); ++f) {
-      const CXCursor tear_down = FixtureMethod(*f, "TearDown");
-      if (!clang_Cursor_isNull(tear_down)) WalkFunction(tear_down, Dead(Ctx{}, ended), 1);
+    if (const auto [f, tear_down] = MostDerived(fixtures, "TearDown"); !clang_Cursor_isNull(tear_down)) {
+      WalkFunction(tear_down, Dead(Ctx{}, ended), 1);
     }
     for (std::size_t i = fixtures.size(); i-- > 0;) {
       const CXCursor destructor = FixtureSpecialMember(fixtures[i], CXCursor_Destructor);
@@ -1291,7 +1300,7 @@ class Walker {
     CollectFunctions(root_, functions, 0);
     for (CXCursor f : functions) {
       if (reached_functions_.count(Usr(f)) || Name(f) == "TestBody") continue;
-      Collect(f, Name(f), 0);
+      Collect(f, Label(f), 0);
     }
     std::stable_sort(scope_.unattributed.begin(), scope_.unattributed.end(),
                      [](const NotCounted& a, const NotCounted& b) { return a.line < b.line; });

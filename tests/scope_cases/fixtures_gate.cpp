@@ -175,3 +175,24 @@ TEST(Macro, Literals) {
   gate.ExpectWithin(JOIN("joined", "subject"), COUNT, COUNT, 0, 0);
   gate.ExpectRejected(SUBJECT, 1, "rejected by check \"" CHECK_NAME "\"", CHECK_NAME);
 }
+
+// ---- SetUp() and TearDown() are virtual ---------------------------------------------------------
+// GoogleTest calls the most derived fixture's SetUp() and TearDown(): the base's SetUp() never
+// runs here, and its TearDown() runs because the derived one calls it.
+class SettingUpBase : public ::testing::Test {
+ protected:
+  void SetUp() override { gate_.ExpectWithin("in the replaced base SetUp", 1, 1, 0, 0); }
+  void TearDown() override { gate_.ExpectWithin("in the base TearDown", 1, 1, 0, 0); }
+  Gate gate_{{"overriding-fixture", {1}, 1, "the derived SetUp() replaces the base's"}};
+};
+
+class OverridingFixture : public SettingUpBase {
+ protected:
+  void SetUp() override { gate_.ExpectWithin("in the derived SetUp", 1, 1, 0, 0); }
+  void TearDown() override {
+    gate_.ExpectWithin("in the derived TearDown", 1, 1, 0, 0);
+    SettingUpBase::TearDown();
+  }
+};
+
+TEST_F(OverridingFixture, OnlyTheDerivedSetUpRuns) { gate_.ExpectWithin("body of the overriding fixture", 1, 1, 0, 0); }
