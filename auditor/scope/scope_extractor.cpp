@@ -679,8 +679,9 @@ class Walker {
         return f == Flow::kExit ? f : Flow::kNormal;
       }
       case CXCursor_DeclStmt:
+        call_throws_.clear();
         for (CXCursor k : kids) Decl(k, ctx, depth + 1);
-        return Flow::kNormal;
+        return EndedByThrowingCall();
       case CXCursor_NullStmt: return Flow::kNormal;
       case CXCursor_CXXThrowExpr:
         for (CXCursor k : kids) Expression(k, ctx, depth + 1);
@@ -690,12 +691,23 @@ class Walker {
         // `throw T(...)` of a temporary with a destructor: the throw under the expression that
         // holds its cleanups.
         if (Kind(Strip(c)) == CXCursor_CXXThrowExpr) return Statement(Strip(c), ctx, depth + 1);
+        call_throws_.clear();
         Expression(c, ctx, depth);
-        return Flow::kNormal;
+        return EndedByThrowingCall();
       default:
+        call_throws_.clear();
         Expression(c, ctx, depth);
-        return Flow::kNormal;
+        return EndedByThrowingCall();
     }
+  }
+
+  // After an expression statement or a declaration: kExit when it calls, on every path through
+  // it, a function that always throws (Follow), else kNormal.
+  Flow EndedByThrowingCall() {
+    if (call_throws_.empty()) return Flow::kNormal;
+    terminator_ = call_throws_;
+    call_throws_.clear();
+    return Flow::kExit;
   }
 
   struct SwitchInfo {
@@ -1241,12 +1253,19 @@ class Walker {
     const Where w = Expansion(clang_getCursorLocation(def));
     if (!(InMainFile(w) || UnderGatesDir(w.file))) return;
     if (Usr(clang_getCursorSemanticParent(def)) == kGateTypeUsr) return;
+    const std::string outer_throws = call_throws_;  // a callee's own statements reset it
     const Flow flow = WalkFunction(def, ctx, depth);
+    call_throws_ = outer_throws;
     // A function that always ends with GTEST_SKIP(), FAIL() or a failing fatal assertion returns
     // to its caller, which goes on; GoogleTest looks at the skip or the fatal failure only after
     // the fixture's constructor and after SetUp() (WalkTest).
     if (flow == Flow::kExit && ctx.dead.empty() && ctx.if_reached.empty() && test_end_.empty() && EndsByGtest(terminator_)) {
       test_end_ = Label(def) + "(): " + terminator_;
+    }
+    // A function that always throws does not return: the statement that calls it (on every path
+    // through it) ends the caller's flow, as a `throw` there would (Statement).
+    if (flow == Flow::kExit && ctx.dead.empty() && ctx.if_reached.empty() && call_throws_.empty() && EndsByThrow(terminator_)) {
+      call_throws_ = "dead code after `throw` in " + Label(def) + "(), which the call at " + AtLine(LineOf(call)) + " always reaches";
     }
   }
 
@@ -1343,6 +1362,7 @@ class Walker {
   CXCursor pending_goto_ = clang_getNullCursor();
   std::string terminator_;  // why code after the last statement that ended the flow is dead
   std::string test_end_;    // a function called on every path that always ends the test (Follow)
+  std::string call_throws_; // a function the current statement calls on every path always throws (Follow)
   std::vector<std::string> stack_;
   std::set<std::string> reached_functions_;
   std::set<unsigned> seen_calls_;

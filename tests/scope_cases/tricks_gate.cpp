@@ -169,5 +169,16 @@ TEST(Trick, Failing) {
   gate.ExpectWithin("fails on purpose", 1, 2, 0, 0);
 }
 
+// A function that always throws does not return: the call ends the test's flow (GoogleTest catches
+// the exception and fails the test).
+void AlwaysThrows() { throw std::runtime_error("thrown by a called function on purpose"); }
+
+TEST(Trick, AfterACallThatAlwaysThrows) {
+  Gate gate({"trick", {1}, 1, "a called function throws"});
+  gate.ExpectWithin("before the throwing call", 1, 1, 0, 0);
+  AlwaysThrows();
+  gate.ExpectWithin("after the throwing call", 1, 1, 0, 0);
+}
+
 }  // namespace
 }  // namespace pstrain::gates

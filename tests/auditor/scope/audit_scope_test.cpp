@@ -107,6 +107,12 @@ const std::map<std::string, Expected>& TrickExpectations() {
         {},
         {{"ExpectWithin(then branch)", kNotReached}, {"ExpectWithin(else branch)", kPassed}}}},
       {"Trick.Failing", {{"ExpectWithin(fails on purpose)"}, {}, {}, {{"ExpectWithin(fails on purpose)", kFailed}}}},
+      // A called function that always throws ends the flow like a `throw` in the body.
+      {"Trick.AfterACallThatAlwaysThrows",
+       {{"ExpectWithin(before the throwing call)"},
+        {},
+        {{"ExpectWithin(after the throwing call)", "dead code after `throw` in AlwaysThrows(), which the call at line"}},
+        {{"ExpectWithin(before the throwing call)", kPassed}}}},
   };
   return kExpected;
 }
@@ -201,7 +207,8 @@ TEST_F(ScopeTricksTest, CallsTheAstCannotDecideSayWhy) {
 }
 
 TEST_F(ScopeTricksTest, TheLedgerOfTheCompiledCopyGivesEachCallSiteItsVerdict) {
-  // The binary fails (Trick.AfterFatalAssertion and Trick.Failing fail on purpose) but runs all.
+  // The binary fails (Trick.AfterFatalAssertion, Trick.Failing and Trick.AfterACallThatAlwaysThrows
+  // fail on purpose) but runs all.
   EXPECT_NE(run_status_, 0);
   const LedgerCrossCheck cross = CrossCheck(Report(), ReadLedger(*ledger_path_));
   std::map<std::pair<std::string, std::string>, std::string> verdicts;
