@@ -11,8 +11,11 @@
 #   FUZZ_BUILD_DIR      default build-fuzz; the inputs libFuzzer adds go to FUZZ_BUILD_DIR/fuzz-corpus/<name>/
 #                       (never into the seed corpus) and its logs to FUZZ_BUILD_DIR/fuzz-logs/<name>.log
 #   FUZZ_PARALLEL       targets run at the same time, default 1
-#   FUZZ_TIMEOUT        seconds one input may take (libFuzzer -timeout), default 10
+#   FUZZ_TIMEOUT        seconds one input may take (libFuzzer -timeout), default 10; gate_scope:
+#                       FUZZ_GATE_SCOPE_TIMEOUT, default 130 (audit scope's own bound is 120 s of CPU)
 #   FUZZ_RSS_LIMIT_MB   memory limit (libFuzzer -rss_limit_mb, also the single-malloc limit), default 2048
+#   FUZZ_GATE_COMPILE_COMMANDS  the compilation database whose gate flags gate_scope compiles its input
+#                       with, default build/compile_commands.json (the default build's)
 #
 # Leak detection is on (-detect_leaks=1), and every sanitizer report is fatal
 # (-fno-sanitize-recover=all). A crash, leak, timeout or out-of-memory input is written to
@@ -62,10 +65,22 @@ for tool in clang++-14 clang-14; do
   fi
 done
 
+# gate_scope compiles its input with a real gate's flags, from the default build's compilation
+# database (the libFuzzer build configures no gates).
+GATE_COMPILE_COMMANDS=${FUZZ_GATE_COMPILE_COMMANDS:-$PWD/build/compile_commands.json}
+for t in "${TARGETS[@]}"; do
+  if [ "$t" = gate_scope ] && ! grep -q 'gates/fixed_count_gate.cpp' "$GATE_COMPILE_COMMANDS" 2>/dev/null; then
+    echo "fuzz: gate_scope needs a compilation database with the gates' flags; $GATE_COMPILE_COMMANDS has none" \
+         "(configure the default build: cmake -S . -B build, or set FUZZ_GATE_COMPILE_COMMANDS)" >&2
+    exit 2
+  fi
+done
+
 echo "fuzz: building ${#TARGETS[@]} targets with clang-14, -fsanitize=fuzzer,address,undefined in $BUILD_DIR"
 mkdir -p "$BUILD_DIR"
 if ! cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 \
-       -DPSTRAIN_FUZZ=ON -DPSTRAIN_BUILD_TESTS=OFF -DPSTRAIN_BUILD_BENCH=OFF >"$BUILD_DIR/configure.log" 2>&1; then
+       -DPSTRAIN_FUZZ=ON -DPSTRAIN_BUILD_TESTS=OFF -DPSTRAIN_BUILD_BENCH=OFF \
+       -DPSTRAIN_FUZZ_COMPILE_COMMANDS="$GATE_COMPILE_COMMANDS" >"$BUILD_DIR/configure.log" 2>&1; then
   cat "$BUILD_DIR/configure.log" >&2
   echo "fuzz: cmake configure failed" >&2
   exit 2
@@ -88,7 +103,15 @@ run_target() {
   local work="$BUILD_DIR/fuzz-corpus/$t" crashes="$FUZZ_SRC/crashes/$t"
   mkdir -p "$work" "$crashes"
   rm -f "$LOGS/$t.rc"
-  "$BUILD_DIR/tests/fuzz/${t}_fuzz" -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" \
+  # gate_scope parses each input as a whole C++ translation unit (gtest and the kit's headers) in
+  # audit scope's front-end child, which the product itself bounds at 120 s of CPU
+  # (kFrontEndCpuSeconds): a libFuzzer timeout below that bound would report the bound's own
+  # headroom as a hang.
+  # libFuzzer writes a slow-unit-* file into the crash directory for an input slower than
+  # -report_slow_units (default 10 s); for gate_scope that threshold is its timeout.
+  local timeout=$TIMEOUT slow=10
+  if [ "$t" = gate_scope ]; then timeout=${FUZZ_GATE_SCOPE_TIMEOUT:-130}; slow=$timeout; fi
+  "$BUILD_DIR/tests/fuzz/${t}_fuzz" -max_total_time="$SECONDS_PER_TARGET" -timeout="$timeout" -report_slow_units="$slow" \
     -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$RSS_LIMIT_MB" -detect_leaks=1 -print_final_stats=1 \
     -artifact_prefix="$crashes/" "$work" "$FUZZ_SRC/corpus/$t" "$crashes" >"$LOGS/$t.log" 2>&1
 }
