@@ -46,6 +46,10 @@ constexpr auto kMarkerPoll = 200ms;
 constexpr auto kMarkerPollPerTask = 2ms;
 constexpr auto kMaxMarkerPoll = 5s;
 constexpr auto kCancelTimeout = 60s;
+// A marker with a signal status (128+N): how long the controller is asked, and how often, for
+// the task's final state before the worker's status alone is reported.
+constexpr auto kSignalStateWait = 10s;
+constexpr auto kSignalStateQuery = 250ms;
 // Consecutive failed squeue calls (controller unreachable) before the pass fails.
 constexpr int kMaxQueryFailures = 20;
 
@@ -126,10 +130,17 @@ std::string ArraySpec(const std::vector<std::uint32_t>& ids) {
   return spec;
 }
 
+bool IsSignalStatus(int status) { return status > 128 && status < 128 + 65; }
+
 std::string DescribeStatus(int status) {
   std::string text = "exited with status " + std::to_string(status);
-  if (status > 128 && status < 128 + 65) text += " (killed by signal " + std::to_string(status - 128) + ")";
+  if (IsSignalStatus(status)) text += " (killed by signal " + std::to_string(status - 128) + ")";
   return text;
+}
+
+// " (reason: R)" for a controller reason worth showing.
+std::string ReasonSuffix(const std::string& reason) {
+  return reason.empty() || reason == "None" ? "" : " (reason: " + reason + ")";
 }
 
 // What the controller says about one array task.
@@ -380,6 +391,10 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
     std::set<std::uint32_t> pending(ids.begin(), ids.end());
     std::vector<std::uint32_t> failed;
     std::map<std::uint32_t, Clock::time_point> grace;  // ended per Slurm, marker not seen yet
+    // Marker says "killed by signal", controller not asked yet: a task cancelled, timed out or
+    // preempted by Slurm often gets its worker killed before the batch script, which then writes
+    // 128+N. The controller's final state says who killed it; the marker alone does not.
+    std::map<std::uint32_t, Clock::time_point> signalled;
     auto query_interval = std::chrono::duration_cast<std::chrono::milliseconds>(kFirstQuery);
     auto next_query = Clock::now() + query_interval;
     int query_failures = 0;
@@ -402,7 +417,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
         int status = 0;
         std::string node, marker_job;
         // A marker of another array (an earlier, abandoned submission of this pass) is not ours.
-        if (!(in >> status >> node >> marker_job) || marker_job != job_id) {
+        if (signalled.count(id) || !(in >> status >> node >> marker_job) || marker_job != job_id) {
           ++it;
           continue;
         }
@@ -412,6 +427,13 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
         if (status == 0) {
           r.state = "COMPLETED";
           r.failure.clear();
+        } else if (IsSignalStatus(status)) {
+          r.failure = "worker " + DescribeStatus(status);
+          signalled[id] = Clock::now() + kSignalStateWait;
+          grace.erase(id);
+          next_query = std::min(next_query, Clock::now());
+          ++it;
+          continue;
         } else {
           r.state = "FAILED";
           r.failure = "worker " + DescribeStatus(status);
@@ -432,13 +454,31 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
           }
         } else {
           query_failures = 0;
-          for (std::uint32_t id : pending) {
+          for (auto it = pending.begin(); it != pending.end();) {
+            const std::uint32_t id = *it;
             const auto found = q.tasks.find(id);
             TaskRecord& r = records[id];
             if (found != q.tasks.end()) {
               r.state = found->second.state;
               if (!found->second.node.empty() && found->second.node != "(null)") r.node = found->second.node;
             }
+            if (signalled.count(id)) {
+              // The marker is in; only the controller's verdict on who sent the signal is awaited.
+              if (found != q.tasks.end() && IsFinalSlurmState(found->second.state)) {
+                if (found->second.state != "FAILED" && found->second.state != "COMPLETED") {
+                  r.failure = "task ended in state " + found->second.state + ReasonSuffix(found->second.reason) + "; its " + r.failure;
+                } else {
+                  r.state = "FAILED";
+                }
+                signalled.erase(id);
+                failed.push_back(id);
+                it = pending.erase(it);
+              } else {
+                ++it;
+              }
+              continue;
+            }
+            ++it;
             // Not listed at all: purged from the controller (or never known); marker awaited.
             const bool ended = found == q.tasks.end() || IsFinalSlurmState(found->second.state);
             if (!ended) {
@@ -447,8 +487,7 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
             }
             if (found != q.tasks.end() && found->second.state != "COMPLETED") {
               // Ended without a marker: never ran to the end of the batch script.
-              r.failure = "task ended in state " + found->second.state +
-                          (found->second.reason.empty() || found->second.reason == "None" ? "" : " (reason: " + found->second.reason + ")") +
+              r.failure = "task ended in state " + found->second.state + ReasonSuffix(found->second.reason) +
                           " without an exit status from the worker";
               // Fails below unless the marker shows up in the meantime (written just before the
               // task ended: a worker that exited non-zero).
@@ -459,7 +498,18 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
           }
         }
         query_interval = std::min<std::chrono::milliseconds>(query_interval * 2, kMaxQueryInterval);
-        next_query = Clock::now() + query_interval;
+        next_query = Clock::now() + (signalled.empty() ? query_interval : kSignalStateQuery);
+      }
+      for (auto it = signalled.begin(); it != signalled.end();) {
+        if (Clock::now() < it->second) {
+          ++it;
+          continue;
+        }
+        // No final state from the controller in time: the worker's own status is all there is.
+        records[it->first].state = "FAILED";
+        failed.push_back(it->first);
+        pending.erase(it->first);
+        it = signalled.erase(it);
       }
       for (auto it = grace.begin(); it != grace.end();) {
         if (!pending.count(it->first)) {

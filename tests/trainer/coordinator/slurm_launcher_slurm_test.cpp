@@ -10,7 +10,8 @@
 //     nothing is promoted, and the rerun resumes after the last complete pass;
 //   - with --retry-failed-shards a task that fails once is resubmitted, the pass succeeds, and
 //     job.json records the retry;
-//   - a task cancelled from outside fails the pass with the state the controller reports;
+//   - a task cancelled from outside fails the pass with the state the controller reports, also when
+//     its worker died first and the batch script wrote the worker's 128+15;
 //   - SIGINT or SIGTERM to the coordinator while the array runs cancels the array (squeue shows none of its
 //     tasks) and promotes nothing.
 #include <gmock/gmock.h>
@@ -43,6 +44,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace std::chrono_literals;
 
 constexpr const char* kGroup = "slurm";
@@ -141,6 +143,7 @@ class SlurmTest : public ::testing::Test {
 
   // SIGINT or SIGTERM to the coordinator while both tasks of its array run (held by delays).
   void InterruptMidArray(int signal_number);
+  void CancelOneTaskFromOutside(bool worker_status_first);
 
   CorpusFixture corpus_;
   std::vector<std::unique_ptr<SpawnedProcess>> spawned_;
@@ -218,6 +221,8 @@ TEST_F(SlurmTest, FailingTaskFailsThePassWithItsTaskIdPromotesNothingAndTheRerun
   ASSERT_EQ(jobs.size(), 1u) << crashed.output;
   EXPECT_THAT(crashed.output, HasSubstr("pstrain train: training failed: pass 2, shard 1 (Slurm job " + jobs[0] + ", array task 1"));
   EXPECT_THAT(crashed.output, HasSubstr("worker exited with status 134 (killed by signal 6)"));
+  // The controller calls it FAILED, so the worker's own status is the whole story.
+  EXPECT_THAT(crashed.output, Not(HasSubstr("task ended in state")));
   EXPECT_THAT(crashed.output, HasSubstr("its log " + (run / "passes" / ".002.staging" / "shard-001" / "worker.log").string()));
   EXPECT_THAT(crashed.output, HasSubstr("its output " + (run / "passes" / ".002.staging" / "slurm" / "task-1.out").string()));
   EXPECT_EQ(SqueueTasks(jobs[0], "pending,running,completing,configuring,suspended"), "") << "tasks of the failed pass still active";
@@ -299,26 +304,36 @@ TEST_F(SlurmTest, BadInputFoundByATaskIsAnInputErrorWithTheInlineMessage) {
   EXPECT_FALSE(fs::exists(dir / "slurm" / "model"));
 }
 
-// A task cancelled from outside (scancel of one array task) never writes an exit marker: the
-// coordinator learns it from the controller and fails the pass with the task's state.
-TEST_F(SlurmTest, TaskCancelledOutsideFailsThePassWithItsStateFromTheController) {
-  const fs::path dir = Scratch("cancelled");
+// A task cancelled from outside (scancel of one array task): the coordinator learns it from the
+// controller and fails the pass with the task's state. scancel signals the batch script and the
+// worker at once; when the worker dies first, the script still writes an exit marker with the
+// worker's 128+15. `worker_status_first` forces that order: the test writes such a marker itself
+// just before the scancel, and the reported cause must still be the controller's CANCELLED.
+void SlurmTest::CancelOneTaskFromOutside(bool worker_status_first) {
+  const fs::path dir = Scratch(worker_status_first ? "cancelled-marker-first" : "cancelled");
   const fs::path run = dir / "run";
   spawned_.push_back(std::make_unique<SpawnedProcess>(Train(run, {"--jobs", "2", "--max-passes", "1", "--launcher", "slurm"}),
                                                       std::vector<std::string>{"PSTRAIN_FAULT_INJECTION=delay:1:60000"},
                                                       dir / "train.out"));
   SpawnedProcess& coordinator = *spawned_.back();
   ASSERT_TRUE(coordinator.started());
+  const fs::path pass_dir = run / "passes" / ".001.staging";
   std::string job;
   for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
     if (job.empty()) {
-      const std::vector<std::string> ids = JobIds(run / "passes" / ".001.staging");
+      const std::vector<std::string> ids = JobIds(pass_dir);
       if (!ids.empty()) job = ids.front();
     }
     if (!job.empty() && SqueueTasks(job, "running").find("1 RUNNING") != std::string::npos) break;
     std::this_thread::sleep_for(200ms);
   }
   ASSERT_FALSE(job.empty()) << "no job was submitted:\n" << coordinator.Output();
+  if (worker_status_first) {
+    const fs::path marker = pass_dir / "slurm" / "task-1.exit";
+    WriteFileAtomic(marker, "143 pstrain-node " + job + "\n");
+    // The coordinator sweeps markers every 200 ms: let it see this one before the controller knows.
+    std::this_thread::sleep_for(500ms);
+  }
   const CommandResult cancelled = RunCommand("scancel " + job + "_1 2>&1");
   ASSERT_EQ(cancelled.exit_code, 0) << cancelled.output;
   ASSERT_TRUE(coordinator.WaitForExit(60s)) << "the coordinator did not notice the cancelled task";
@@ -326,9 +341,18 @@ TEST_F(SlurmTest, TaskCancelledOutsideFailsThePassWithItsStateFromTheController)
   EXPECT_EQ(ExitCode(coordinator.wait_status()), 1) << output;
   EXPECT_THAT(output, HasSubstr("training failed: pass 1, shard 1 (Slurm job " + job + ", array task 1"));
   EXPECT_THAT(output, HasSubstr("task ended in state CANCELLED"));
+  if (worker_status_first) {
+    EXPECT_THAT(output, HasSubstr("task ended in state CANCELLED; its worker exited with status 143 (killed by signal 15)"));
+  }
   EXPECT_FALSE(fs::exists(run / "model"));
   EXPECT_FALSE(fs::exists(run / "passes" / "001"));
+  const json::value record = ReadJson(pass_dir / "slurm" / "job.json");
+  EXPECT_EQ(record.at("tasks").at(1).at("state"), json::value("CANCELLED"));
 }
+
+TEST_F(SlurmTest, TaskCancelledOutsideFailsThePassWithItsStateFromTheController) { CancelOneTaskFromOutside(false); }
+
+TEST_F(SlurmTest, TaskCancelledOutsideAfterItsWorkerDiedStillReportsTheControllersState) { CancelOneTaskFromOutside(true); }
 
 // --- The coordinator is interrupted ----------------------------------------------------------------
 
