@@ -5,20 +5,19 @@
 
 namespace pstrain {
 
-void DensityKernel::Prepare(const AcousticModel& model, const std::vector<std::uint32_t>& senones) {
+void DensityKernel::Prepare(const AcousticModel& model) {
   model_ = &model;
   const std::uint32_t n_density = model.n_density();
   log_dens_.resize(n_density);
   order_.resize(n_density);
   for (std::uint32_t k = 0; k < n_density; ++k) order_[k] = k;
   grouped_ = GroupedDensities::Applies(model);
-  if (grouped_) grouped_layout_.Build(model, senones);
 }
 
-void DensityKernel::Evaluate(std::uint32_t local, std::uint32_t senone, const float* x) {
+void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
   const AcousticModel& model = *model_;
   if (grouped_) {
-    grouped_layout_.Evaluate(model, *kernels_, local, senone, x, log_dens_.data());
+    GroupedDensities::Evaluate(model, *kernels_, senone, x, log_dens_.data());
     return;  // topn = all: order_ stays the identity
   }
   EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());

@@ -2,9 +2,9 @@
 // top-n order. The arithmetic is the vector kernels' of the active instruction-set level
 // (numerics/vector_kernels.h): every level gives the same bits.
 //
-// Per utterance, Prepare lays out the utterance's senones for the grouped evaluation when every
-// density is evaluated (topn = all, >= 4 densities: forward_backward/gaussian_eval.h); otherwise
-// each density is evaluated on its own and the best `topn` are chosen (ties keep the lower index).
+// When every density is evaluated (topn = all, >= 4 densities) the model's grouped layout is used
+// (forward_backward/gaussian_eval.h); otherwise each density is evaluated on its own and the best
+// `topn` are chosen (ties keep the lower index).
 #pragma once
 
 #include <cstddef>
@@ -24,12 +24,12 @@ class DensityKernel {
   // The vector kernels every evaluation uses (also the statistics gatherer's).
   const numerics::VectorKernels& kernels() const { return *kernels_; }
 
-  // Before each utterance: its local senones (SentenceHmm::senones).
-  void Prepare(const AcousticModel& model, const std::vector<std::uint32_t>& senones);
+  // Before each utterance (the model may change between utterances).
+  void Prepare(const AcousticModel& model);
 
-  // Log densities of `senone` (local index `local`) at x. Then LogDensity(Order(kk)) for kk < topn
+  // Log densities of `senone` at x. Then LogDensity(Order(kk)) for kk < topn
   // are the best topn, best first (or all densities in index order when topn = all).
-  void Evaluate(std::uint32_t local, std::uint32_t senone, const float* x);
+  void Evaluate(std::uint32_t senone, const float* x);
   double LogDensity(std::uint32_t k) const { return log_dens_[k]; }
   std::uint32_t Order(std::uint32_t kk) const { return order_[kk]; }
 
@@ -44,7 +44,6 @@ class DensityKernel {
   const numerics::VectorKernels* kernels_;
   const AcousticModel* model_ = nullptr;
   bool grouped_ = false;
-  GroupedDensities grouped_layout_;
   std::vector<double> log_dens_;      // n_density
   std::vector<std::uint32_t> order_;  // n_density
 };

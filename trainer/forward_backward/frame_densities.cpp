@@ -25,7 +25,7 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
 
 void FrameDensities::Request(DensityKernel& kernel, std::uint32_t local, const float* x) {
   if (local_entry_[local] >= 0) return;
-  kernel.Evaluate(local, (*senones_)[local], x);
+  kernel.Evaluate((*senones_)[local], x);
   local_entry_[local] = static_cast<std::int32_t>(local_.size());
   local_.push_back(local);
   for (std::uint32_t kk = 0; kk < topn_; ++kk) {

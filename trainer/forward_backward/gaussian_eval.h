@@ -32,61 +32,31 @@ inline void EvaluateSenoneLogDensities(const AcousticModel& model, std::uint32_t
   for (std::uint32_t k = 0; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
 }
 
-// The Gaussians of one utterance's senones, re-laid out so that kGroup densities of a senone are
-// evaluated side by side: per local senone and group, dimension-major [dim][kGroup] means (float32)
-// and precisions (float32; the kernels convert them to double, which is exact). The kGroup sums are
+// kGroup densities of a senone evaluated side by side, from the model's grouped layout
+// (AcousticModel::GroupedMeans: dimension-major [dim][kGroup] float32 means and precisions, built
+// once per model; the kernels convert them to double, which is exact). The kGroup sums are
 // independent: the vector kernel of the active instruction-set level (numerics/vector_kernels.h)
 // computes them side by side, every lane performing the same IEEE operations in the same order as
 // the one-density-at-a-time loop of EvaluateLogDensity (float32 difference promoted to double,
 // dist += precision * diff * diff over the dimensions in order, log_norm - dist), so the log
-// densities are bit-identical. Used when every density is
-// evaluated (topn = all, SphinxTrain's CI setting) and a senone has at least kGroup densities.
+// densities are bit-identical. Used when every density is evaluated (topn = all, SphinxTrain's CI
+// setting) and a senone has at least kGroup densities.
 class GroupedDensities {
  public:
-  static constexpr std::uint32_t kGroup = 4;
+  static constexpr std::uint32_t kGroup = AcousticModel::kDensityGroup;
 
-  static bool Applies(const AcousticModel& model) {
-    return model.topn() == model.n_density() && model.n_density() >= kGroup;
-  }
+  static bool Applies(const AcousticModel& model) { return model.has_grouped_layout(); }
 
-  // Lays out the densities of `senones` (the utterance's local senones, in local order).
-  void Build(const AcousticModel& model, const std::vector<std::uint32_t>& senones) {
-    n_groups_ = model.n_density() / kGroup;
-    veclen_ = model.veclen();
-    const std::size_t per_local = std::size_t(n_groups_) * veclen_ * kGroup;
-    mean_.resize(senones.size() * per_local);
-    precision_.resize(senones.size() * per_local);
-    for (std::size_t local = 0; local < senones.size(); ++local) {
-      for (std::uint32_t g = 0; g < n_groups_; ++g) {
-        const std::size_t base = local * per_local + std::size_t(g) * veclen_ * kGroup;
-        for (std::uint32_t j = 0; j < kGroup; ++j) {
-          const float* mean = model.Mean(senones[local], g * kGroup + j);
-          const float* precision = model.Precision(senones[local], g * kGroup + j);
-          for (std::uint32_t l = 0; l < veclen_; ++l) {
-            mean_[base + std::size_t(l) * kGroup + j] = mean[l];
-            precision_[base + std::size_t(l) * kGroup + j] = precision[l];
-          }
-        }
-      }
-    }
-  }
-
-  // Log densities of every density of local senone `local` (global `senone`) at x, into out[k]:
-  // the distances from `kernels` (any instruction-set level gives the same bits), then
-  // log_norm - dist.
-  void Evaluate(const AcousticModel& model, const numerics::VectorKernels& kernels, std::uint32_t local, std::uint32_t senone,
-                const float* x, double* out) const {
-    const std::size_t per_local = std::size_t(n_groups_) * veclen_ * kGroup;
-    kernels.grouped_distances(x, mean_.data() + local * per_local, precision_.data() + local * per_local, veclen_, n_groups_, out);
-    for (std::uint32_t k = 0; k < n_groups_ * kGroup; ++k) out[k] = model.LogNorm(senone, k) - out[k];
+  // Log densities of every density of `senone` at x, into out[k]: the distances from `kernels`
+  // (any instruction-set level gives the same bits), then log_norm - dist.
+  static void Evaluate(const AcousticModel& model, const numerics::VectorKernels& kernels, std::uint32_t senone, const float* x,
+                       double* out) {
+    const std::uint32_t n_groups = model.n_density() / kGroup;
+    kernels.grouped_distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups, out);
+    for (std::uint32_t k = 0; k < n_groups * kGroup; ++k) out[k] = model.LogNorm(senone, k) - out[k];
     // Densities beyond the last full group, one at a time (same arithmetic).
-    for (std::uint32_t k = n_groups_ * kGroup; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
+    for (std::uint32_t k = n_groups * kGroup; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
   }
-
- private:
-  std::uint32_t n_groups_ = 0, veclen_ = 0;
-  std::vector<float> mean_;
-  std::vector<float> precision_;
 };
 
 }  // namespace pstrain

@@ -36,7 +36,7 @@ std::size_t StatisticsGatherer::CiDensities(DensityKernel& kernel, std::uint32_t
   if (ci_entry_[local] >= 0) return static_cast<std::size_t>(ci_entry_[local]);
   const AcousticModel& model = *model_;
   const std::uint32_t topn = model.topn();
-  kernel.Evaluate(local, ci_senone, features_->frame(frame));
+  kernel.Evaluate(ci_senone, features_->frame(frame));
   const std::size_t entry = ci_op_.size();
   double best_log = -std::numeric_limits<double>::max();
   ci_log_.resize(topn);

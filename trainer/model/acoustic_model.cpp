@@ -126,6 +126,25 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
     }
     log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));
   }
+  if (topn_ == n_density_ && n_density_ >= kDensityGroup) {
+    const std::uint32_t n_groups = n_density_ / kDensityGroup;
+    grouped_stride_ = std::size_t(n_groups) * veclen_ * kDensityGroup;
+    grouped_means_.resize(std::size_t(n_senones_) * grouped_stride_);
+    grouped_precision_.resize(grouped_means_.size());
+    for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {
+      for (std::uint32_t g = 0; g < n_groups; ++g) {
+        const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * kDensityGroup;
+        for (std::uint32_t j = 0; j < kDensityGroup; ++j) {
+          const float* mean = Mean(senone, g * kDensityGroup + j);
+          const float* precision = Precision(senone, g * kDensityGroup + j);
+          for (std::uint32_t l = 0; l < veclen_; ++l) {
+            grouped_means_[base + std::size_t(l) * kDensityGroup + j] = mean[l];
+            grouped_precision_[base + std::size_t(l) * kDensityGroup + j] = precision[l];
+          }
+        }
+      }
+    }
+  }
 
   mixw_ = files.mixture_weights.data;
   for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {

@@ -86,6 +86,19 @@ class AcousticModel {
   // The unfloored input means (2-pass variance accumulates around these).
   const float* InputMean(std::uint32_t senone, std::uint32_t density) const { return Mean(senone, density); }
 
+  // The Gaussians again, laid out once for the grouped density kernel
+  // (forward_backward/gaussian_eval.h): per senone, groups of kDensityGroup densities, each group
+  // dimension-major [dim][kDensityGroup]: the float32 means as above, and the float32 precisions
+  // converted to double (exact), so the kernel does not convert them for every frame.
+  // Present when every density is evaluated (topn = all) and a senone has at least kDensityGroup
+  // densities; only full groups are laid out (densities beyond the last full group are not).
+  static constexpr std::uint32_t kDensityGroup = 4;
+  bool has_grouped_layout() const { return !grouped_means_.empty(); }
+  const float* GroupedMeans(std::uint32_t senone) const { return grouped_means_.data() + std::size_t(senone) * grouped_stride_; }
+  const double* GroupedPrecisions(std::uint32_t senone) const {
+    return grouped_precision_.data() + std::size_t(senone) * grouped_stride_;
+  }
+
  private:
   std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
   std::vector<float> means_;
@@ -93,6 +106,9 @@ class AcousticModel {
   std::vector<float> log_norm_;
   std::vector<float> mixw_;
   std::vector<float> tmat_;
+  std::size_t grouped_stride_ = 0;  // floats per senone in the grouped layout
+  std::vector<float> grouped_means_;
+  std::vector<double> grouped_precision_;
 };
 
 }  // namespace pstrain

@@ -58,7 +58,7 @@ void AccumulateFrame(double gamma, const float* x, const float* input_mean, doub
   }
 }
 
-void GroupedDistances(const float* x, const float* mean, const float* precision, std::uint32_t veclen,
+void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                       std::uint32_t n_groups, double* dist) {
   for (std::uint32_t g = 0; g < n_groups; ++g, dist += 4) {
     double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;

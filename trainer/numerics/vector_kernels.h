@@ -25,10 +25,11 @@ struct VectorKernels {
                            std::uint32_t veclen);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
   // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
-  //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = double(precision[(g veclen + l) 4 + j])
+  //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]
   // (the float32 difference promoted to double, (p * d) * d, added in dimension order: SphinxTrain's
-  // arithmetic, forward_backward/gaussian_eval.h).
-  void (*grouped_distances)(const float* x, const float* mean, const float* precision, std::uint32_t veclen,
+  // arithmetic, forward_backward/gaussian_eval.h). The precisions are the model's float32 values
+  // held as double (exact), so no lane converts them.
+  void (*grouped_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                             std::uint32_t n_groups, double* dist);
   // The common case of the exact accumulation (accumulators/exact_sum.h): for i < n in order,
   // acc[i] += ToFixed(values[i]) with acc n signed 128-bit little-endian integers (2n 64-bit words,

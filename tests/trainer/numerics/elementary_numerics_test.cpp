@@ -184,11 +184,11 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   // Grouped distances: 3 groups of 4 densities, 39 dimensions, values of trained models.
   const std::uint32_t veclen = 39, n_groups = 3;
   std::vector<float> x(veclen), mean(std::size_t(n_groups) * veclen * 4);
-  std::vector<float> precision(mean.size());
+  std::vector<double> precision(mean.size());  // float32 values held as double, as the model's layout
   std::normal_distribution<float> gauss(0.0f, 3.0f);
   for (float& v : x) v = gauss(rng);
   for (float& v : mean) v = gauss(rng);
-  for (float& v : precision) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
+  for (double& v : precision) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
   std::vector<double> expected_dist(std::size_t(n_groups) * 4);
   KernelsFor(IsaLevel::kScalar).grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, expected_dist.data());
   for (std::uint32_t g = 0; g < n_groups; ++g) {
