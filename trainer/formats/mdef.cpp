@@ -119,6 +119,9 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       if (phone.left != "-" || phone.right != "-" || phone.posn != WordPosition::kNone) {
         throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " must have '-' contexts and position (CI phones come first)");
       }
+      if (mdef.phones_.size() >= kMaxCiPhones) {
+        throw RecordError(path, line_no, "more than " + std::to_string(kMaxCiPhones) + " CI phones");
+      }
       if (!mdef.ci_index_.emplace(phone.base, static_cast<std::uint32_t>(mdef.phones_.size())).second) {
         throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " is defined twice");
       }
@@ -129,7 +132,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         }
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
-      auto key = std::make_tuple(phone.base, phone.left, phone.right, phone.posn);
+      const auto key = TriphoneKey(mdef.ci_index_.at(phone.base), mdef.ci_index_.at(phone.left), mdef.ci_index_.at(phone.right), phone.posn);
       if (!mdef.tri_index_.emplace(key, static_cast<std::uint32_t>(mdef.phones_.size())).second) {
         throw RecordError(path, line_no, "triphone is defined twice");
       }
@@ -192,9 +195,9 @@ std::optional<std::uint32_t> Mdef::CiPhone(const std::string& name) const {
 
 std::optional<std::uint32_t> Mdef::Triphone(const std::string& base, const std::string& left, const std::string& right,
                                             WordPosition posn) const {
-  auto it = tri_index_.find(std::make_tuple(base, left, right, posn));
-  if (it == tri_index_.end()) return std::nullopt;
-  return it->second;
+  const auto b = CiPhone(base), l = CiPhone(left), r = CiPhone(right);
+  if (!b || !l || !r) return std::nullopt;
+  return Triphone(*b, *l, *r, posn);
 }
 
 std::string Mdef::Serialize() const {

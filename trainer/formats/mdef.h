@@ -9,7 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace pstrain {
@@ -49,6 +49,12 @@ class Mdef {
   // Triphone id for (base, left, right, posn); all names are CI phone names.
   std::optional<std::uint32_t> Triphone(const std::string& base, const std::string& left,
                                         const std::string& right, WordPosition posn) const;
+  // The same by CI phone ids (the graph builder's lookup, once per phone of every utterance).
+  std::optional<std::uint32_t> Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) const {
+    auto it = tri_index_.find(TriphoneKey(base, left, right, posn));
+    if (it == tri_index_.end()) return std::nullopt;
+    return it->second;
+  }
   // The CI senone of emitting state `state` of CI phone `ci_phone`.
   std::uint32_t CiSenone(std::uint32_t ci_phone, std::uint32_t state) const { return phones_[ci_phone].senones[state]; }
   // Senone -> CI phone it belongs to (via the base phone of the first row using it).
@@ -62,7 +68,13 @@ class Mdef {
                 n_tied_tmat_ = 0, n_emit_state_ = 0;
   std::vector<MdefPhone> phones_;
   std::map<std::string, std::uint32_t> ci_index_;
-  std::map<std::tuple<std::string, std::string, std::string, WordPosition>, std::uint32_t> tri_index_;
+  // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id. Only looked up, never
+  // iterated (files are written from phones_), so the hash order reaches no output.
+  static constexpr std::uint32_t kMaxCiPhones = 1u << 20;
+  static std::uint64_t TriphoneKey(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) {
+    return std::uint64_t(base) | std::uint64_t(left) << 20 | std::uint64_t(right) << 40 | std::uint64_t(posn) << 60;
+  }
+  std::unordered_map<std::uint64_t, std::uint32_t> tri_index_;
   std::vector<std::uint32_t> senone_ci_phone_;
 };
 

@@ -39,12 +39,10 @@ std::uint32_t LookupPhoneId(const Mdef& mdef, std::uint32_t ci, std::uint32_t le
   if (fell_back) *fell_back = false;
   const MdefPhone& ci_row = mdef.phones()[ci];
   if (mdef.n_triphones() == 0 || ci_row.is_filler) return ci;
-  const std::string& left_name = mdef.phones()[left].base;
-  const std::string& right_name = mdef.phones()[right].base;
-  auto tri = mdef.Triphone(ci_row.base, left_name, right_name, posn);
+  auto tri = mdef.Triphone(ci, left, right, posn);
   if (!tri && !utterance_last) {
     for (WordPosition fallback : {WordPosition::kBegin, WordPosition::kEnd, WordPosition::kSingle, WordPosition::kInternal}) {
-      tri = mdef.Triphone(ci_row.base, left_name, right_name, fallback);
+      tri = mdef.Triphone(ci, left, right, fallback);
       if (tri) break;
     }
   }

@@ -6,6 +6,7 @@
 // in the last exit state at the last frame.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,14 +24,42 @@ struct HmmArc {
   float prob;           // transition probability (from the floored, renormalized tmat)
 };
 
+// The arcs into or out of one state, in the order they were added. A state of a linear HMM has at
+// most 3 of each (self-loop, next, skip), so up to kInline arcs are held in place: building an
+// utterance's HMM then allocates per state only for the wide joins of pronunciation graphs.
+class ArcList {
+ public:
+  static constexpr std::uint32_t kInline = 4;
+
+  void push_back(const HmmArc& arc) {
+    if (size_ < kInline) {
+      inline_[size_] = arc;
+    } else {
+      if (size_ == kInline) spill_.assign(inline_, inline_ + kInline);
+      spill_.push_back(arc);
+    }
+    ++size_;
+  }
+  const HmmArc* begin() const { return size_ <= kInline ? inline_ : spill_.data(); }
+  const HmmArc* end() const { return begin() + size_; }
+  const HmmArc& operator[](std::size_t i) const { return begin()[i]; }
+  std::uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  std::uint32_t size_ = 0;
+  HmmArc inline_[kInline] = {};
+  std::vector<HmmArc> spill_;  // all arcs, once there are more than kInline
+};
+
 struct HmmState {
   std::uint32_t senone = kNonEmitting;  // tied state (= codebook = mixture weights) or kNonEmitting
   std::uint32_t ci_senone = kNonEmitting;
   std::uint32_t tmat = 0;
   std::uint32_t model_state = 0;   // index inside its phone's HMM (exit = n_emit_state)
   std::uint32_t phone_instance = 0;
-  std::vector<HmmArc> next;
-  std::vector<HmmArc> prev;
+  ArcList next;
+  ArcList prev;
   bool emitting() const { return senone != kNonEmitting; }
 };
 

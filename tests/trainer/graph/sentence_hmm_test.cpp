@@ -259,5 +259,29 @@ TEST(SentenceHmmTest, SenonesAreDistinctInFirstAppearanceOrder) {
   }
 }
 
+// Arcs held in place up to ArcList::kInline and on the heap beyond: the same arcs in the order added.
+TEST(ArcListTest, KeepsEveryArcInOrderAcrossTheInlineLimit) {
+  ArcList arcs;
+  EXPECT_TRUE(arcs.empty());
+  std::vector<HmmArc> added;
+  for (std::uint32_t i = 0; i < 3 * ArcList::kInline; ++i) {
+    const HmmArc arc{100 + i, 0.5f / float(i + 1)};
+    arcs.push_back(arc);
+    added.push_back(arc);
+    ASSERT_EQ(arcs.size(), added.size());
+    std::size_t at = 0;
+    for (const HmmArc& got : arcs) {
+      EXPECT_EQ(got.state, added[at].state) << "after " << added.size() << " arcs, arc " << at;
+      EXPECT_EQ(got.prob, added[at].prob) << "after " << added.size() << " arcs, arc " << at;
+      EXPECT_EQ(arcs[at].state, added[at].state);
+      ++at;
+    }
+    EXPECT_EQ(at, added.size());
+  }
+  const ArcList copy = arcs;
+  ASSERT_EQ(copy.size(), arcs.size());
+  for (std::size_t i = 0; i < copy.size(); ++i) EXPECT_EQ(copy[i].state, arcs[i].state);
+}
+
 }  // namespace
 }  // namespace pstrain
