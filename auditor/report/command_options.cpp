@@ -26,7 +26,7 @@ CommandOptions& CommandOptions::Flag(const std::string& names, bool& target) {
   if (const std::size_t comma = names.find(','); comma != std::string::npos) {
     std::string token = names.substr(comma);  // ",h" -> "-h"
     token[0] = '-';
-    short_flags_[token] = LongName(names);
+    short_flags_.Add(token, LongName(names));
   }
   flags_.insert(LongName(names));
   apply_[LongName(names)] = [&target](const std::vector<std::string>&) {
@@ -76,16 +76,11 @@ std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
   po::parsed_options parsed(&desc_);
   try {
     // No guessing of abbreviations and no sticky short options: every option is spelled out.
-    // A short flag given where an option takes a value (`--out -h`) is that value: Boost hands
-    // this parser only the tokens that are not an option's value (as pstrain's own command
-    // lines do, trainer/cli/options.cpp).
-    const auto short_flag = [this](const std::string& token) -> std::pair<std::string, std::string> {
-      const auto it = short_flags_.find(token);
-      return it != short_flags_.end() ? std::make_pair(it->second, std::string()) : std::make_pair(std::string(), std::string());
-    };
+    // A short flag given where an option takes a value (`--out -h`) is that value (ShortFlags,
+    // shared with pstrain's own command lines).
     parsed = po::command_line_parser(args)
                  .options(desc_)
-                 .extra_parser(short_flag)
+                 .extra_parser(short_flags_)
                  .style(style::allow_long | style::long_allow_adjacent | style::long_allow_next | style::allow_short |
                         style::allow_dash_for_short | style::short_allow_next)
                  .allow_unregistered()

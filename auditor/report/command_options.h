@@ -16,6 +16,8 @@
 
 #include <boost/program_options/options_description.hpp>
 
+#include "common/short_flags.h"
+
 namespace pstrain::audit {
 
 class CommandOptions {
@@ -45,7 +47,7 @@ class CommandOptions {
   boost::program_options::options_description desc_;
   std::map<std::string, Apply> apply_;
   std::set<std::string> flags_;
-  std::map<std::string, std::string> short_flags_;  // "-h" -> "help"
+  ShortFlags short_flags_;  // "-h" -> "help"
   std::vector<std::string>* positional_ = nullptr;
 };
 

@@ -679,9 +679,9 @@ class Walker {
         return f == Flow::kExit ? f : Flow::kNormal;
       }
       case CXCursor_DeclStmt:
-        call_throws_.clear();
-        for (CXCursor k : kids) Decl(k, ctx, depth + 1);
-        return EndedByThrowingCall();
+        return EndedByThrowingCall([&] {
+          for (CXCursor k : kids) Decl(k, ctx, depth + 1);
+        });
       case CXCursor_NullStmt: return Flow::kNormal;
       case CXCursor_CXXThrowExpr:
         for (CXCursor k : kids) Expression(k, ctx, depth + 1);
@@ -691,19 +691,18 @@ class Walker {
         // `throw T(...)` of a temporary with a destructor: the throw under the expression that
         // holds its cleanups.
         if (Kind(Strip(c)) == CXCursor_CXXThrowExpr) return Statement(Strip(c), ctx, depth + 1);
-        call_throws_.clear();
-        Expression(c, ctx, depth);
-        return EndedByThrowingCall();
+        return EndedByThrowingCall([&] { Expression(c, ctx, depth); });
       default:
-        call_throws_.clear();
-        Expression(c, ctx, depth);
-        return EndedByThrowingCall();
+        return EndedByThrowingCall([&] { Expression(c, ctx, depth); });
     }
   }
 
-  // After an expression statement or a declaration: kExit when it calls, on every path through
-  // it, a function that always throws (Follow), else kNormal.
-  Flow EndedByThrowingCall() {
+  // Walks an expression statement or a declaration (`walk`) and says how it ends: kExit when it
+  // calls, on every path through it, a function that always throws (Follow), else kNormal.
+  template <typename Walk>
+  Flow EndedByThrowingCall(Walk walk) {
+    call_throws_.clear();
+    walk();
     if (call_throws_.empty()) return Flow::kNormal;
     terminator_ = call_throws_;
     call_throws_.clear();

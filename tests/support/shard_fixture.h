@@ -61,6 +61,12 @@ boost::json::value ReadJson(const std::filesystem::path& path);
 // A pass directory's name: 1 -> "001" (the trainer's own naming).
 using pstrain::PassName;
 
+// Run-relative spellings of the layout (shards/run_layout.h), for the keys of DeterministicDigests and
+// for paths that messages print relative to a pass: PassKey(2) is "passes/002" and
+// InShard(1, "artifact.json") is "shard-001/artifact.json". Tests build these rather than spell them.
+std::string PassKey(std::uint32_t pass);
+std::string InShard(std::uint32_t shard, const std::string& file);
+
 // The shard-XXX directories directly inside `pass_dir`.
 std::size_t CountShardDirs(const std::filesystem::path& pass_dir);
 

@@ -93,6 +93,10 @@ std::map<std::string, std::string> DeterministicDigests(const fs::path& dir) {
 
 boost::json::value ReadJson(const fs::path& path) { return boost::json::parse(ReadFileText(path)); }
 
+std::string PassKey(std::uint32_t pass) { return PassDir(fs::path(), pass).generic_string(); }
+
+std::string InShard(std::uint32_t shard, const std::string& file) { return (fs::path(ShardDirName(shard)) / file).generic_string(); }
+
 std::size_t CountShardDirs(const fs::path& pass_dir) {
   if (!fs::is_directory(pass_dir)) return 0;
   return static_cast<std::size_t>(std::count_if(fs::directory_iterator(pass_dir), fs::directory_iterator(), [](const fs::directory_entry& e) {

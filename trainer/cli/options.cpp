@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/options/accumulate_options.h"
 #include "common/error.h"
+#include "common/short_flags.h"
 #include "coordinator/worker_flags.h"
 
 namespace pstrain::cli {
@@ -28,24 +29,14 @@ void ResolvePassInputs(const CorpusInputs& inputs, PassInputs& pass_inputs) {
   CheckOptions(pass_inputs.options);
 }
 
-namespace {
-
-// Boost's parser hands every token that is not an option's value to this first: "-h" is then the
-// option --help. A token that an option takes as its value (`--out -h`) never gets here.
-std::pair<std::string, std::string> ShortHelp(const std::string& token) {
-  if (token == "-h") return {"help", ""};
-  return {};
-}
-
-}  // namespace
-
 bool ParseCommandLine(int argc, char** argv, const po::options_description& desc, const std::string& usage,
                       const po::positional_options_description* positional) {
   po::options_description with_help;
   with_help.add(desc).add_options()("help", "print this help (also -h)");
   auto parser = [&] {
     po::command_line_parser command_line(argc, argv);
-    command_line.options(with_help).extra_parser(ShortHelp);
+    // "-h" is --help where it is not an option's value (`--out -h` names the directory "-h").
+    command_line.options(with_help).extra_parser(ShortFlags{{"-h", "help"}});
     if (positional != nullptr) command_line.positional(*positional);
     return command_line;
   };

@@ -14,11 +14,14 @@
 #include "report/command_runner.h"
 #include "bytes/bytes_compare.h"
 #include "bytes/bytes_report.h"
+#include "support/shard_fixture.h"
 
 namespace pstrain::audit {
 namespace {
 
 namespace fs = std::filesystem;
+using ::pstrain::testing::InShard;
+using ::pstrain::testing::PassKey;
 namespace json = boost::json;
 
 class AuditBytesTest : public ::testing::Test {
@@ -206,11 +209,11 @@ TEST_F(AuditBytesTest, TelemetryIsComparedUnlessIgnored) {
   EXPECT_FALSE(IsTelemetryFile("pass-1/telemetry.json.bak"));
   EXPECT_FALSE(IsTelemetryFile("artifact.json"));
   // A pass's Slurm records (job ids, nodes, task output), at any depth; not a file named slurm.
-  EXPECT_TRUE(IsTelemetryFile("passes/001/slurm/job.json"));
+  EXPECT_TRUE(IsTelemetryFile(PassKey(1) + "/slurm/job.json"));
   EXPECT_TRUE(IsTelemetryFile("slurm/task-0.exit"));
   EXPECT_FALSE(IsTelemetryFile("slurm"));
-  EXPECT_FALSE(IsTelemetryFile("passes/001/slurmish/job.json"));
-  EXPECT_FALSE(IsTelemetryFile("passes/001/shard-000/gauden_counts"));
+  EXPECT_FALSE(IsTelemetryFile(PassKey(1) + "/slurmish/job.json"));
+  EXPECT_FALSE(IsTelemetryFile(PassKey(1) + "/" + InShard(0, "gauden_counts")));
   Both("pass-1/shard-0/artifact.json", "{}");
   Write(a() / "pass-1/shard-0/telemetry.json", "{\"pid\":1}");
   Write(b() / "pass-1/shard-0/telemetry.json", "{\"pid\":2}");

@@ -24,6 +24,7 @@
 #include "compare/provenance_diff.h"
 #include "formats/param_files.h"
 #include "report/line_diff.h"
+#include "shards/run_layout.h"
 
 namespace pstrain::audit {
 namespace {
@@ -454,11 +455,11 @@ TEST_F(AuditCompareTest, LargeTextFilesAndHugeMdefsNeedBoundedMemory) {
 TEST_F(AuditCompareTest, RunDirectoriesUseTheirModelSubdirectory) {
   for (const fs::path& side : {a(), b()}) {
     fs::rename(side, dir_ / "tmp");
-    fs::create_directories(side / "passes" / "001");
+    fs::create_directories(PassDir(side, 1));
     fs::rename(dir_ / "tmp", side / "model");
-    Text(side / "passes" / "001" / "pass.json", "{}\n");
+    Text(PassDir(side, 1) / "pass.json", "{}\n");
   }
-  Text(b() / "passes" / "001" / "pass.json", "{\"pass\": 1}\n");
+  Text(PassDir(b(), 1) / "pass.json", "{\"pass\": 1}\n");
   WriteProvenance(b() / "model", "exact", 2, "beef");
   const json::value report = RunJson({}, 1);
   EXPECT_EQ(report.at("model_dir").as_string(), "model/");

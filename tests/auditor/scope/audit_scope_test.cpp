@@ -117,30 +117,44 @@ const std::map<std::string, Expected>& TrickExpectations() {
   return kExpected;
 }
 
-class ScopeTricksTest : public ::testing::Test {
+// What the two suites over tests/scope_cases/ share: one parse of the case file and one run of its
+// compiled copy (its gate ledger, and with kWritesXml its GoogleTest XML, in temp files) for the
+// whole suite, the report over that one file, and a gate found by name. `Cases` (the suite itself)
+// names the file (Source(), kRelative), the compiled copy (kBinary) and the temp files (kTag).
+template <typename Cases>
+class ScopeCasesSuite : public ::testing::Test {
  protected:
-  // One parse and one run of the compiled copy for the whole suite.
   static void SetUpTestSuite() {
     // An exception here would make GoogleTest skip the suite; each test fails with it instead.
     try {
-      scope_ = new FileScope(ExtractFileScope(kTricks, PSTRAIN_COMPILE_COMMANDS, "scope_cases/tricks_gate.cpp", kTricks.parent_path()));
+      scope_ = new FileScope(ExtractFileScope(Cases::Source(), PSTRAIN_COMPILE_COMMANDS, Cases::kRelative, Cases::Source().parent_path()));
     } catch (const std::exception& error) {
       setup_error_ = new std::string(error.what());
       scope_ = new FileScope();
     }
-    ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-tricks-" + std::to_string(::getpid()) + ".jsonl"));
+    const std::string stem = "pstrain-scope-" + std::string(Cases::kTag) + "-" + std::to_string(::getpid());
+    ledger_path_ = new fs::path(fs::temp_directory_path() / (stem + ".jsonl"));
     fs::remove(*ledger_path_);
-    const std::string command = "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_CASES_BINARY "' > /dev/null 2>&1";
+    std::string command = "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" + Cases::kBinary + "'";
+    if (Cases::kWritesXml) {
+      xml_path_ = new fs::path(fs::temp_directory_path() / (stem + ".xml"));
+      fs::remove(*xml_path_);
+      command += " --gtest_output=xml:'" + xml_path_->string() + "'";
+    }
+    command += " > /dev/null 2>&1";
     run_status_ = std::system(command.c_str());
   }
   static void TearDownTestSuite() {
     fs::remove(*ledger_path_);
+    if (xml_path_ != nullptr) fs::remove(*xml_path_);
+    delete xml_path_;
+    xml_path_ = nullptr;
     delete scope_;
     delete ledger_path_;
     delete setup_error_;
     setup_error_ = nullptr;
   }
-  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << "parsing scope_cases/tricks_gate.cpp failed: " << *setup_error_; }
+  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << "parsing " << Cases::kRelative << " failed: " << *setup_error_; }
 
   static ScopeReport Report() {
     ScopeReport report;
@@ -156,15 +170,21 @@ class ScopeTricksTest : public ::testing::Test {
     return nullptr;
   }
 
-  static FileScope* scope_;
-  static fs::path* ledger_path_;
-  static int run_status_;
-  static std::string* setup_error_;
+  inline static FileScope* scope_ = nullptr;
+  inline static fs::path* ledger_path_ = nullptr;
+  inline static fs::path* xml_path_ = nullptr;  // only with Cases::kWritesXml
+  inline static int run_status_ = 0;
+  inline static std::string* setup_error_ = nullptr;
 };
-FileScope* ScopeTricksTest::scope_ = nullptr;
-std::string* ScopeTricksTest::setup_error_ = nullptr;
-fs::path* ScopeTricksTest::ledger_path_ = nullptr;
-int ScopeTricksTest::run_status_ = 0;
+
+class ScopeTricksTest : public ScopeCasesSuite<ScopeTricksTest> {
+ public:
+  static fs::path Source() { return kTricks; }
+  static constexpr const char* kRelative = "scope_cases/tricks_gate.cpp";
+  static constexpr const char* kBinary = PSTRAIN_SCOPE_CASES_BINARY;
+  static constexpr const char* kTag = "tricks";
+  static constexpr bool kWritesXml = false;
+};
 
 TEST_F(ScopeTricksTest, EveryTrickGetsExactlyItsCheckedIfReachedAndDeadLists) {
   ASSERT_EQ(scope_->gates.size(), TrickExpectations().size());
@@ -386,57 +406,14 @@ const std::map<std::string, Expected>& FixtureExpectations() {
   return kExpected;
 }
 
-class ScopeFixtureCasesTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    // An exception here would make GoogleTest skip the suite; each test fails with it instead.
-    try {
-      scope_ = new FileScope(ExtractFileScope(kFixtures, PSTRAIN_COMPILE_COMMANDS, "scope_cases/fixtures_gate.cpp", kFixtures.parent_path()));
-    } catch (const std::exception& error) {
-      setup_error_ = new std::string(error.what());
-      scope_ = new FileScope();
-    }
-    ledger_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".jsonl"));
-    fs::remove(*ledger_path_);
-    xml_path_ = new fs::path(fs::temp_directory_path() / ("pstrain-scope-fixtures-" + std::to_string(::getpid()) + ".xml"));
-    fs::remove(*xml_path_);
-    const std::string command = "PSTRAIN_GATE_LEDGER='" + ledger_path_->string() + "' '" PSTRAIN_SCOPE_FIXTURE_CASES_BINARY
-                                "' --gtest_output=xml:'" + xml_path_->string() + "' > /dev/null 2>&1";
-    run_status_ = std::system(command.c_str());
-  }
-  static void TearDownTestSuite() {
-    fs::remove(*ledger_path_);
-    fs::remove(*xml_path_);
-    delete xml_path_;
-    delete scope_;
-    delete ledger_path_;
-    delete setup_error_;
-    setup_error_ = nullptr;
-  }
-  void SetUp() override { ASSERT_EQ(setup_error_, nullptr) << "parsing scope_cases/fixtures_gate.cpp failed: " << *setup_error_; }
-  static ScopeReport Report() {
-    ScopeReport report;
-    report.gates_dir = "scope_cases";
-    report.files.push_back(*scope_);
-    return report;
-  }
-  static const GateScope* Find(const std::string& name) {
-    for (const GateScope& g : scope_->gates) {
-      if (g.FullName() == name) return &g;
-    }
-    return nullptr;
-  }
-  static FileScope* scope_;
-  static fs::path* ledger_path_;
-  static fs::path* xml_path_;
-  static int run_status_;
-  static std::string* setup_error_;
+class ScopeFixtureCasesTest : public ScopeCasesSuite<ScopeFixtureCasesTest> {
+ public:
+  static fs::path Source() { return kFixtures; }
+  static constexpr const char* kRelative = "scope_cases/fixtures_gate.cpp";
+  static constexpr const char* kBinary = PSTRAIN_SCOPE_FIXTURE_CASES_BINARY;
+  static constexpr const char* kTag = "fixtures";
+  static constexpr bool kWritesXml = true;
 };
-std::string* ScopeFixtureCasesTest::setup_error_ = nullptr;
-FileScope* ScopeFixtureCasesTest::scope_ = nullptr;
-fs::path* ScopeFixtureCasesTest::ledger_path_ = nullptr;
-fs::path* ScopeFixtureCasesTest::xml_path_ = nullptr;
-int ScopeFixtureCasesTest::run_status_ = 0;
 
 TEST_F(ScopeFixtureCasesTest, EachCaseGetsExactlyItsCheckedIfReachedAndDeadLists) {
   ASSERT_EQ(scope_->gates.size(), FixtureExpectations().size());

@@ -22,6 +22,7 @@
 #include "common/sha256.h"
 #include "formats/mfc_file.h"
 #include "formats/param_files.h"
+#include "shards/run_layout.h"
 #include "support/test_util.h"
 
 namespace pstrain::testing {
@@ -388,7 +389,7 @@ TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const std::map<std::string, std::string> before = Snapshot(run_dir / "model");
   ASSERT_EQ(before.size(), 8u) << "expected mdef, means, variances, mixture_weights, transition_matrices, feat.params, noisedict, provenance.json";
-  const std::map<std::string, std::string> pass1_before = Snapshot(run_dir / "passes" / "001" / "model");
+  const std::map<std::string, std::string> pass1_before = Snapshot(PassDir(run_dir, 1) / "model");
   ASSERT_EQ(pass1_before.size(), 7u);
   // The trained model differs from the input model (so an accidental copy of the input would be seen).
   EXPECT_NE(before.at("means"), Sha256OfFile(An4Model() / "means"));
@@ -438,8 +439,8 @@ TEST(BadInputTest, FailedTrainLeavesTheExistingModelUntouched) {
     for (const std::string& text : expected) EXPECT_THAT(r.output, HasSubstr(text));
     EXPECT_EQ(Snapshot(run_dir / "model"), before) << "RUNDIR/model changed after a failed train";
     // The earlier run's completed pass survives too: a pass is staged and only renamed in when done.
-    EXPECT_EQ(Snapshot(run_dir / "passes" / "001" / "model"), pass1_before) << "passes/001 changed after a failed train";
-    EXPECT_TRUE(fs::is_regular_file(run_dir / "passes" / "001" / "pass.json"));
+    EXPECT_EQ(Snapshot(PassDir(run_dir, 1) / "model"), pass1_before) << "passes/001 changed after a failed train";
+    EXPECT_TRUE(fs::is_regular_file(PassDir(run_dir, 1) / "pass.json"));
   }
 }
 
@@ -516,6 +517,7 @@ TEST(BadInputTest, TrainAndAccumulateRefuseAnOutputThatWouldOverwriteTheInputMod
                      {"--out run contains the input model directory --model run/../run/model"}});
   }
   // Replacing ACCUMDIR, RUNDIR/model or RUNDIR/passes as a whole would remove the other inputs too.
+  // The one literal "passes" in this file: the expected messages quote the command line's paths.
   fs::create_directories(work / "run2" / "passes");
   fs::copy_file(corpus.Manifest(), work / "run2" / "passes" / "small.manifest");
   const std::string dicts = " --dict " + ShellQuote((corpus_dir / "corpus.dic").string()) + " --filler " +

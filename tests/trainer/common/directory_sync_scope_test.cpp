@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/file_io.h"
+#include "shards/run_layout.h"
 
 namespace pstrain {
 namespace {
@@ -66,7 +67,7 @@ TEST_F(DirectorySyncScopeTest, ReplaceDirectoryMovesTheScopesFilesIntoPlace) {
 
 TEST_F(DirectorySyncScopeTest, TheInnermostScopeTakesADirectory) {
   const fs::path outer_root = dir_ / "pass";
-  const fs::path inner_root = outer_root / "shard-000";
+  const fs::path inner_root = outer_root / ShardDirName(0);
   fs::create_directories(inner_root);
   DirectorySyncScope outer(outer_root);
   {

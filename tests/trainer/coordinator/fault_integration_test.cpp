@@ -128,24 +128,15 @@ class FaultTest : public ::testing::Test {
                                const std::map<std::string, std::string>& reference) {
     EXPECT_FALSE(fs::exists(run / "model")) << "a failed run promoted a model";
     EXPECT_FALSE(fs::exists(run / ".model.staging"));
-    char name[8];
-    std::snprintf(name, sizeof(name), "%03u", failed_pass);
-    EXPECT_FALSE(fs::exists(run / "passes" / name)) << "the failed pass was promoted";
+    EXPECT_FALSE(fs::exists(PassDir(run, failed_pass))) << "the failed pass was promoted";
     std::vector<std::string> expected_entries;
-    for (std::uint32_t p = 1; p < failed_pass; ++p) {
-      char done[8];
-      std::snprintf(done, sizeof(done), "%03u", p);
-      expected_entries.push_back(done);
-    }
-    std::string staging = ".";
-    staging += name;
-    staging += ".staging";
-    expected_entries.push_back(staging);
+    for (std::uint32_t p = 1; p < failed_pass; ++p) expected_entries.push_back(PassName(p));
+    expected_entries.push_back(StagingPassDir(run, failed_pass).filename().string());
     std::sort(expected_entries.begin(), expected_entries.end());
-    EXPECT_EQ(Entries(run / "passes"), expected_entries);
-    ASSERT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
-    const ino_t pass1_inode = Inode(run / "passes" / "001" / "pass.json");
-    const auto pass1_before = Under(DeterministicDigests(run), "passes/001/");
+    EXPECT_EQ(Entries(PassesDir(run)), expected_entries);
+    ASSERT_TRUE(fs::is_regular_file(PassDir(run, 1) / "pass.json"));
+    const ino_t pass1_inode = Inode(PassDir(run, 1) / "pass.json");
+    const auto pass1_before = Under(DeterministicDigests(run), PassKey(1) + "/");
 
     const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
     ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
@@ -153,9 +144,9 @@ class FaultTest : public ::testing::Test {
       EXPECT_THAT(rerun.output, HasSubstr("pass " + std::to_string(p) + ": already complete (resumed)"));
     }
     EXPECT_THAT(rerun.output, HasSubstr("pass " + std::to_string(failed_pass) + ": "));
-    EXPECT_EQ(Inode(run / "passes" / "001" / "pass.json"), pass1_inode) << "passes/001 was recomputed instead of reused";
+    EXPECT_EQ(Inode(PassDir(run, 1) / "pass.json"), pass1_inode) << "passes/001 was recomputed instead of reused";
     const auto after = DeterministicDigests(run);
-    EXPECT_EQ(Under(after, "passes/001/"), pass1_before);
+    EXPECT_EQ(Under(after, PassKey(1) + "/"), pass1_before);
     EXPECT_EQ(after, reference) << "the resumed run differs from an uninterrupted run";
   }
 
@@ -183,7 +174,7 @@ TEST_F(FaultTest, CrashedWorkerFailsThePassAndTheRerunResumes) {
   const fs::path run = Scratch("crash") / "run";
   const Finished crashed = RunToEnd(TrainArgv(run, args), {"PSTRAIN_FAULT_INJECTION=crash:1:2"}, run.parent_path() / "train.out");
   EXPECT_EQ(ExitCode(crashed.status), 1) << crashed.output;
-  const fs::path staging_shard = run / "passes" / ".002.staging" / "shard-001";
+  const fs::path staging_shard = StagingPassDir(run, 2) / ShardDirName(1);
   EXPECT_THAT(crashed.output, HasSubstr("pstrain train: training failed: pass 2, shard 1: worker (pid "));
   EXPECT_THAT(crashed.output, HasSubstr("was killed by signal 6"));
   EXPECT_THAT(crashed.output, HasSubstr("its log " + (staging_shard / "worker.log").string() + " ends:\n"));
@@ -200,7 +191,7 @@ TEST_F(FaultTest, CrashMessageIncludesTheTailOfTheWorkerLog) {
   const Finished crashed = RunToEnd(TrainArgv(run, {"--jobs", "3", "--max-passes", "1"}), {"PSTRAIN_FAULT_INJECTION=crash:1:1"},
                                     run.parent_path() / "train.out");
   EXPECT_EQ(ExitCode(crashed.status), 1) << crashed.output;
-  const fs::path worker_log = run / "passes" / ".001.staging" / "shard-001" / "worker.log";
+  const fs::path worker_log = StagingPassDir(run, 1) / ShardDirName(1) / "worker.log";
   const std::string last = LastLine(worker_log);
   ASSERT_FALSE(last.empty()) << worker_log << " is empty";
   EXPECT_THAT(crashed.output, HasSubstr(last));
@@ -234,15 +225,15 @@ TEST_F(FaultTest, KilledWorkerFailsThePassAndLeavesThePreviousModel) {
   EXPECT_EQ(ExitCode(coordinator->wait_status()), 1) << DescribeWaitStatus(coordinator->wait_status()) << "\n" << output;
   EXPECT_THAT(output, HasSubstr("training failed: pass 1, shard 0: worker (pid " + std::to_string(workers[0].id.pid) +
                                 ") was killed by signal 9"));
-  EXPECT_THAT(output, HasSubstr("its log " + (run / "passes" / ".001.staging" / "shard-000" / "worker.log").string()));
+  EXPECT_THAT(output, HasSubstr("its log " + (StagingPassDir(run, 1) / ShardDirName(0) / "worker.log").string()));
   EXPECT_TRUE(WaitUntilGone({workers[1].id}, 5s).empty()) << "shard 1's worker (pid " << workers[1].id.pid << ") is still running";
   EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty());
 
   // Nothing promoted: the earlier training's model and passes are byte for byte what they were.
   auto after = DeterministicDigests(run);
-  for (auto it = after.begin(); it != after.end();) it = it->first.rfind("passes/.001.staging/", 0) == 0 ? after.erase(it) : std::next(it);
+  for (auto it = after.begin(); it != after.end();) it = it->first.rfind(StagingPassDir(fs::path(), 1).generic_string() + "/", 0) == 0 ? after.erase(it) : std::next(it);
   EXPECT_EQ(after, before);
-  EXPECT_FALSE(fs::exists(run / "passes" / "003"));
+  EXPECT_FALSE(fs::exists(PassDir(run, 3)));
 
   // The rerun (the training fingerprint differs from the earlier one's: nothing is reused) ends
   // with the bytes of an uninterrupted run.
@@ -339,18 +330,18 @@ TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
 
   const Finished f = WaitToEnd(coordinator, argv);
   EXPECT_EQ(ExitCode(f.status), 1) << DescribeWaitStatus(f.status) << "\n" << f.output;
-  const fs::path rejected = run / "passes" / ".002.staging" / "shard-000" / "artifact.json";
+  const fs::path rejected = StagingPassDir(run, 2) / ShardDirName(0) / "artifact.json";
   EXPECT_THAT(f.output, HasSubstr("pstrain train: training failed: shard 0 rejected by check \"code-identity\" (" + rejected.string() +
                                   "): artifact was computed by another build of pstrain"));
   EXPECT_THAT(f.output, HasSubstr("pass 1: ")) << "pass 1 should have completed";
-  EXPECT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
-  EXPECT_FALSE(fs::exists(run / "passes" / "002")) << "the rejected pass was promoted";
+  EXPECT_TRUE(fs::is_regular_file(PassDir(run, 1) / "pass.json"));
+  EXPECT_FALSE(fs::exists(PassDir(run, 2))) << "the rejected pass was promoted";
   EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted";
-  EXPECT_EQ(RunCommand(Pstrain("validate " + ShellQuote((run / "passes" / "001").string()))).exit_code, 0);
+  EXPECT_EQ(RunCommand(Pstrain("validate " + ShellQuote(PassDir(run, 1).string()))).exit_code, 0);
   // Pass 1's shards and pass.json carry the coordinator's identity; the rejected shard another one.
   const auto identity = [](const fs::path& file) { return std::string(ReadJson(file).at("code_identity").as_string()); };
-  const std::string coordinator_identity = identity(run / "passes" / "001" / "pass.json");
-  EXPECT_EQ(identity(run / "passes" / "001" / "shard-001" / "artifact.json"), coordinator_identity);
+  const std::string coordinator_identity = identity(PassDir(run, 1) / "pass.json");
+  EXPECT_EQ(identity(PassDir(run, 1) / ShardDirName(1) / "artifact.json"), coordinator_identity);
   ASSERT_TRUE(fs::is_regular_file(rejected));
   EXPECT_NE(identity(rejected), coordinator_identity);
   EXPECT_THAT(f.output, HasSubstr("code_identity " + identity(rejected) + ", expected " + coordinator_identity));
@@ -372,7 +363,7 @@ TEST_F(FaultTest, ResumeRecomputesAFinishedPassWhoseFilesDoNotVerify) {
     const Finished first = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "train.out");
     ASSERT_EQ(ExitCode(first.status), 0) << first.output;
     fs::remove_all(run / "model");  // no cache hit: the rerun resumes from the passes
-    const fs::path target = run / "passes" / "001" / file;
+    const fs::path target = PassDir(run, 1) / file;
     if (file == "model/means") {
       S3File s3 = ReadS3(target.string());
       ASSERT_FALSE(s3.words.empty());
@@ -386,7 +377,7 @@ TEST_F(FaultTest, ResumeRecomputesAFinishedPassWhoseFilesDoNotVerify) {
     const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
     ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
     EXPECT_THAT(rerun.output, ::testing::Not(HasSubstr("pass 1: already complete (resumed)")));
-    EXPECT_THAT(rerun.output, HasSubstr("pass 1: " + (run / "passes" / "001" / file).string() + " does not verify"));
+    EXPECT_THAT(rerun.output, HasSubstr("pass 1: " + (PassDir(run, 1) / file).string() + " does not verify"));
     EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun reused a finished pass that does not verify";
   }
 }

@@ -185,8 +185,8 @@ TEST_F(SlurmTest, TwoAndThreeShardsTwoPassesAreByteIdenticalToTheLocalLauncher) 
 
     // Telemetry: one job per pass, every task COMPLETED with status 0 on the cluster's node, and
     // each shard's telemetry.json names the job and node.
-    for (const std::string pass : {"001", "002"}) {
-      const fs::path pass_dir = dir / "slurm" / "passes" / pass;
+    for (const std::uint32_t pass : {1u, 2u}) {
+      const fs::path pass_dir = PassDir(dir / "slurm", pass);
       ASSERT_EQ(JobIds(pass_dir).size(), 1u) << pass;
       const json::value job = ReadJson(pass_dir / "slurm" / "job.json");
       ASSERT_EQ(job.at("tasks").as_array().size(), static_cast<std::size_t>(jobs));
@@ -196,7 +196,7 @@ TEST_F(SlurmTest, TwoAndThreeShardsTwoPassesAreByteIdenticalToTheLocalLauncher) 
         EXPECT_EQ(task.at("node"), json::value("pstrain-node")) << json::serialize(task);
         EXPECT_EQ(task.at("attempts"), json::value(1)) << json::serialize(task);
       }
-      const json::value telemetry = ReadJson(pass_dir / "shard-000" / "telemetry.json");
+      const json::value telemetry = ReadJson(pass_dir / ShardDirName(0) / "telemetry.json");
       EXPECT_EQ(telemetry.at("slurm").at("node"), json::value("pstrain-node"));
       EXPECT_EQ(telemetry.at("slurm").at("array_job_id"), job.at("submissions").at(0).at("job_id"));
       EXPECT_EQ(telemetry.at("slurm").at("array_task_id"), json::value("0"));
@@ -217,19 +217,19 @@ TEST_F(SlurmTest, FailingTaskFailsThePassWithItsTaskIdPromotesNothingAndTheRerun
   const fs::path run = dir / "run";
   const Finished crashed = Run(Train(run, args), {"PSTRAIN_FAULT_INJECTION=crash:1:2"}, dir / "crash.out");
   EXPECT_EQ(ExitCode(crashed.status), 1) << crashed.output;
-  const std::vector<std::string> jobs = JobIds(run / "passes" / ".002.staging");
+  const std::vector<std::string> jobs = JobIds(StagingPassDir(run, 2));
   ASSERT_EQ(jobs.size(), 1u) << crashed.output;
   EXPECT_THAT(crashed.output, HasSubstr("pstrain train: training failed: pass 2, shard 1 (Slurm job " + jobs[0] + ", array task 1"));
   EXPECT_THAT(crashed.output, HasSubstr("worker exited with status 134 (killed by signal 6)"));
   // The controller calls it FAILED, so the worker's own status is the whole story.
   EXPECT_THAT(crashed.output, Not(HasSubstr("task ended in state")));
-  EXPECT_THAT(crashed.output, HasSubstr("its log " + (run / "passes" / ".002.staging" / "shard-001" / "worker.log").string()));
-  EXPECT_THAT(crashed.output, HasSubstr("its output " + (run / "passes" / ".002.staging" / "slurm" / "task-1.out").string()));
+  EXPECT_THAT(crashed.output, HasSubstr("its log " + (StagingPassDir(run, 2) / ShardDirName(1) / "worker.log").string()));
+  EXPECT_THAT(crashed.output, HasSubstr("its output " + (StagingPassDir(run, 2) / "slurm" / "task-1.out").string()));
   EXPECT_EQ(SqueueTasks(jobs[0], "pending,running,completing,configuring,suspended"), "") << "tasks of the failed pass still active";
   EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted";
-  EXPECT_FALSE(fs::exists(run / "passes" / "002")) << "the failed pass was promoted";
-  ASSERT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json"));
-  const json::value failed_job = ReadJson(run / "passes" / ".002.staging" / "slurm" / "job.json");
+  EXPECT_FALSE(fs::exists(PassDir(run, 2))) << "the failed pass was promoted";
+  ASSERT_TRUE(fs::is_regular_file(PassDir(run, 1) / "pass.json"));
+  const json::value failed_job = ReadJson(StagingPassDir(run, 2) / "slurm" / "job.json");
   EXPECT_EQ(failed_job.at("tasks").at(1).at("state"), json::value("FAILED"));
   EXPECT_EQ(failed_job.at("tasks").at(1).at("exit_status"), json::value(134));
 
@@ -253,15 +253,15 @@ TEST_F(SlurmTest, RetryFailedShardsResubmitsAFailedTaskOnceAndRecordsIt) {
   ASSERT_EQ(ExitCode(retried.status), 0) << retried.output;
   EXPECT_TRUE(fs::exists(flag)) << "the injected crash did not happen";
   EXPECT_THAT(retried.output, HasSubstr("pass 1: resubmitting failed Slurm array task(s) 0 once"));
-  const std::vector<std::string> jobs = JobIds(run / "passes" / "001");
+  const std::vector<std::string> jobs = JobIds(PassDir(run, 1));
   ASSERT_EQ(jobs.size(), 2u) << "expected the array and one resubmission";
-  const json::value job = ReadJson(run / "passes" / "001" / "slurm" / "job.json");
+  const json::value job = ReadJson(PassDir(run, 1) / "slurm" / "job.json");
   EXPECT_EQ(job.at("submissions").at(1).at("array"), json::value("0"));
   EXPECT_EQ(job.at("tasks").at(0).at("attempts"), json::value(2));
   EXPECT_EQ(job.at("tasks").at(0).at("job_id"), json::value(jobs[1]));
   EXPECT_EQ(job.at("tasks").at(0).at("state"), json::value("COMPLETED"));
   EXPECT_EQ(job.at("tasks").at(1).at("attempts"), json::value(1));
-  EXPECT_TRUE(fs::is_regular_file(run / "passes" / "001" / "slurm" / "task-0.retry.out"));
+  EXPECT_TRUE(fs::is_regular_file(PassDir(run, 1) / "slurm" / "task-0.retry.out"));
 
   const Finished local = Run(Train(dir / "local", {"--jobs", "2", "--max-passes", "1"}), {}, dir / "local.out");
   ASSERT_EQ(ExitCode(local.status), 0) << local.output;
@@ -299,8 +299,8 @@ TEST_F(SlurmTest, BadInputFoundByATaskIsAnInputErrorWithTheInlineMessage) {
   const Finished slurm = Run(train(dir / "slurm", {"--jobs", "2", "--launcher", "slurm"}), {}, dir / "slurm.out");
   EXPECT_EQ(ExitCode(slurm.status), 2) << slurm.output;
   EXPECT_EQ(slurm.output, inline_run.output);
-  JobIds(dir / "slurm" / "passes" / ".001.staging");  // for TearDown
-  EXPECT_TRUE(fs::is_regular_file(dir / "slurm" / "passes" / ".001.staging" / "shard-001" / "failure.json"));
+  JobIds(StagingPassDir(dir / "slurm", 1));  // for TearDown
+  EXPECT_TRUE(fs::is_regular_file(StagingPassDir(dir / "slurm", 1) / ShardDirName(1) / "failure.json"));
   EXPECT_FALSE(fs::exists(dir / "slurm" / "model"));
 }
 
@@ -317,7 +317,7 @@ void SlurmTest::CancelOneTaskFromOutside(bool worker_status_first) {
                                                       dir / "train.out"));
   SpawnedProcess& coordinator = *spawned_.back();
   ASSERT_TRUE(coordinator.started());
-  const fs::path pass_dir = run / "passes" / ".001.staging";
+  const fs::path pass_dir = StagingPassDir(run, 1);
   std::string job;
   for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
     if (job.empty()) {
@@ -345,7 +345,7 @@ void SlurmTest::CancelOneTaskFromOutside(bool worker_status_first) {
     EXPECT_THAT(output, HasSubstr("task ended in state CANCELLED; its worker exited with status 143 (killed by signal 15)"));
   }
   EXPECT_FALSE(fs::exists(run / "model"));
-  EXPECT_FALSE(fs::exists(run / "passes" / "001"));
+  EXPECT_FALSE(fs::exists(PassDir(run, 1)));
   const json::value record = ReadJson(pass_dir / "slurm" / "job.json");
   EXPECT_EQ(record.at("tasks").at(1).at("state"), json::value("CANCELLED"));
 }
@@ -365,7 +365,7 @@ void SlurmTest::InterruptMidArray(int signal_number) {
                                                       dir / "train.out"));
   SpawnedProcess& coordinator = *spawned_.back();
   ASSERT_TRUE(coordinator.started());
-  const fs::path pass_dir = run / "passes" / ".001.staging";
+  const fs::path pass_dir = StagingPassDir(run, 1);
   std::string job;
   std::string running;
   for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
@@ -394,8 +394,8 @@ void SlurmTest::InterruptMidArray(int signal_number) {
   EXPECT_THAT(SqueueTasks(job, "all"), HasSubstr("CANCELLED"));
   EXPECT_TRUE(RunningProcessesMentioning(run.string() + "/").empty()) << "a worker of the cancelled array is still running";
   EXPECT_FALSE(fs::exists(run / "model")) << "a model was promoted after the signal";
-  EXPECT_FALSE(fs::exists(run / "passes" / "001")) << "the interrupted pass was promoted";
-  EXPECT_FALSE(fs::exists(pass_dir / "shard-000" / "artifact.json"));
+  EXPECT_FALSE(fs::exists(PassDir(run, 1))) << "the interrupted pass was promoted";
+  EXPECT_FALSE(fs::exists(pass_dir / ShardDirName(0) / "artifact.json"));
 }
 
 TEST_F(SlurmTest, SigintToTheCoordinatorCancelsTheArrayAndPromotesNothing) { InterruptMidArray(SIGINT); }

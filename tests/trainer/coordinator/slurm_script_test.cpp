@@ -16,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "coordinator/slurm_launcher.h"
+#include "shards/run_layout.h"
 
 namespace pstrain {
 namespace {
@@ -35,9 +36,7 @@ std::vector<ShardTask> Tasks(const fs::path& pass_dir, std::uint32_t count) {
     task.pass = 2;
     task.shard = i;
     task.shard_count = count;
-    char name[16];
-    std::snprintf(name, sizeof(name), "shard-%03u", i);
-    task.shard_dir = (pass_dir / name).string();
+    task.shard_dir = (pass_dir / ShardDirName(i)).string();
     tasks.push_back(task);
   }
   return tasks;

@@ -14,6 +14,7 @@
 #include "coordinator/launcher.h"
 #include "coordinator/worker_flags.h"
 #include "provenance/fingerprints.h"
+#include "shards/run_layout.h"
 
 namespace pstrain {
 namespace {
@@ -55,7 +56,7 @@ ShardTask UnusualTask() {
   task.pass = 3;
   task.shard = 2;
   task.shard_count = 5;
-  task.shard_dir = "/r/passes/.003.staging/shard-002";
+  task.shard_dir = (StagingPassDir("/r", 3) / ShardDirName(2)).string();
   return task;
 }
 
@@ -98,7 +99,7 @@ TEST(WorkerArguments, DefaultsAndTheLinearPathParseBackToo) {
   task.inputs.options.retry_beams.clear();  // written as "none"
   task.pass = 1;
   task.shard_count = 1;
-  task.shard_dir = "passes/.001.staging/shard-000";
+  task.shard_dir = (StagingPassDir(std::filesystem::path(), 1) / ShardDirName(0)).string();
   const std::vector<std::string> args = WorkerArguments(task);
   EXPECT_EQ(std::count(args.begin(), args.end(), worker_flag::Dashed(worker_flag::kMultipron)), 0);  // linear path: no flag
   const cli::WorkerCommandLine parsed = ParseWorker(args);

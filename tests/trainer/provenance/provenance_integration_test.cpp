@@ -124,11 +124,11 @@ TEST(Provenance, RecordsRequestedAndEffectiveShardCount) {
   EXPECT_EQ(provenance.at("requested_jobs").to_number<std::uint32_t>(), 200u);
   EXPECT_EQ(provenance.at("effective_shard_count").to_number<std::uint32_t>(), 93u);
   EXPECT_EQ(provenance.at("launcher"), "local");
-  const json::value pass = ReadJson(run / "passes" / "001" / "pass.json");
+  const json::value pass = ReadJson(PassDir(run, 1) / "pass.json");
   EXPECT_EQ(pass.at("requested_jobs").to_number<std::uint32_t>(), 200u);
   EXPECT_EQ(pass.at("shard_count").to_number<std::uint32_t>(), 93u);
-  EXPECT_EQ(CountShardDirs(run / "passes" / "001"), 93u);
-  const json::value last_shard = ReadJson(run / "passes" / "001" / "shard-092" / "artifact.json");
+  EXPECT_EQ(CountShardDirs(PassDir(run, 1)), 93u);
+  const json::value last_shard = ReadJson(PassDir(run, 1) / ShardDirName(92) / "artifact.json");
   EXPECT_EQ(last_shard.at("shard_count").to_number<std::uint32_t>(), 93u);
   EXPECT_EQ(last_shard.at("assigned_ids").as_array().size(), 1u);
 }
@@ -207,7 +207,7 @@ TEST(Provenance, RecordsBuildInputsConfigurationAndEveryPass) {
     const json::array& passes = p.at("passes").as_array();
     ASSERT_EQ(passes.size(), 3u);
     for (std::uint32_t pass = 1; pass <= 3; ++pass) {
-      const json::value summary = ReadJson(run / "passes" / PassName(pass) / "pass.json");
+      const json::value summary = ReadJson(PassDir(run, pass) / "pass.json");
       EXPECT_EQ(passes[pass - 1], summary) << "pass " << pass;
       EXPECT_EQ(summary.at("training_fingerprint"), p.at("training_fingerprint"));
       EXPECT_EQ(summary.at("fingerprints").at("config"), inputs.at("config_fingerprint"));
@@ -241,7 +241,7 @@ TEST(Provenance, RecordsBuildInputsConfigurationAndEveryPass) {
     const std::string code_identity = CodeIdentity(identity.build);
     code_identities.insert(code_identity);
     for (std::uint32_t pass = 1; pass <= 3; ++pass) {
-      const fs::path pass_dir = run / "passes" / PassName(pass);
+      const fs::path pass_dir = PassDir(run, pass);
       EXPECT_EQ(ReadJson(pass_dir / "pass.json").at("code_identity"), code_identity.c_str()) << "pass " << pass;
       for (std::uint32_t shard = 0; shard < c.jobs; ++shard) {
         EXPECT_EQ(ReadJson(pass_dir / ShardDirName(shard) / "artifact.json").at("code_identity"), code_identity.c_str())
@@ -312,8 +312,8 @@ TEST(Provenance, TrainingFingerprintChangesWithShardCountConfigurationAndInputs)
     // A different training: nothing of the old run is reused, and the new fingerprint is new.
     EXPECT_FALSE(Contains(rerun.output, "(resumed)")) << rerun.output;
     EXPECT_TRUE(seen.emplace(fingerprint, v.name).second) << "same fingerprint as " << seen[fingerprint];
-    for (std::uint32_t pass = 1; fs::exists(run / "passes" / PassName(pass) / "pass.json"); ++pass) {
-      EXPECT_EQ(ReadJson(run / "passes" / PassName(pass) / "pass.json").at("training_fingerprint"), fingerprint.c_str()) << pass;
+    for (std::uint32_t pass = 1; fs::exists(PassDir(run, pass) / "pass.json"); ++pass) {
+      EXPECT_EQ(ReadJson(PassDir(run, pass) / "pass.json").at("training_fingerprint"), fingerprint.c_str()) << pass;
     }
   }
 }
@@ -439,7 +439,7 @@ TEST(Provenance, ModifiedBinaryInvalidatesTheCache) {
   auto digests = DeterministicDigests(run);
   EXPECT_EQ(digests.size(), original_digests.size());
   EXPECT_EQ(digests.at("model/means"), original_digests.at("model/means"));
-  EXPECT_EQ(digests.at("passes/002/accum/exact_counts"), original_digests.at("passes/002/accum/exact_counts"));
+  EXPECT_EQ(digests.at(PassKey(2) + "/accum/exact_counts"), original_digests.at(PassKey(2) + "/accum/exact_counts"));
 
   // Back to the original binary: the modified binary's model is no cache hit either.
   r = RunOk(TrainCommand(corpus, run, options));
@@ -526,16 +526,16 @@ TEST(Provenance, CacheHitDoesNoWork) {
 
 struct ResumeCase {
   const char* name;
-  std::vector<const char*> removed;  // relative to RUNDIR
+  std::vector<std::string> removed;  // relative to RUNDIR
   std::uint32_t resumed;             // passes reported "already complete (resumed)"
 };
 
 TEST(Provenance, ResumeAfterTheLastCompletePassGivesTheUninterruptedBytes) {
   const ResumeCase cases[] = {
-      {"model and pass 3 lost", {"model", "passes/003"}, 2},
+      {"model and pass 3 lost", {"model", PassKey(3)}, 2},
       {"only the model lost", {"model"}, 3},
-      {"model, passes 2 and 3 lost", {"model", "passes/002", "passes/003"}, 1},
-      {"model and pass 2 lost, a later pass 3 left over", {"model", "passes/002"}, 1},
+      {"model, passes 2 and 3 lost", {"model", PassKey(2), PassKey(3)}, 1},
+      {"model and pass 2 lost, a later pass 3 left over", {"model", PassKey(2)}, 1},
   };
   const fs::path dir = ScratchDir("resume");
   const CorpusFixture corpus = DefaultCorpus();
@@ -550,9 +550,9 @@ TEST(Provenance, ResumeAfterTheLastCompletePassGivesTheUninterruptedBytes) {
     SCOPED_TRACE(c.name);
     const fs::path run = dir / ("case-" + std::to_string(index++));
     fs::copy(uninterrupted, run, fs::copy_options::recursive);
-    for (const char* removed : c.removed) ASSERT_GT(fs::remove_all(run / removed), 0u) << removed;
+    for (const std::string& removed : c.removed) ASSERT_GT(fs::remove_all(run / removed), 0u) << removed;
     std::map<std::uint32_t, std::map<std::string, EntryState>> kept;
-    for (std::uint32_t pass = 1; pass <= c.resumed; ++pass) kept[pass] = Snapshot(run / "passes" / PassName(pass));
+    for (std::uint32_t pass = 1; pass <= c.resumed; ++pass) kept[pass] = Snapshot(PassDir(run, pass));
 
     CommandResult r = RunOk(TrainCommand(corpus, run, options));
     ASSERT_EQ(r.exit_code, 0);
@@ -566,7 +566,7 @@ TEST(Provenance, ResumeAfterTheLastCompletePassGivesTheUninterruptedBytes) {
     EXPECT_TRUE(Contains(r.output, "(3 passes, max-passes)")) << r.output;
     // The resumed passes were read, not rewritten.
     for (const auto& [pass, snapshot] : kept) {
-      const auto now = Snapshot(run / "passes" / PassName(pass));
+      const auto now = Snapshot(PassDir(run, pass));
       EXPECT_TRUE(now == snapshot) << "pass " << pass << " was rewritten:\n" << SnapshotChanges(snapshot, now);
     }
     EXPECT_EQ(DeterministicDigests(run), expected);
@@ -600,11 +600,12 @@ TEST(Provenance, PassesOfAnEarlierLongerTrainingAreRemoved) {
   const CorpusFixture corpus = DefaultCorpus();
   const fs::path run = dir / "run";
   RunOk(TrainCommand(corpus, run, "--jobs 2 --min-passes 4 --max-passes 4"));
-  ASSERT_TRUE(fs::exists(run / "passes" / "004"));
+  ASSERT_TRUE(fs::exists(PassDir(run, 4)));
   const CommandResult shorter = RunOk(TrainCommand(corpus, run, "--jobs 2 --min-passes 2 --max-passes 2"));
-  EXPECT_TRUE(fs::exists(run / "passes" / "002" / "pass.json"));
-  EXPECT_FALSE(fs::exists(run / "passes" / "003")) << shorter.output;
-  EXPECT_FALSE(fs::exists(run / "passes" / "004")) << shorter.output;
+  EXPECT_TRUE(fs::exists(PassDir(run, 2) / "pass.json"));
+  EXPECT_FALSE(fs::exists(PassDir(run, 3))) << shorter.output;
+  EXPECT_FALSE(fs::exists(PassDir(run, 4))) << shorter.output;
+  // The one literal pass directory in this file: the message names it as it lies on disk.
   EXPECT_TRUE(Contains(shorter.output, "removed passes/003 of an earlier training")) << shorter.output;
 }
 

@@ -28,7 +28,9 @@
 #include "common/sha256.h"
 #include "provenance/fingerprints.h"
 #include "shards/artifact.h"
+#include "shards/run_layout.h"
 #include "support/fault_fixture_util.h"
+#include "support/shard_fixture.h"
 #include "support/test_util.h"
 
 namespace pstrain::testing {
@@ -177,7 +179,7 @@ class ArtifactValidationTest : public ::testing::Test {
     fs::path manifest, model;
     std::string binary = PSTRAIN_BINARY;
     if (name == "two-pass") extra = {"--jobs", "3", "--max-passes", "2", "--min-passes", "2"};
-    else if (name == "other-model") model = Run("base") / "passes" / "001" / "model";
+    else if (name == "other-model") model = PassDir(Run("base"), 1) / "model";
     else if (name == "other-config") extra.insert(extra.end(), {"--abeam", "1e-80"});
     else if (name == "other-manifest") manifest = HeldoutManifest();
     else if (name == "two-jobs") extra = {"--jobs", "2", "--max-passes", "1"};
@@ -188,7 +190,7 @@ class ArtifactValidationTest : public ::testing::Test {
     argv.front() = binary;
     const CommandResult r = RunCommand(ShellCommand(argv) + " --quiet");
     EXPECT_EQ(r.exit_code, 0) << name << ":\n" << r.output;
-    EXPECT_TRUE(fs::is_regular_file(run / "passes" / "001" / "pass.json")) << name;
+    EXPECT_TRUE(fs::is_regular_file(PassDir(run, 1) / "pass.json")) << name;
     runs_[name] = run;
     return run;
   }
@@ -208,8 +210,8 @@ class ArtifactValidationTest : public ::testing::Test {
   }
 
   // Copies pass `pass` of run `run` into a fresh directory named after the case.
-  fs::path CopyPass(const std::string& run, const std::string& pass, const std::string& case_name) {
-    const fs::path source = Run(run) / "passes" / pass;
+  fs::path CopyPass(const std::string& run, std::uint32_t pass, const std::string& case_name) {
+    const fs::path source = PassDir(Run(run), pass);
     std::string slug;
     for (char c : case_name) {
       if (std::isalnum(static_cast<unsigned char>(c))) slug += c;
@@ -230,7 +232,7 @@ class ArtifactValidationTest : public ::testing::Test {
     int shard;
     std::string file;
     std::string run = "base";
-    std::string pass = "001";
+    std::uint32_t pass = 1;
   };
 
   void ExpectRejected(const Mutation& m) {
@@ -262,12 +264,12 @@ class ArtifactValidationTest : public ::testing::Test {
 // --- The unmodified pass, and pass.json ----------------------------------------------------------
 
 TEST_F(ArtifactValidationTest, UnmodifiedCopyIsValid) {
-  const fs::path copy = CopyPass("base", "001", "unmodified");
+  const fs::path copy = CopyPass("base", 1, "unmodified");
   const CommandResult r = Validate(copy);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("VALID " + copy.string() + ": 3 shards, pass 1, 93 utterances"));
   // The JSON editor's round trip is exact on every artifact (so edits change only their field).
-  for (const char* file : {"shard-000/artifact.json", "shard-001/artifact.json", "shard-002/artifact.json", "pass.json"}) {
+  for (const std::string& file : {InShard(0, "artifact.json"), InShard(1, "artifact.json"), InShard(2, "artifact.json"), std::string("pass.json")}) {
     const std::string text = ReadFileText(copy / file);
     EXPECT_EQ(Serialize(ParseExact(text)), text) << file;
   }
@@ -291,7 +293,7 @@ TEST_F(ArtifactValidationTest, MissingOrUnreadablePassJsonExitsTwo) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const fs::path copy = CopyPass("base", "001", c.name);
+    const fs::path copy = CopyPass("base", 1, c.name);
     ASSERT_NO_FATAL_FAILURE(c.mutate(copy / "pass.json"));
     const CommandResult r = Validate(copy);
     EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -339,7 +341,7 @@ TEST_F(ArtifactValidationTest, PassJsonThatIsNoRegularFileOrHasOutOfRangeInteger
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const fs::path copy = CopyPass("base", "001", c.name);
+    const fs::path copy = CopyPass("base", 1, c.name);
     ASSERT_NO_FATAL_FAILURE(c.mutate(copy / "pass.json"));
 #ifdef PSTRAIN_SANITIZED  // ASan's shadow memory needs more address space than the limit
     const char* limit = "";
@@ -360,8 +362,8 @@ TEST_F(ArtifactValidationTest, PassJsonThatIsNoRegularFileOrHasOutOfRangeInteger
 // own) must fail "payload-format" naming the shard and the file, not pass the size check and end
 // in a bare std::bad_alloc.
 TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
-  const fs::path copy = CopyPass("base", "001", "exact-counts-size-wraps");
-  const fs::path file = copy / "shard-001" / "exact_counts";
+  const fs::path copy = CopyPass("base", 1, "exact-counts-size-wraps");
+  const fs::path file = copy / ShardDirName(1) / "exact_counts";
   Bytes bytes = ReadFileBytes(file);
   const std::size_t header = std::string("PSTRAIN_EXACT_COUNTS_V2\n").size();
   ASSERT_GT(bytes.size(), header + 24);
@@ -377,7 +379,7 @@ TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
   put(3, static_cast<std::uint32_t>(elements / 2));
   put(4, 1);
   WriteBytes(file, bytes);
-  EditJson(copy / "shard-001" / "artifact.json", [&](json::object& a) { RedescribePayload(a, copy / "shard-001", "exact_counts"); });
+  EditJson(copy / ShardDirName(1) / "artifact.json", [&](json::object& a) { RedescribePayload(a, copy / ShardDirName(1), "exact_counts"); });
   const CommandResult r = Validate(copy);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("shard 1 rejected by check \"payload-format\" (" + file.string() + ")")) << r.output;
@@ -390,98 +392,98 @@ TEST_F(ArtifactValidationTest, PayloadRules) {
   using T = ArtifactValidationTest;
   ExpectAllRejected({
       {"payload byte flipped",
-       [](T&, const fs::path& c) { FlipByte(c / "shard-001/gauden_counts", fs::file_size(c / "shard-001/gauden_counts") / 2); },
-       "payload-sha256", 1, "shard-001/gauden_counts"},
+       [](T&, const fs::path& c) { FlipByte(c / InShard(1, "gauden_counts"), fs::file_size(c / InShard(1, "gauden_counts")) / 2); },
+       "payload-sha256", 1, InShard(1, "gauden_counts")},
       {"payload truncated",
-       [](T&, const fs::path& c) { Truncate(c / "shard-001/mixw_counts", fs::file_size(c / "shard-001/mixw_counts") / 2); },
-       "payload-size", 1, "shard-001/mixw_counts"},
-      {"payload missing", [](T&, const fs::path& c) { fs::remove(c / "shard-001/tmat_counts"); }, "missing", 1, "shard-001/tmat_counts"},
+       [](T&, const fs::path& c) { Truncate(c / InShard(1, "mixw_counts"), fs::file_size(c / InShard(1, "mixw_counts")) / 2); },
+       "payload-size", 1, InShard(1, "mixw_counts")},
+      {"payload missing", [](T&, const fs::path& c) { fs::remove(c / InShard(1, "tmat_counts")); }, "missing", 1, InShard(1, "tmat_counts")},
       {"payload replaced by a symlink to an identical file",
        [](T&, const fs::path& c) {
          const fs::path outside = c.parent_path() / "identical-exact_counts";
-         fs::rename(c / "shard-001/exact_counts", outside);
-         fs::create_symlink(outside, c / "shard-001/exact_counts");
+         fs::rename(c / InShard(1, "exact_counts"), outside);
+         fs::create_symlink(outside, c / InShard(1, "exact_counts"));
        },
-       "symlink", 1, "shard-001/exact_counts"},
+       "symlink", 1, InShard(1, "exact_counts")},
       {"payload replaced by a relative symlink to the same bytes inside the shard",
        [](T&, const fs::path& c) {
-         fs::rename(c / "shard-002/gauden_counts", c / "shard-002/gauden_counts.real");
-         fs::create_symlink("gauden_counts.real", c / "shard-002/gauden_counts");
+         fs::rename(c / InShard(2, "gauden_counts"), c / InShard(2, "gauden_counts.real"));
+         fs::create_symlink("gauden_counts.real", c / InShard(2, "gauden_counts"));
        },
-       "symlink", 2, "shard-002/gauden_counts"},
+       "symlink", 2, InShard(2, "gauden_counts")},
       {"payload replaced by a directory",
        [](T&, const fs::path& c) {
-         fs::remove(c / "shard-001/gauden_counts");
-         fs::create_directory(c / "shard-001/gauden_counts");
+         fs::remove(c / InShard(1, "gauden_counts"));
+         fs::create_directory(c / InShard(1, "gauden_counts"));
        },
-       "not-a-file", 1, "shard-001/gauden_counts"},
+       "not-a-file", 1, InShard(1, "gauden_counts")},
       {"payload with a broken header, size and digests updated",
        [](T&, const fs::path& c) {
-         const fs::path file = c / "shard-001/tmat_counts";
+         const fs::path file = c / InShard(1, "tmat_counts");
          WriteBytes(file, Bytes(fs::file_size(file), 0x5a));
-         EditJson(c / "shard-001/artifact.json", [&](json::object& a) { RedescribePayload(a, c / "shard-001", "tmat_counts"); });
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { RedescribePayload(a, c / ShardDirName(1), "tmat_counts"); });
        },
-       "payload-format", 1, "shard-001/tmat_counts"},
+       "payload-format", 1, InShard(1, "tmat_counts")},
       {"payload_sha256 altered",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            std::string digest(a.at("payload_sha256").as_string());
            digest.back() = digest.back() == '0' ? '1' : '0';
            a["payload_sha256"] = digest;
          });
        },
-       "payload-digest", 1, "shard-001/artifact.json"},
+       "payload-digest", 1, InShard(1, "artifact.json")},
       {"payload entry names another payload file",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) { Ids(a, "payload")[0].as_object()["file"] = "mixw_counts"; });
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { Ids(a, "payload")[0].as_object()["file"] = "mixw_counts"; });
        },
-       "payload-names", 1, "shard-001/artifact.json"},
+       "payload-names", 1, InShard(1, "artifact.json")},
       {"payload entry dropped",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            Ids(a, "payload").pop_back();
            a["payload_sha256"] = PayloadDigest(PayloadOf(a));
          });
        },
-       "payload-names", 1, "shard-001/artifact.json"},
+       "payload-names", 1, InShard(1, "artifact.json")},
       {"payload file name ../x",
        [](T&, const fs::path& c) {
          WriteText(c / "x", "escaped\n");  // the escaping name points at a real file
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) { Ids(a, "payload")[0].as_object()["file"] = "../x"; });
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { Ids(a, "payload")[0].as_object()["file"] = "../x"; });
        },
-       "path-escape", 1, "shard-001/artifact.json"},
+       "path-escape", 1, InShard(1, "artifact.json")},
       {"payload file name ..",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) { Ids(a, "payload")[1].as_object()["file"] = ".."; });
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { Ids(a, "payload")[1].as_object()["file"] = ".."; });
        },
-       "path-escape", 1, "shard-001/artifact.json"},
+       "path-escape", 1, InShard(1, "artifact.json")},
       {"payload file name is an absolute path to another shard's identical-size file",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json",
-                  [&](json::object& a) { Ids(a, "payload")[2].as_object()["file"] = (c / "shard-000/tmat_counts").string(); });
+         EditJson(c / InShard(1, "artifact.json"),
+                  [&](json::object& a) { Ids(a, "payload")[2].as_object()["file"] = (c / InShard(0, "tmat_counts")).string(); });
        },
-       "path-escape", 1, "shard-001/artifact.json"},
+       "path-escape", 1, InShard(1, "artifact.json")},
       {"exact_counts files swapped between shards 0 and 1",
-       [](T&, const fs::path& c) { SwapFiles(c / "shard-000/exact_counts", c / "shard-001/exact_counts"); },
+       [](T&, const fs::path& c) { SwapFiles(c / InShard(0, "exact_counts"), c / InShard(1, "exact_counts")); },
        // Both files have the same size (same model), so the digest is what differs.
-       "payload-sha256", 0, "shard-000/exact_counts"},
+       "payload-sha256", 0, InShard(0, "exact_counts")},
       {"exact_counts files swapped between shards 0 and 1 together with their payload entries",
        [](T&, const fs::path& c) {
-         SwapFiles(c / "shard-000/exact_counts", c / "shard-001/exact_counts");
-         const json::value entry0 = ReadObject(c / "shard-000/artifact.json").at("payload").at(3);
-         const json::value entry1 = ReadObject(c / "shard-001/artifact.json").at("payload").at(3);
-         EditJson(c / "shard-000/artifact.json", [&](json::object& a) { Ids(a, "payload")[3] = entry1; });
-         EditJson(c / "shard-001/artifact.json", [&](json::object& a) { Ids(a, "payload")[3] = entry0; });
+         SwapFiles(c / InShard(0, "exact_counts"), c / InShard(1, "exact_counts"));
+         const json::value entry0 = ReadObject(c / InShard(0, "artifact.json")).at("payload").at(3);
+         const json::value entry1 = ReadObject(c / InShard(1, "artifact.json")).at("payload").at(3);
+         EditJson(c / InShard(0, "artifact.json"), [&](json::object& a) { Ids(a, "payload")[3] = entry1; });
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { Ids(a, "payload")[3] = entry0; });
        },
        // Each entry now matches its file: what binds the payload to its shard is payload_sha256,
        // which still covers the shard's own entries.
-       "payload-digest", 0, "shard-000/artifact.json"},
+       "payload-digest", 0, InShard(0, "artifact.json")},
       {"reduced statistics replaced by one shard's",
-       [](T&, const fs::path& c) { fs::copy_file(c / "shard-000/exact_counts", c / "accum/exact_counts", fs::copy_options::overwrite_existing); },
+       [](T&, const fs::path& c) { fs::copy_file(c / InShard(0, "exact_counts"), c / "accum/exact_counts", fs::copy_options::overwrite_existing); },
        "reduction", -1, "accum"},
       {"reduced statistics replaced by those of pass 2",
        [](T& t, const fs::path& c) {
-         fs::copy_file(t.Run("two-pass") / "passes/002/accum/exact_counts", c / "accum/exact_counts", fs::copy_options::overwrite_existing);
+         fs::copy_file(PassDir(t.Run("two-pass"), 2) / "accum/exact_counts", c / "accum/exact_counts", fs::copy_options::overwrite_existing);
        },
        "reduction", -1, "accum"},
   });
@@ -492,61 +494,61 @@ TEST_F(ArtifactValidationTest, PayloadRules) {
 TEST_F(ArtifactValidationTest, ArtifactJsonRules) {
   using T = ArtifactValidationTest;
   ExpectAllRejected({
-      {"artifact.json missing", [](T&, const fs::path& c) { fs::remove(c / "shard-001/artifact.json"); }, "missing", 1,
-       "shard-001/artifact.json"},
+      {"artifact.json missing", [](T&, const fs::path& c) { fs::remove(c / InShard(1, "artifact.json")); }, "missing", 1,
+       InShard(1, "artifact.json")},
       {"artifact.json cut in the middle",
-       [](T&, const fs::path& c) { Truncate(c / "shard-001/artifact.json", fs::file_size(c / "shard-001/artifact.json") / 2); },
-       "malformed", 1, "shard-001/artifact.json"},
-      {"artifact.json is not an object", [](T&, const fs::path& c) { WriteText(c / "shard-001/artifact.json", "[]\n"); }, "malformed", 1,
-       "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { Truncate(c / InShard(1, "artifact.json"), fs::file_size(c / InShard(1, "artifact.json")) / 2); },
+       "malformed", 1, InShard(1, "artifact.json")},
+      {"artifact.json is not an object", [](T&, const fs::path& c) { WriteText(c / InShard(1, "artifact.json"), "[]\n"); }, "malformed", 1,
+       InShard(1, "artifact.json")},
       {"artifact.json with an unknown key",
-       [](T&, const fs::path& c) { EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["extra"] = 1; }); }, "malformed", 1,
-       "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { a["extra"] = 1; }); }, "malformed", 1,
+       InShard(1, "artifact.json")},
       {"artifact.json without a key",
-       [](T&, const fs::path& c) { EditJson(c / "shard-001/artifact.json", [](json::object& a) { a.erase("retried_ids"); }); },
-       "malformed", 1, "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { a.erase("retried_ids"); }); },
+       "malformed", 1, InShard(1, "artifact.json")},
       {"artifact.json pass is a string",
-       [](T&, const fs::path& c) { EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["pass"] = "1"; }); }, "malformed", 1,
-       "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { a["pass"] = "1"; }); }, "malformed", 1,
+       InShard(1, "artifact.json")},
       {"artifact.json of an unknown format",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["format"] = "pstrain-shard-artifact-1"; });
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { a["format"] = "pstrain-shard-artifact-1"; });
        },
-       "malformed", 1, "shard-001/artifact.json"},
+       "malformed", 1, InShard(1, "artifact.json")},
       {"artifact.json oversized (sparse)",
-       [](T&, const fs::path& c) { fs::resize_file(c / "shard-001/artifact.json", kMaxArtifactJsonBytes + 1); }, "oversized", 1,
-       "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { fs::resize_file(c / InShard(1, "artifact.json"), kMaxArtifactJsonBytes + 1); }, "oversized", 1,
+       InShard(1, "artifact.json")},
       {"artifact.json oversized (valid JSON padded with whitespace)",
        [](T&, const fs::path& c) {
-         const fs::path path = c / "shard-001/artifact.json";
+         const fs::path path = c / InShard(1, "artifact.json");
          const std::string text = ReadFileText(path);
          std::ofstream out(path, std::ios::binary | std::ios::app);
          const std::string spaces(1 << 20, ' ');
          for (std::size_t written = text.size(); written <= kMaxArtifactJsonBytes; written += spaces.size()) out << spaces;
          ASSERT_TRUE(out.good());
        },
-       "oversized", 1, "shard-001/artifact.json"},
+       "oversized", 1, InShard(1, "artifact.json")},
       {"artifact.json is a symlink to an identical file",
        [](T&, const fs::path& c) {
          const fs::path outside = c.parent_path() / "identical-artifact.json";
-         fs::rename(c / "shard-001/artifact.json", outside);
-         fs::create_symlink(outside, c / "shard-001/artifact.json");
+         fs::rename(c / InShard(1, "artifact.json"), outside);
+         fs::create_symlink(outside, c / InShard(1, "artifact.json"));
        },
-       "symlink", 1, "shard-001/artifact.json"},
-      {"shard directory missing", [](T&, const fs::path& c) { fs::remove_all(c / "shard-002"); }, "missing", 2, "shard-002"},
+       "symlink", 1, InShard(1, "artifact.json")},
+      {"shard directory missing", [](T&, const fs::path& c) { fs::remove_all(c / ShardDirName(2)); }, "missing", 2, ShardDirName(2)},
       {"shard directory replaced by a symlink to an identical copy",
        [](T&, const fs::path& c) {
          const fs::path outside = c.parent_path() / "identical-shard-001";
-         fs::rename(c / "shard-001", outside);
-         fs::create_directory_symlink(outside, c / "shard-001");
+         fs::rename(c / ShardDirName(1), outside);
+         fs::create_directory_symlink(outside, c / ShardDirName(1));
        },
-       "symlink", 1, "shard-001"},
+       "symlink", 1, ShardDirName(1)},
       {"shard directory replaced by a file",
        [](T&, const fs::path& c) {
-         fs::remove_all(c / "shard-001");
-         WriteText(c / "shard-001", "not a directory\n");
+         fs::remove_all(c / ShardDirName(1));
+         WriteText(c / ShardDirName(1), "not a directory\n");
        },
-       "symlink", 1, "shard-001"},
+       "symlink", 1, ShardDirName(1)},
   });
 }
 
@@ -557,44 +559,44 @@ TEST_F(ArtifactValidationTest, IdentityRules) {
   ExpectAllRejected({
       {"stale pass number (pass and pass fingerprint rewritten for pass 2)",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            a["pass"] = 2;
            json::object& fp = a.at("fingerprints").as_object();
            fp["pass"] = PassFingerprint(2, 3, std::string(fp.at("model").as_string()), std::string(fp.at("config").as_string()),
                                         std::string(fp.at("manifest").as_string()));
          });
        },
-       "stale-pass", 1, "shard-001/artifact.json"},
+       "stale-pass", 1, InShard(1, "artifact.json")},
       {"artifact of pass 1 replayed into pass 2",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("two-pass") / "passes/001/shard-001"); }, "stale-pass", 1,
-       "shard-001/artifact.json", "two-pass", "002"},
-      {"shard 2's artifact in shard 1's directory", [](T&, const fs::path& c) { ReplaceDir(c / "shard-001", c / "shard-002"); },
-       "shard-id", 1, "shard-001/artifact.json"},
-      {"shard id edited", [](T&, const fs::path& c) { EditJson(c / "shard-001/artifact.json", [](json::object& a) { a["shard"] = 2; }); },
-       "shard-id", 1, "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("two-pass"), 1) / ShardDirName(1)); }, "stale-pass", 1,
+       InShard(1, "artifact.json"), "two-pass", 2},
+      {"shard 2's artifact in shard 1's directory", [](T&, const fs::path& c) { ReplaceDir(c / ShardDirName(1), c / ShardDirName(2)); },
+       "shard-id", 1, InShard(1, "artifact.json")},
+      {"shard id edited", [](T&, const fs::path& c) { EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { a["shard"] = 2; }); },
+       "shard-id", 1, InShard(1, "artifact.json")},
       {"artifact from a 2-shard run",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("two-jobs") / "passes/001/shard-001"); }, "shard-count", 1,
-       "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("two-jobs"), 1) / ShardDirName(1)); }, "shard-count", 1,
+       InShard(1, "artifact.json")},
       {"artifact from another input model",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("other-model") / "passes/001/shard-001"); },
-       "model-fingerprint", 1, "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("other-model"), 1) / ShardDirName(1)); },
+       "model-fingerprint", 1, InShard(1, "artifact.json")},
       {"artifact from another configuration (--abeam)",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("other-config") / "passes/001/shard-001"); },
-       "config-fingerprint", 1, "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("other-config"), 1) / ShardDirName(1)); },
+       "config-fingerprint", 1, InShard(1, "artifact.json")},
       {"artifact from another manifest",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("other-manifest") / "passes/001/shard-001"); },
-       "manifest-fingerprint", 1, "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("other-manifest"), 1) / ShardDirName(1)); },
+       "manifest-fingerprint", 1, InShard(1, "artifact.json")},
       {"pass fingerprint of another pass",
        [](T& t, const fs::path& c) {
-         const json::object other = ReadObject(t.Run("two-pass") / "passes/002/shard-001/artifact.json");
-         EditJson(c / "shard-001/artifact.json",
+         const json::object other = ReadObject(PassDir(t.Run("two-pass"), 2) / InShard(1, "artifact.json"));
+         EditJson(c / InShard(1, "artifact.json"),
                   [&](json::object& a) { a.at("fingerprints").as_object()["pass"] = other.at("fingerprints").at("pass"); });
        },
-       "pass-fingerprint", 1, "shard-001/artifact.json"},
+       "pass-fingerprint", 1, InShard(1, "artifact.json")},
       // Same inputs, same numbers, same payload bytes: only the build that computed it differs.
       {"artifact computed by another build (pstrain with one byte appended)",
-       [](T& t, const fs::path& c) { ReplaceDir(c / "shard-001", t.Run("other-build") / "passes/001/shard-001"); }, "code-identity", 1,
-       "shard-001/artifact.json"},
+       [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("other-build"), 1) / ShardDirName(1)); }, "code-identity", 1,
+       InShard(1, "artifact.json")},
   });
 }
 
@@ -602,18 +604,18 @@ TEST_F(ArtifactValidationTest, IdentityRules) {
 // build that ran the pass), not the validating binary's: a pass stays valid when pstrain is
 // rebuilt, and a pass trained by another build is valid for this one.
 TEST_F(ArtifactValidationTest, AFinishedPassIsValidatedAgainstItsOwnBuildNotTheValidatingOne) {
-  const fs::path copy = CopyPass("base", "001", "validated-by-another-build");
+  const fs::path copy = CopyPass("base", 1, "validated-by-another-build");
   CommandResult r = RunCommand(ShellQuote(OtherBuild().string()) + " validate " + ShellQuote(copy.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("VALID " + copy.string() + ": 3 shards"));
-  const fs::path other = CopyPass("other-build", "001", "trained-by-another-build");
+  const fs::path other = CopyPass("other-build", 1, "trained-by-another-build");
   r = Validate(other);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   // The two builds' passes record different identities, each the one of all its shards.
   const std::string base_identity(ReadObject(copy / "pass.json").at("code_identity").as_string());
   const std::string other_identity(ReadObject(other / "pass.json").at("code_identity").as_string());
   EXPECT_NE(base_identity, other_identity);
-  for (const char* shard : {"shard-000", "shard-001", "shard-002"}) {
+  for (const std::string& shard : {ShardDirName(0), ShardDirName(1), ShardDirName(2)}) {
     EXPECT_EQ(ReadObject(copy / shard / "artifact.json").at("code_identity").as_string(), base_identity) << shard;
     EXPECT_EQ(ReadObject(other / shard / "artifact.json").at("code_identity").as_string(), other_identity) << shard;
   }
@@ -621,7 +623,7 @@ TEST_F(ArtifactValidationTest, AFinishedPassIsValidatedAgainstItsOwnBuildNotTheV
   EditJson(copy / "pass.json", [&](json::object& p) { p["code_identity"] = other_identity; });
   r = Validate(copy);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("shard 0 rejected by check \"code-identity\" (" + (copy / "shard-000/artifact.json").string() + ")"));
+  EXPECT_THAT(r.output, HasSubstr("shard 0 rejected by check \"code-identity\" (" + (copy / InShard(0, "artifact.json")).string() + ")"));
   // A pass.json without one (written before code identities were recorded) is unreadable.
   EditJson(copy / "pass.json", [](json::object& p) { p.erase("code_identity"); });
   r = Validate(copy);
@@ -636,13 +638,13 @@ TEST_F(ArtifactValidationTest, CoverageAndOutcomeRules) {
   ExpectAllRejected({
       {"duplicate coverage (shard 1 assigned shard 0's utterances)",
        [](T&, const fs::path& c) {
-         const json::object shard0 = ReadObject(c / "shard-000/artifact.json");
-         EditJson(c / "shard-001/artifact.json", [&](json::object& a) { a["assigned_ids"] = shard0.at("assigned_ids"); });
+         const json::object shard0 = ReadObject(c / InShard(0, "artifact.json"));
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { a["assigned_ids"] = shard0.at("assigned_ids"); });
        },
-       "coverage", 1, "shard-001/artifact.json"},
+       "coverage", 1, InShard(1, "artifact.json")},
       {"missing coverage (an utterance dropped, outcome lists and frames kept consistent)",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::array& assigned = Ids(a, "assigned_ids");
            const json::string id = assigned[4].as_string();
            assigned.erase(assigned.begin() + 4);
@@ -652,72 +654,72 @@ TEST_F(ArtifactValidationTest, CoverageAndOutcomeRules) {
            for (auto it = retried.begin(); it != retried.end();) it = it->as_string() == id ? retried.erase(it) : it + 1;
          });
        },
-       "coverage", 1, "shard-001/artifact.json"},
+       "coverage", 1, InShard(1, "artifact.json")},
       {"an utterance both processed and skipped",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::object skipped;
            skipped["id"] = Ids(a, "assigned_ids")[0];
            skipped["reason"] = "injected";
            Ids(a, "skipped").insert(Ids(a, "skipped").begin(), skipped);
          });
        },
-       "outcomes", 1, "shard-001/artifact.json"},
+       "outcomes", 1, InShard(1, "artifact.json")},
       {"an utterance neither processed nor skipped (frames kept consistent)",
-       [](T&, const fs::path& c) { EditJson(c / "shard-001/artifact.json", [](json::object& a) { DropProcessed(a, 3); }); }, "outcomes", 1,
-       "shard-001/artifact.json"},
+       [](T&, const fs::path& c) { EditJson(c / InShard(1, "artifact.json"), [](json::object& a) { DropProcessed(a, 3); }); }, "outcomes", 1,
+       InShard(1, "artifact.json")},
       {"processed utterances out of order",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            std::swap(Ids(a, "processed_ids")[0], Ids(a, "processed_ids")[1]);
            std::swap(Ids(a, "processed_frames")[0], Ids(a, "processed_frames")[1]);
          });
        },
-       "outcomes", 1, "shard-001/artifact.json"},
+       "outcomes", 1, InShard(1, "artifact.json")},
       {"a retried utterance that was not assigned",
        [](T&, const fs::path& c) {
-         const json::object shard0 = ReadObject(c / "shard-000/artifact.json");
-         EditJson(c / "shard-001/artifact.json", [&](json::object& a) { Ids(a, "retried_ids").push_back(shard0.at("assigned_ids").at(0)); });
+         const json::object shard0 = ReadObject(c / InShard(0, "artifact.json"));
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { Ids(a, "retried_ids").push_back(shard0.at("assigned_ids").at(0)); });
        },
-       "outcomes", 1, "shard-001/artifact.json"},
+       "outcomes", 1, InShard(1, "artifact.json")},
       {"a retried utterance listed twice",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            ASSERT_FALSE(Ids(a, "retried_ids").empty());
            Ids(a, "retried_ids").push_back(json::value(Ids(a, "retried_ids")[0]));
          });
        },
-       "outcomes", 1, "shard-001/artifact.json"},
+       "outcomes", 1, InShard(1, "artifact.json")},
       {"frame total off by one",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json",
+         EditJson(c / InShard(1, "artifact.json"),
                   [](json::object& a) { a["total_frames"] = a.at("total_frames").to_number<std::uint64_t>() + 1; });
        },
-       "frames", 1, "shard-001/artifact.json"},
+       "frames", 1, InShard(1, "artifact.json")},
       {"a processed utterance without a frame count (total kept consistent)",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::array& frames = Ids(a, "processed_frames");
            a["total_frames"] = a.at("total_frames").to_number<std::uint64_t>() - frames.back().to_number<std::uint64_t>();
            frames.pop_back();
          });
        },
-       "frames", 1, "shard-001/artifact.json"},
+       "frames", 1, InShard(1, "artifact.json")},
       {"log-likelihood decimal does not match the exact value",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json",
+         EditJson(c / InShard(1, "artifact.json"),
                   [](json::object& a) { a["log_likelihood"] = std::string(a.at("log_likelihood").as_string()) + "1"; });
        },
-       "log-likelihood", 1, "shard-001/artifact.json"},
+       "log-likelihood", 1, InShard(1, "artifact.json")},
       {"exact log-likelihood is not hex",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            std::string hex(a.at("log_likelihood_exact").as_string());
            hex[5] = 'x';
            a["log_likelihood_exact"] = hex;
          });
        },
-       "log-likelihood", 1, "shard-001/artifact.json"},
+       "log-likelihood", 1, InShard(1, "artifact.json")},
   });
 }
 
@@ -732,25 +734,25 @@ TEST_F(ArtifactValidationTest, ConsistentEditsAndNonCanonicalJson) {
   ExpectAllRejected({
       {"processed_frames entry of 2^32 + n",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::value& f = Ids(a, "processed_frames")[0];
            f = f.to_number<std::uint64_t>() + (std::uint64_t{1} << 32);
          });
        },
-       "malformed", 1, "shard-001/artifact.json"},
+       "malformed", 1, InShard(1, "artifact.json")},
       {"artifact.json with a duplicated key",
        [](T&, const fs::path& c) {
-         std::string text = ReadFileText(c / "shard-001/artifact.json");
+         std::string text = ReadFileText(c / InShard(1, "artifact.json"));
          const std::size_t pos = text.find("\"shard\":1,");
          ASSERT_NE(pos, std::string::npos);
          text.insert(pos, "\"shard\":7,");
-         WriteText(c / "shard-001/artifact.json", text);
+         WriteText(c / InShard(1, "artifact.json"), text);
        },
-       "malformed", 1, "shard-001/artifact.json"},
+       "malformed", 1, InShard(1, "artifact.json")},
       {"accum/gauden_counts and mixw_counts replaced by shard 0's",
        [](T&, const fs::path& c) {
          for (const char* f : {"gauden_counts", "mixw_counts"}) {
-           fs::copy_file(c / "shard-000" / f, c / "accum" / f, fs::copy_options::overwrite_existing);
+           fs::copy_file(c / ShardDirName(0) / f, c / "accum" / f, fs::copy_options::overwrite_existing);
          }
        },
        "reduction", -1, "accum"},
@@ -765,7 +767,7 @@ TEST_F(ArtifactValidationTest, ConsistentEditsAndNonCanonicalJson) {
        "pass-summary", -1, "pass.json"},
       {"an artifact's frames changed consistently",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::value& f = Ids(a, "processed_frames")[0];
            f = f.to_number<std::uint64_t>() + 1;
            a["total_frames"] = a.at("total_frames").to_number<std::uint64_t>() + 1;
@@ -774,8 +776,8 @@ TEST_F(ArtifactValidationTest, ConsistentEditsAndNonCanonicalJson) {
        "pass-summary", -1, "pass.json"},
       {"an artifact's log-likelihood replaced consistently (shard 0's values)",
        [](T&, const fs::path& c) {
-         const json::object shard0 = ReadObject(c / "shard-000/artifact.json");
-         EditJson(c / "shard-001/artifact.json", [&](json::object& a) {
+         const json::object shard0 = ReadObject(c / InShard(0, "artifact.json"));
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) {
            a["log_likelihood"] = shard0.at("log_likelihood");
            a["log_likelihood_exact"] = shard0.at("log_likelihood_exact");
          });
@@ -783,7 +785,7 @@ TEST_F(ArtifactValidationTest, ConsistentEditsAndNonCanonicalJson) {
        "pass-summary", -1, "pass.json"},
       {"a processed utterance recorded as skipped, frames kept consistent",
        [](T&, const fs::path& c) {
-         EditJson(c / "shard-001/artifact.json", [](json::object& a) {
+         EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
            json::object skipped;
            skipped["id"] = Ids(a, "processed_ids")[0];
            skipped["reason"] = "injected";
@@ -801,9 +803,9 @@ TEST_F(ArtifactValidationTest, ConsistentEditsAndNonCanonicalJson) {
 // the exact reduction is a sum, so accum/ still matches. This test pins both halves of that
 // statement, so a future stronger check (or a change that makes such a swap matter) shows here.
 TEST_F(ArtifactValidationTest, PayloadSwapWithRewrittenDigestsIsUndetectedAndHarmless) {
-  const fs::path copy = CopyPass("base", "001", "consistent-swap");
-  SwapFiles(copy / "shard-000/exact_counts", copy / "shard-001/exact_counts");
-  for (const char* shard : {"shard-000", "shard-001"}) {
+  const fs::path copy = CopyPass("base", 1, "consistent-swap");
+  SwapFiles(copy / InShard(0, "exact_counts"), copy / InShard(1, "exact_counts"));
+  for (const std::string& shard : {ShardDirName(0), ShardDirName(1)}) {
     EditJson(copy / shard / "artifact.json", [&](json::object& a) { RedescribePayload(a, copy / shard, "exact_counts"); });
   }
   const CommandResult r = Validate(copy);

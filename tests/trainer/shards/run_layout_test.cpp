@@ -1,5 +1,7 @@
 // Tests for the run directory's names (trainer/shards/run_layout.h): PassNumberOf is PassName's
 // inverse and refuses every other name, so `audit mutate` finds the passes the trainer wrote.
+// The one place the tests spell the on-disk names ("passes/012", ".003.staging", "shard-004")
+// literally, to pin docs/formats.md; every other test builds them with run_layout.h.
 #include "shards/run_layout.h"
 
 #include <gtest/gtest.h>

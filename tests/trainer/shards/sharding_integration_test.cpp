@@ -102,9 +102,7 @@ std::int64_t ParseIsoMillis(const std::string& text) {
 std::vector<std::uint32_t> FinishingOrder(const fs::path& pass_dir, std::uint32_t shard_count) {
   std::vector<std::pair<std::int64_t, std::uint32_t>> finished;
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "shard-%03u", shard);
-    finished.emplace_back(MtimeNs(pass_dir / name / "artifact.json"), shard);
+    finished.emplace_back(MtimeNs(pass_dir / ShardDirName(shard) / "artifact.json"), shard);
   }
   std::sort(finished.begin(), finished.end());
   std::vector<std::uint32_t> order;
@@ -147,8 +145,8 @@ TEST(Sharding, FixedCountTwoRunsWriteIdenticalBytes) {
 
   // The comparison covers everything that matters, and leaves out only the nondeterministic files.
   for (std::uint32_t pass = 1; pass <= 3; ++pass) {
-    const std::string p = "passes/" + PassName(pass) + "/";
-    for (const char* shard : {"shard-000/", "shard-001/"}) {
+    const std::string p = PassKey(pass) + "/";
+    for (const std::string& shard : {ShardDirName(0) + "/", ShardDirName(1) + "/"}) {
       for (const char* file : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", "artifact.json", "worker.log"}) {
         EXPECT_TRUE(a.count(p + shard + file)) << p << shard << file;
       }
@@ -160,7 +158,7 @@ TEST(Sharding, FixedCountTwoRunsWriteIdenticalBytes) {
                              "model/feat.params", "model/noisedict"}) {
       EXPECT_TRUE(a.count(p + file)) << p << file;
     }
-    EXPECT_EQ(CountShardDirs(dir / "a" / "passes" / PassName(pass)), 2u);
+    EXPECT_EQ(CountShardDirs(PassDir(dir / "a", pass)), 2u);
   }
   for (const char* file : {"means", "variances", "mixture_weights", "transition_matrices", "mdef", "feat.params", "noisedict",
                            "provenance.json"}) {
@@ -214,8 +212,8 @@ TEST(Sharding, CrossCountExactModeGivesIdenticalModelsStatisticsAndSummaries) {
       const std::uint32_t shards = std::min<std::uint32_t>(jobs, static_cast<std::uint32_t>(corpus.utterances));
       for (std::uint32_t pass = 1; pass <= c.passes; ++pass) {
         SCOPED_TRACE("pass " + std::to_string(pass));
-        const fs::path pass_dir = run / "passes" / PassName(pass);
-        const fs::path reference_pass_dir = reference / "passes" / PassName(pass);
+        const fs::path pass_dir = PassDir(run, pass);
+        const fs::path reference_pass_dir = PassDir(reference, pass);
         EXPECT_EQ(CountShardDirs(pass_dir), shards);
         const auto model = DeterministicDigests(pass_dir / "model");
         const auto accum = DeterministicDigests(pass_dir / "accum");
@@ -236,19 +234,19 @@ TEST(Sharding, CrossCountExactModeGivesIdenticalModelsStatisticsAndSummaries) {
           EXPECT_NE(summary.at("fingerprints").at("pass"), reference_summary.at("fingerprints").at("pass"));
         }
       }
-      EXPECT_FALSE(fs::exists(run / "passes" / PassName(c.passes + 1)));
+      EXPECT_FALSE(fs::exists(PassDir(run, c.passes + 1)));
       auto final_model = DeterministicDigests(run / "model");
       auto reference_final_model = DeterministicDigests(reference / "model");
       EXPECT_EQ(final_model.erase("provenance.json"), 1u);
       reference_final_model.erase("provenance.json");
       EXPECT_EQ(final_model.size(), 7u);
       EXPECT_EQ(final_model, reference_final_model);
-      EXPECT_EQ(final_model, DeterministicDigests(run / "passes" / PassName(c.passes) / "model"));
+      EXPECT_EQ(final_model, DeterministicDigests(PassDir(run, c.passes) / "model"));
       EXPECT_EQ(ProvenanceWithoutShardCountFields(ReadJson(run / "model" / "provenance.json").as_object()),
                 ProvenanceWithoutShardCountFields(ReadJson(reference / "model" / "provenance.json").as_object()));
     }
     // The case exercises what it says: retries or skips in pass 1, identical for every count.
-    const json::object first = ReadJson(reference / "passes" / "001" / "pass.json").as_object();
+    const json::object first = ReadJson(PassDir(reference, 1) / "pass.json").as_object();
     const bool no_retries = std::string(c.extra).find("--retry-beams none") != std::string::npos;
     EXPECT_EQ(first.at("retried_ids").as_array().empty(), no_retries) << json::serialize(first.at("retried_ids"));
     EXPECT_EQ(first.at("skipped").as_array().empty(), !no_retries) << json::serialize(first.at("skipped"));
@@ -292,8 +290,8 @@ TEST(Sharding, Float32ModeKeepsDiscreteStateAcrossShardCounts) {
   const fs::path one = dir / "jobs-1", two = dir / "jobs-2";
   for (std::uint32_t pass = 1; pass <= 3; ++pass) {
     SCOPED_TRACE("pass " + std::to_string(pass));
-    const json::value a = ReadJson(one / "passes" / PassName(pass) / "pass.json");
-    const json::value b = ReadJson(two / "passes" / PassName(pass) / "pass.json");
+    const json::value a = ReadJson(PassDir(one, pass) / "pass.json");
+    const json::value b = ReadJson(PassDir(two, pass) / "pass.json");
     EXPECT_EQ(a.at("reduction"), "float32");
     EXPECT_EQ(b.at("shard_count").to_number<int>(), 2);
     for (const char* key : {"utterance_ids", "processed_ids", "retried_ids", "skipped", "stop_decision"}) {
@@ -309,7 +307,7 @@ TEST(Sharding, Float32ModeKeepsDiscreteStateAcrossShardCounts) {
     }
   }
   // Floating parameters after pass 3: report how far apart they are.
-  const fs::path model_one = one / "passes" / "003" / "model", model_two = two / "passes" / "003" / "model";
+  const fs::path model_one = PassDir(one, 3) / "model", model_two = PassDir(two, 3) / "model";
   const ParameterDifference means =
       Compare(ReadGaussianFile((model_one / "means").string()).data, ReadGaussianFile((model_two / "means").string()).data);
   const ParameterDifference variances =
@@ -324,7 +322,7 @@ TEST(Sharding, Float32ModeKeepsDiscreteStateAcrossShardCounts) {
             << "  mixture_weights     " << mixw.max_relative << ", " << mixw.max_absolute << " (" << mixw.differing << "/" << mixw.total << ")\n"
             << "  transition_matrices " << tmat.max_relative << ", " << tmat.max_absolute << " (" << tmat.differing << "/" << tmat.total << ")\n";
   for (std::uint32_t pass = 1; pass <= 3; ++pass) {
-    const fs::path accum = fs::path("passes") / PassName(pass) / "accum" / "gauden_counts";
+    const fs::path accum = PassDir(fs::path(), pass) / "accum" / "gauden_counts";
     std::cout << "  pass " << pass << " accum/gauden_counts "
               << (Sha256OfFile(one / accum) == Sha256OfFile(two / accum) ? "identical" : "differ") << "\n";
   }
@@ -361,13 +359,13 @@ TEST(Sharding, CompletionOrderDoesNotChangeTheBytes) {
     ASSERT_EQ(r.exit_code, 0);
     std::uint32_t forced_passes = 0;  // passes that finished in the forced order
     for (std::uint32_t pass = 1; pass <= 3; ++pass) {
-      const std::vector<std::uint32_t> order = FinishingOrder(run / "passes" / PassName(pass), 3);
+      const std::vector<std::uint32_t> order = FinishingOrder(PassDir(run, pass), 3);
       std::cout << "[order] faults \"" << c.faults << "\" pass " << pass << ": shards finished " << OrderText(order) << "\n";
       observed_orders.insert(OrderText(order));
       if (order == c.expected_order) ++forced_passes;
       // Each delayed shard's own clock agrees: it ran at least its delay.
       for (std::uint32_t shard = 0; shard < 3; ++shard) {
-        const json::value telemetry = ReadJson(run / "passes" / PassName(pass) / ("shard-00" + std::to_string(shard)) / "telemetry.json");
+        const json::value telemetry = ReadJson(PassDir(run, pass) / ShardDirName(shard) / "telemetry.json");
         EXPECT_GE(telemetry.at("wall_seconds").to_number<double>(), InjectedDelaySeconds(c.faults, shard)) << "shard " << shard;
       }
     }
@@ -408,7 +406,7 @@ TEST(Sharding, OneShardThroughTheReducerEqualsTheInProcessSerialPass) {
     CommandResult r = RunOk(AccumulateCommand(corpus, out, "--jobs " + std::to_string(jobs)));
     ASSERT_EQ(r.exit_code, 0);
     // Same options on both sides, or the comparison would mean nothing.
-    const json::value artifact = ReadJson(out / "shards" / "shard-000" / "artifact.json");
+    const json::value artifact = ReadJson(out / "shards" / ShardDirName(0) / "artifact.json");
     ASSERT_EQ(artifact.at("fingerprints").at("config"),
               ConfigFingerprint(options, ReductionMode::kExact,
                                 DictionaryFingerprint((CorpusDir() / "corpus.dic").string(), (CorpusDir() / "corpus.filler").string()))
@@ -435,9 +433,7 @@ TEST(Sharding, OneShardThroughTheReducerEqualsTheInProcessSerialPass) {
     // The shards' per-utterance logs, in shard order, are the serial pass's log.
     std::string shard_logs;
     for (std::uint32_t shard = 0; shard < jobs; ++shard) {
-      char name[32];
-      std::snprintf(name, sizeof(name), "shard-%03u", shard);
-      shard_logs += ReadFileText(out / "shards" / name / "worker.log");
+      shard_logs += ReadFileText(out / "shards" / ShardDirName(shard) / "worker.log");
     }
     EXPECT_EQ(shard_logs, serial_log.str());
   }
@@ -462,7 +458,7 @@ TEST(Sharding, WorkersReallyOverlap) {
     std::int64_t log_done_ns, artifact_ns;  // mtimes: utterances finished, artifact written
   };
   std::vector<ShardRun> shards;
-  for (const char* name : {"shard-000", "shard-001"}) {
+  for (const std::string& name : {ShardDirName(0), ShardDirName(1)}) {
     const fs::path shard_dir = out / "shards" / name;
     const json::value t = ReadJson(shard_dir / "telemetry.json");
     shards.push_back({t.at("pid").to_number<std::int64_t>(), ParseIsoMillis(std::string(t.at("start").as_string())),

@@ -68,8 +68,8 @@ TEST(Multipron, ShardCountsGiveIdenticalModelsAccountingAndActivation) {
     SCOPED_TRACE("--jobs " + std::to_string(job_counts[r]));
     for (std::uint32_t pass = 1; pass <= 3; ++pass) {
       SCOPED_TRACE("pass " + std::to_string(pass));
-      const fs::path pass_dir = runs[r] / "passes" / PassName(pass);
-      const fs::path reference = runs[0] / "passes" / PassName(pass);
+      const fs::path pass_dir = PassDir(runs[r], pass);
+      const fs::path reference = PassDir(runs[0], pass);
       const auto accum = DeterministicDigests(pass_dir / "accum");
       EXPECT_EQ(accum.size(), 5u) << "bw files, exact_counts and the union of the sidecars";
       EXPECT_TRUE(accum.count(kFallbackSidecarFile));
@@ -99,22 +99,22 @@ TEST(Multipron, ShardCountsGiveIdenticalModelsAccountingAndActivation) {
   }
   // The case exercises what it says: fallback happened, utterances were retried, and the
   // alternates were really used (the statistics differ from the linear path's).
-  const fs::path first = runs[0] / "passes" / "001";
+  const fs::path first = PassDir(runs[0], 1);
   EXPECT_GT(ActivatedSenones(first).size(), 10u);
   EXPECT_FALSE(ReadJson(first / "pass.json").at("retried_ids").as_array().empty());
   EXPECT_NE(DeterministicDigests(first / "accum").at("exact_counts"),
-            DeterministicDigests(linear / "passes" / "001" / "accum").at("exact_counts"));
+            DeterministicDigests(PassDir(linear, 1) / "accum").at("exact_counts"));
 
   // Four workers really ran at the same time: every one started before any one ended.
   std::string latest_start, earliest_end = "~";
   for (std::uint32_t shard = 0; shard < 4; ++shard) {
-    const json::object telemetry = ReadJson(runs[2] / "passes" / "001" / ShardDirName(shard) / "telemetry.json").as_object();
+    const json::object telemetry = ReadJson(PassDir(runs[2], 1) / ShardDirName(shard) / "telemetry.json").as_object();
     latest_start = std::max(latest_start, std::string(telemetry.at("start").as_string()));
     earliest_end = std::min(earliest_end, std::string(telemetry.at("end").as_string()));
   }
   EXPECT_LT(latest_start, earliest_end) << "the four workers' lifetimes do not overlap";
 
-  const CommandResult validate = RunCommand(Pstrain("validate " + ShellQuote((runs[1] / "passes" / "002").string())));
+  const CommandResult validate = RunCommand(Pstrain("validate " + ShellQuote(PassDir(runs[1], 2).string())));
   EXPECT_EQ(validate.exit_code, 0) << validate.output;
 }
 
@@ -124,18 +124,18 @@ TEST(Multipron, Float32KeepsTheDiscreteStateAndTheActivationAcrossShardCounts) {
   const MultipronSetup setup("float32");
   const fs::path one = setup.Train("jobs-1", 1, 2, "--multipron --reduction float32");
   const fs::path three = setup.Train("jobs-3", 3, 2, "--multipron --reduction float32");
-  for (const char* pass : {"001", "002"}) {
-    SCOPED_TRACE(std::string("pass ") + pass);
-    const json::object a = ReadJson(one / "passes" / pass / "pass.json").as_object();
-    const json::object b = ReadJson(three / "passes" / pass / "pass.json").as_object();
+  for (const std::uint32_t pass : {1u, 2u}) {
+    SCOPED_TRACE("pass " + std::to_string(pass));
+    const json::object a = ReadJson(PassDir(one, pass) / "pass.json").as_object();
+    const json::object b = ReadJson(PassDir(three, pass) / "pass.json").as_object();
     for (const char* key : {"utterance_ids", "processed_ids", "retried_ids", "skipped", "stop_decision", "multipron"}) {
       EXPECT_EQ(a.at(key), b.at(key)) << key;
     }
     EXPECT_EQ(a.at("totals").at("total_frames"), b.at("totals").at("total_frames"));
-    EXPECT_EQ(DeterministicDigests(one / "passes" / pass / "accum").at(kFallbackSidecarFile),
-              DeterministicDigests(three / "passes" / pass / "accum").at(kFallbackSidecarFile));
+    EXPECT_EQ(DeterministicDigests(PassDir(one, pass) / "accum").at(kFallbackSidecarFile),
+              DeterministicDigests(PassDir(three, pass) / "accum").at(kFallbackSidecarFile));
   }
-  EXPECT_FALSE(ActivatedSenones(one / "passes" / "001").empty());
+  EXPECT_FALSE(ActivatedSenones(PassDir(one, 1)).empty());
 }
 
 TEST(Multipron, TwoRunsWithTwoWorkersWriteIdenticalBytes) {
@@ -144,8 +144,8 @@ TEST(Multipron, TwoRunsWithTwoWorkersWriteIdenticalBytes) {
   const fs::path b = setup.Train("b", 2, 2);
   const auto digests = DeterministicDigests(a);
   EXPECT_EQ(digests, DeterministicDigests(b));
-  EXPECT_TRUE(digests.count("passes/001/shard-001/fallback_senones"));
-  EXPECT_TRUE(digests.count("passes/002/shard-000/artifact.json"));
+  EXPECT_TRUE(digests.count(PassKey(1) + "/" + InShard(1, "fallback_senones")));
+  EXPECT_TRUE(digests.count(PassKey(2) + "/" + InShard(0, "artifact.json")));
 }
 
 // Expected parameters of a senone from the reduced statistics and the previous model, computed
@@ -195,7 +195,7 @@ TEST(Multipron, SurvivalPriorOnObservedAndUnobservedActivatedStates) {
   const MultipronSetup setup("prior");
   // Two shards: a prior applied per shard would count twice and miss the expected values.
   const fs::path run = setup.Train("run", 2, 1);
-  const fs::path pass_dir = run / "passes" / "001";
+  const fs::path pass_dir = PassDir(run, 1);
   const ModelFiles previous = ModelFiles::Load(setup.model.string());
   const ModelFiles trained = ModelFiles::Load((pass_dir / "model").string());
   Accumulators acc = ExactAccumulators::Read((pass_dir / "accum").string()).ToAccumulators();
@@ -280,7 +280,7 @@ TEST(Multipron, FailedUtterancesActivateNothing) {
   const ExactAccumulators counts = ExactAccumulators::Read(failed.string());
   EXPECT_EQ(counts, ExactAccumulators(counts.shape(), counts.pass2var())) << "failed attempts added counts";
   // Each shard wrote its (all-zero) sidecar all the same.
-  for (const char* shard : {"shard-000", "shard-001"}) EXPECT_TRUE(fs::is_regular_file(failed / "shards" / shard / kFallbackSidecarFile));
+  for (const std::string& shard : {ShardDirName(0), ShardDirName(1)}) EXPECT_TRUE(fs::is_regular_file(failed / "shards" / shard / kFallbackSidecarFile));
 }
 
 // Re-signs a shard artifact after its sidecar was changed, as a worker that wrote a bad sidecar
@@ -299,8 +299,8 @@ void Resign(const fs::path& shard_dir) {
 TEST(Multipron, BrokenSidecarsAreRejectedWithTheirReasonBeforeReduction) {
   const MultipronSetup setup("sidecar");
   const fs::path run = setup.Train("run", 2, 1);
-  const fs::path pass_dir = run / "passes" / "001";
-  const std::string good = ReadFileText(pass_dir / "shard-001" / kFallbackSidecarFile);
+  const fs::path pass_dir = PassDir(run, 1);
+  const std::string good = ReadFileText(pass_dir / ShardDirName(1) / kFallbackSidecarFile);
   struct Mutation {
     const char* name;
     const char* check;
@@ -335,7 +335,7 @@ TEST(Multipron, BrokenSidecarsAreRejectedWithTheirReasonBeforeReduction) {
     const fs::path copy = setup.dir / (std::string("mutated-") + m.check);
     fs::remove_all(copy);
     fs::copy(pass_dir, copy, fs::copy_options::recursive);
-    m.apply(copy / "shard-001");
+    m.apply(copy / ShardDirName(1));
     const CommandResult r = RunCommand(Pstrain("validate " + ShellQuote(copy.string())));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find(std::string("check \"") + m.check + "\""), std::string::npos) << r.output;
@@ -361,9 +361,9 @@ TEST(Multipron, WithOnePronunciationPerWordTheStatisticsAreTheLinearPaths) {
   WriteFileAtomic(dict, base.str());
   const fs::path linear = setup.Train("linear", 2, 1, "", dict);
   const fs::path multi = setup.Train("multi", 2, 1, "--multipron", dict);
-  for (const char* shard : {"shard-000", "shard-001"}) {
-    const auto a = DeterministicDigests(linear / "passes" / "001" / shard);
-    const auto b = DeterministicDigests(multi / "passes" / "001" / shard);
+  for (const std::string& shard : {ShardDirName(0), ShardDirName(1)}) {
+    const auto a = DeterministicDigests(PassDir(linear, 1) / shard);
+    const auto b = DeterministicDigests(PassDir(multi, 1) / shard);
     for (const char* file : kPayloadFiles) EXPECT_EQ(a.at(file), b.at(file)) << shard << "/" << file;
     EXPECT_EQ(a.at("worker.log"), b.at("worker.log")) << "same utterances, states, likelihoods";
     EXPECT_TRUE(b.count(kFallbackSidecarFile));

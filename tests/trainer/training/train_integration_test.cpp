@@ -9,6 +9,8 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "shards/run_layout.h"
+#include "support/shard_fixture.h"
 #include "support/test_util.h"
 
 namespace pstrain::testing {
@@ -65,7 +67,7 @@ TEST(Train, ThreePassModelDecodesHeldoutNoWorseThanStart) {
   EXPECT_LE(trained, start);
   EXPECT_LT(trained, 100.0);
   // Each pass's summary records its decision; the last says why training stopped.
-  const auto summary = boost::json::parse(ReadFileText(run / "passes" / "003" / "pass.json"));
+  const auto summary = boost::json::parse(ReadFileText(PassDir(run, 3) / "pass.json"));
   EXPECT_EQ(summary.at("stop_decision").as_string(), "max-passes");
   EXPECT_EQ(summary.at("totals").at("skipped").to_number<int>(), 0);
 }
@@ -81,11 +83,11 @@ TEST(Train, TwoRunsWriteByteIdenticalFiles) {
   EXPECT_GT(a.size(), 20u);
   EXPECT_EQ(a, b);
   // The files that matter are all there, in every pass.
-  for (const char* pass : {"001", "002"}) {
-    for (const char* file : {"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
-                             "shard-000/artifact.json", "shard-000/exact_counts",
-                             "model/means", "model/variances", "model/mixture_weights", "model/transition_matrices"}) {
-      EXPECT_TRUE(a.count(std::string("passes/") + pass + "/" + file)) << pass << "/" << file;
+  for (const std::uint32_t pass : {1u, 2u}) {
+    for (const std::string& file : std::vector<std::string>{"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
+                                   InShard(0, "artifact.json"), InShard(0, "exact_counts"), "model/means", "model/variances",
+                                   "model/mixture_weights", "model/transition_matrices"}) {
+      EXPECT_TRUE(a.count(PassKey(pass) + "/" + file)) << PassKey(pass) << "/" << file;
     }
   }
 }
