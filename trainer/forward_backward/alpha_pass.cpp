@@ -26,7 +26,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
   std::size_t n_alpha_total = 0;
   if (hmm.initial.empty()) {
     // The linear path: state 0 is the one initial state.
-    densities_.Request(kernel_, LocalOf(hmm, 0), features.frame(0));
+    densities_.Request(LocalOf(hmm, 0), features.frame(0));
     dscale_[0] = densities_.FinishFrame(kernel_, model);
     const double op0 = densities_.FirstOp();
     densities_.ClearFrame(0);
@@ -40,7 +40,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     n_alpha_total = 1;
   } else {
     // A pronunciation graph: every initial state starts with its prior times its output probability.
-    for (const HmmArc& start : hmm.initial) densities_.Request(kernel_, LocalOf(hmm, start.state), features.frame(0));
+    for (const HmmArc& start : hmm.initial) densities_.Request(LocalOf(hmm, start.state), features.frame(0));
     dscale_[0] = densities_.FinishFrame(kernel_, model);
     double best = 0.0;
     std::vector<double> start_alpha;
@@ -76,7 +76,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
         state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
         cand_state_.push_back(arc.state);
         cand_alpha_.push_back(0.0);
-        densities_.Request(kernel_, local_of_senone_[next.senone], features.frame(t));
+        densities_.Request(local_of_senone_[next.senone], features.frame(t));
       }
     }
     dscale_[t] = densities_.FinishFrame(kernel_, model);

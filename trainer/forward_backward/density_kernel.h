@@ -33,6 +33,14 @@ class DensityKernel {
   double LogDensity(std::uint32_t k) const { return log_dens_[k]; }
   std::uint32_t Order(std::uint32_t kk) const { return order_[kk]; }
 
+  // Evaluate for each of senones[0..n) at x, the results of senone i appended to `index` (its
+  // top-n density indices, best first) and `log` (their log densities): the same values, in the
+  // same order, as Evaluate then Order and LogDensity for each senone in turn. Densities evaluated
+  // one at a time (topn < all, or fewer than 4 per senone) run several at once in independent
+  // scalar sums, each with the arithmetic of EvaluateLogDensity, so the bits do not change.
+  void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
+                    std::vector<double>& log);
+
   // out[i] = Exp(in[i] - shift), i < n.
   void ExpShifted(const double* in, double shift, double* out, std::size_t n) const {
     kernels_->exp_shifted(in, shift, out, n);
@@ -46,6 +54,7 @@ class DensityKernel {
   bool grouped_ = false;
   std::vector<double> log_dens_;      // n_density
   std::vector<std::uint32_t> order_;  // n_density
+  std::vector<double> many_log_;      // EvaluateMany: n * n_density
 };
 
 }  // namespace pstrain

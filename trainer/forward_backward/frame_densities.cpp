@@ -20,22 +20,22 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
   value_.clear();
   index_.clear();
   pending_log_.clear();
+  pending_senones_.clear();
   local_entry_.assign(senones.size(), -1);
 }
 
-void FrameDensities::Request(DensityKernel& kernel, std::uint32_t local, const float* x) {
+void FrameDensities::Request(std::uint32_t local, const float* x) {
   if (local_entry_[local] >= 0) return;
-  kernel.Evaluate((*senones_)[local], x);
   local_entry_[local] = static_cast<std::int32_t>(local_.size());
   local_.push_back(local);
-  for (std::uint32_t kk = 0; kk < topn_; ++kk) {
-    index_.push_back(kernel.Order(kk));
-    pending_log_.push_back(kernel.LogDensity(kernel.Order(kk)));
-  }
+  pending_senones_.push_back((*senones_)[local]);
+  pending_x_ = x;
 }
 
-double FrameDensities::FinishFrame(const DensityKernel& kernel, const AcousticModel& model) {
+double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& model) {
   const std::size_t first_entry = begin_.back();
+  kernel.EvaluateMany(pending_senones_.data(), pending_senones_.size(), pending_x_, index_, pending_log_);
+  pending_senones_.clear();
   double max_log = -std::numeric_limits<double>::max();
   for (const double v : pending_log_) max_log = std::max(max_log, v);
   double dscale = max_log - kMaxLogDensity;

@@ -2,8 +2,9 @@
 // their topn scaled densities (exp(log density - the frame's scale)), density indices and output
 // probability sum_k w_k den_k. The backward pass reads the same values back frame by frame.
 //
-// A frame is built by Request (each local senone at most once per frame), then FinishFrame scales
-// the frame's densities by (max log density - 10), as SphinxTrain's bw does, and closes the frame.
+// A frame is built by Request (each local senone at most once per frame), then FinishFrame
+// evaluates the requested senones together (DensityKernel::EvaluateMany), scales the frame's
+// densities by (max log density - 10), as SphinxTrain's bw does, and closes the frame.
 #pragma once
 
 #include <cstddef>
@@ -21,10 +22,11 @@ class FrameDensities {
   // (its topn fixes the entries per senone for the whole utterance).
   void Reset(const std::vector<std::uint32_t>& senones, const AcousticModel& model);
 
-  // Evaluates local senone `local` at x for the frame being built, unless already done.
-  void Request(DensityKernel& kernel, std::uint32_t local, const float* x);
-  // Scales and closes the frame being built; returns its density log-scale.
-  double FinishFrame(const DensityKernel& kernel, const AcousticModel& model);
+  // Adds local senone `local` to the frame being built, unless already there. Every request of a
+  // frame gives the same x (the frame's features).
+  void Request(std::uint32_t local, const float* x);
+  // Evaluates, scales and closes the frame being built; returns its density log-scale.
+  double FinishFrame(DensityKernel& kernel, const AcousticModel& model);
 
   // Entry lookup by local senone, for one closed frame at a time.
   void SetFrame(std::uint32_t t);    // local senones evaluated at frame t -> their entries
@@ -44,6 +46,8 @@ class FrameDensities {
   std::vector<double> op_;              // entry -> output probability
   std::vector<double> value_;           // entry * topn -> scaled density
   std::vector<std::uint32_t> index_;    // entry * topn -> density index
+  const float* pending_x_ = nullptr;    // the open frame's features
+  std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
   std::vector<double> pending_log_;     // the open frame's log densities (entry-major)
   std::vector<double> pending_value_;   // their scaled values
   std::vector<std::int32_t> local_entry_;

@@ -1,0 +1,100 @@
+// DensityKernel::EvaluateMany against Evaluate: the same top-n indices and bit-identical log
+// densities, senone by senone, for one-at-a-time models (1, 2 and 3 densities, topn below all) and
+// grouped ones (8 densities, all evaluated), at every level of the batch (a multiple of 4 pairs and
+// a tail).
+#include "forward_backward/density_kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
+
+namespace pstrain {
+namespace {
+
+const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
+
+// an4_ci_cont (102 senones x 1 Gaussian) widened to `n_density` Gaussians per senone, each a
+// perturbed copy of the original, with unequal mixture weights.
+ModelFiles Widened(const ModelFiles& one, std::uint32_t n_density, std::mt19937& rng) {
+  ModelFiles files = one;
+  const std::uint32_t n_senones = one.means.n_mgau, veclen = one.means.veclen.at(0);
+  files.means.n_density = files.variances.n_density = n_density;
+  files.means.data.assign(std::size_t(n_senones) * n_density * veclen, 0.0f);
+  files.variances.data.assign(files.means.data.size(), 0.0f);
+  std::uniform_real_distribution<float> jitter(-0.3f, 0.3f);
+  for (std::uint32_t s = 0; s < n_senones; ++s) {
+    for (std::uint32_t k = 0; k < n_density; ++k) {
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const std::size_t src = std::size_t(s) * veclen + l, dst = (std::size_t(s) * n_density + k) * veclen + l;
+        files.variances.data[dst] = one.variances.data[src] * (1.0f + 0.5f * jitter(rng));
+        files.means.data[dst] = one.means.data[src] + (k == 0 ? 0.0f : jitter(rng) * one.variances.data[src]);
+      }
+    }
+  }
+  files.mixture_weights.d3 = n_density;
+  files.mixture_weights.data.assign(std::size_t(n_senones) * n_density, 0.0f);
+  for (std::size_t i = 0; i < files.mixture_weights.data.size(); ++i) files.mixture_weights.data[i] = 1.0f + float(i % 5);
+  return files;
+}
+
+TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
+  ASSERT_TRUE(std::filesystem::is_directory(kAn4ModelDir)) << kAn4ModelDir << " is missing (scripts/bootstrap.sh installs it)";
+  const ModelFiles an4 = ModelFiles::Load(kAn4ModelDir);
+  std::mt19937 rng(12);
+  struct Case {
+    std::uint32_t n_density, topn;
+  };
+  for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}}) {
+    SCOPED_TRACE("densities " + std::to_string(c.n_density) + ", topn " + std::to_string(c.topn));
+    const ModelFiles files = Widened(an4, c.n_density, rng);
+    ModelOptions options;
+    options.topn = c.topn;
+    const AcousticModel model(files, options);
+    EXPECT_EQ(model.has_grouped_layout(), c.n_density == 8 && c.topn == 0);
+    const std::uint32_t n_senones = model.n_senones(), veclen = model.veclen(), topn = model.topn();
+    // Frames near the senones' means (so the top-n order varies) and far from them.
+    std::normal_distribution<float> noise(0.0f, 1.0f);
+    for (std::uint32_t frame = 0; frame < 6; ++frame) {
+      std::vector<float> x(veclen);
+      const std::uint32_t near = (frame * 37) % n_senones;
+      for (std::uint32_t l = 0; l < veclen; ++l) x[l] = model.Mean(near, 0)[l] + noise(rng) * float(frame);
+      // Batches of every length 1..9 (tails of 1-3 pairs), over a shuffled senone order.
+      std::vector<std::uint32_t> senones(n_senones);
+      for (std::uint32_t s = 0; s < n_senones; ++s) senones[s] = (s * 29 + frame) % n_senones;
+      const numerics::VectorKernels& kernels = numerics::ActiveKernels();
+      DensityKernel one(kernels), many(kernels);
+      one.Prepare(model);
+      many.Prepare(model);
+      std::size_t at = 0;
+      for (std::size_t batch = 1; at < senones.size(); batch = batch % 9 + 1) {
+        const std::size_t n = std::min(batch, senones.size() - at);
+        std::vector<std::uint32_t> index;
+        std::vector<double> log;
+        many.EvaluateMany(senones.data() + at, n, x.data(), index, log);
+        ASSERT_EQ(index.size(), n * topn);
+        ASSERT_EQ(log.size(), n * topn);
+        for (std::size_t i = 0; i < n; ++i) {
+          one.Evaluate(senones[at + i], x.data());
+          for (std::uint32_t kk = 0; kk < topn; ++kk) {
+            EXPECT_EQ(index[i * topn + kk], one.Order(kk)) << "senone " << senones[at + i] << " rank " << kk;
+            const double want = one.LogDensity(one.Order(kk));
+            EXPECT_EQ(std::memcmp(&log[i * topn + kk], &want, sizeof want), 0)
+                << "senone " << senones[at + i] << " rank " << kk << ": " << log[i * topn + kk] << " vs " << want;
+          }
+        }
+        at += n;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pstrain
