@@ -42,31 +42,29 @@ struct Options {
   bool help = false;
 };
 
-// Parses the options; returns an error message or "".
-std::string Parse(const std::vector<std::string>& args, Options& options) {
-  const std::string error = CommandOptions()
-                                .Flag("help,h", options.help)
-                                .Flag("ignore-telemetry", options.ignore_telemetry)
-                                .Value("format", options.format)
-                                .Value("out", options.out)
-                                .Positional(options.paths)
-                                .Parse(args);
-  if (!error.empty()) return error;
-  if (options.help) return "";
+// Parses the options; throws UsageError on what it refuses.
+void Parse(const std::vector<std::string>& args, Options& options) {
+  CommandOptions()
+      .Flag("help,h", options.help)
+      .Flag("ignore-telemetry", options.ignore_telemetry)
+      .Value("format", options.format)
+      .Value("out", options.out)
+      .Positional(options.paths)
+      .Parse(args);
+  if (options.help) return;
   if (options.format != "text" && options.format != "json" && options.format != "html") {
-    return "--format must be text, json or html, not '" + options.format + "'";
+    throw UsageError("--format must be text, json or html, not '" + options.format + "'");
   }
   if (options.paths.size() != 2) {
-    return "expected two paths A and B, got " + std::to_string(options.paths.size());
+    throw UsageError("expected two paths A and B, got " + std::to_string(options.paths.size()));
   }
-  return "";
 }
 
 }  // namespace
 
 int RunBytesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err: trouble is thrown*/) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
+  Parse(args, options);
   if (options.help) {
     out << kBytesUsage;
     return 0;

@@ -85,48 +85,46 @@ std::optional<std::uint32_t> ParseCount(const std::string& text) {
   return static_cast<std::uint32_t>(v);
 }
 
-std::string Parse(const std::vector<std::string>& args, Options& o) {
+void Parse(const std::vector<std::string>& args, Options& o) {
   std::vector<std::string> positional;
-  const std::string error = CommandOptions()
-                                .Flag("help,h", o.help)
-                                .Flag("keep", o.keep)
-                                .Value("manifest", o.manifest)
-                                .Value("model", o.model)
-                                .Value("dict", o.dict)
-                                .Value("filler", o.filler)
-                                .Value("corpus-root", o.corpus_root)
-                                .Value("shards", o.shards)
-                                .Value("passes", o.passes)
-                                .Value("budget", o.budget)
-                                .Value("work-dir", o.work_dir)
-                                .Value("pstrain", o.pstrain)
-                                .Value("format", o.format)
-                                .Value("out", o.out)
-                                .Positional(positional)
-                                .Parse(args);
-  if (!error.empty()) return error;
-  if (o.help) return "";
-  if (!positional.empty()) return "unexpected argument '" + positional[0] + "'";
+  CommandOptions()
+      .Flag("help,h", o.help)
+      .Flag("keep", o.keep)
+      .Value("manifest", o.manifest)
+      .Value("model", o.model)
+      .Value("dict", o.dict)
+      .Value("filler", o.filler)
+      .Value("corpus-root", o.corpus_root)
+      .Value("shards", o.shards)
+      .Value("passes", o.passes)
+      .Value("budget", o.budget)
+      .Value("work-dir", o.work_dir)
+      .Value("pstrain", o.pstrain)
+      .Value("format", o.format)
+      .Value("out", o.out)
+      .Positional(positional)
+      .Parse(args);
+  if (o.help) return;
+  if (!positional.empty()) throw UsageError("unexpected argument '" + positional[0] + "'");
   for (const auto& [name, value] : {std::pair{"--manifest", &o.manifest}, std::pair{"--model", &o.model}, std::pair{"--dict", &o.dict},
                                     std::pair{"--filler", &o.filler}}) {
-    if (!*value) return std::string(name) + " is required";
+    if (!*value) throw UsageError(std::string(name) + " is required");
   }
-  if (o.format != "text" && o.format != "json" && o.format != "html") return "--format must be text, json or html, not '" + o.format + "'";
+  if (o.format != "text" && o.format != "json" && o.format != "html") throw UsageError("--format must be text, json or html, not '" + o.format + "'");
   const std::size_t comma = o.shards.find(',');
   const auto a = comma == std::string::npos ? std::nullopt : ParseCount(o.shards.substr(0, comma));
   const auto b = comma == std::string::npos ? std::nullopt : ParseCount(o.shards.substr(comma + 1));
-  if (!a || !b || *a == *b) return "--shards must be two different job counts A,B (e.g. 1,2), not '" + o.shards + "'";
+  if (!a || !b || *a == *b) throw UsageError("--shards must be two different job counts A,B (e.g. 1,2), not '" + o.shards + "'");
   o.jobs_a = *a;
   o.jobs_b = *b;
   const auto passes = ParseCount(o.passes);
-  if (!passes || *passes > 1000) return "--passes must be a number of passes from 1 to 1000, not '" + o.passes + "'";
+  if (!passes || *passes > 1000) throw UsageError("--passes must be a number of passes from 1 to 1000, not '" + o.passes + "'");
   o.pass_count = *passes;
   char* end = nullptr;
   o.budget_value = std::strtod(o.budget.c_str(), &end);
   if (end == o.budget.c_str() || *end != '\0' || !std::isfinite(o.budget_value) || o.budget_value < 0) {
-    return "--budget must be a non-negative relative difference such as 1e-6, not '" + o.budget + "'";
+    throw UsageError("--budget must be a non-negative relative difference such as 1e-6, not '" + o.budget + "'");
   }
-  return "";
 }
 
 std::string DefaultPstrain() {
@@ -167,7 +165,7 @@ fs::path Train(const Options& o, const std::string& pstrain, const fs::path& wor
 
 int RunCharacterizeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options o;
-  if (const std::string error = Parse(args, o); !error.empty()) throw UsageError(error);
+  Parse(args, o);
   if (o.help) {
     out << kCharacterizeUsage;
     return 0;

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
+#include "report/audit_error.h"
 #include "shards/run_layout.h"
 
 namespace pstrain::audit {
@@ -78,7 +79,7 @@ PassRecord ReadPassRecord(const fs::path& path, std::uint32_t pass) {
   PassRecord r;
   try {
     const json::object o = json::parse(ReadFileText(path)).as_object();
-    if (o.at("pass").to_number<std::uint64_t>() != pass) throw std::runtime_error("\"pass\" is not " + std::to_string(pass));
+    if (o.at("pass").to_number<std::uint64_t>() != pass) throw AuditError("\"pass\" is not " + std::to_string(pass));
     r.shard_count = static_cast<std::uint32_t>(o.at("shard_count").to_number<std::uint64_t>());
     r.reduction = std::string(o.at("reduction").as_string());
     const json::object& totals = o.at("totals").as_object();

@@ -63,26 +63,24 @@ std::string ParseTolerance(const std::string& name, const std::string& text, dou
   return "";
 }
 
-std::string Parse(const std::vector<std::string>& args, Options& options, Tolerance& tolerance) {
-  const std::string error = CommandOptions()
-                                .Flag("help,h", options.help)
-                                .Value("format", options.format)
-                                .Value("out", options.out)
-                                .Value("rtol", options.rtol)
-                                .Value("atol", options.atol)
-                                .Positional(options.paths)
-                                .Parse(args);
-  if (!error.empty()) return error;
-  if (options.help) return "";
+void Parse(const std::vector<std::string>& args, Options& options, Tolerance& tolerance) {
+  CommandOptions()
+      .Flag("help,h", options.help)
+      .Value("format", options.format)
+      .Value("out", options.out)
+      .Value("rtol", options.rtol)
+      .Value("atol", options.atol)
+      .Positional(options.paths)
+      .Parse(args);
+  if (options.help) return;
   if (options.format != "text" && options.format != "json" && options.format != "html") {
-    return "--format must be text, json or html, not '" + options.format + "'";
+    throw UsageError("--format must be text, json or html, not '" + options.format + "'");
   }
-  if (std::string e = ParseTolerance("rtol", options.rtol, tolerance.rtol); !e.empty()) return e;
-  if (std::string e = ParseTolerance("atol", options.atol, tolerance.atol); !e.empty()) return e;
+  if (std::string e = ParseTolerance("rtol", options.rtol, tolerance.rtol); !e.empty()) throw UsageError(e);
+  if (std::string e = ParseTolerance("atol", options.atol, tolerance.atol); !e.empty()) throw UsageError(e);
   if (options.paths.size() != 2) {
-    return "expected two directories DIR_A and DIR_B, got " + std::to_string(options.paths.size());
+    throw UsageError("expected two directories DIR_A and DIR_B, got " + std::to_string(options.paths.size()));
   }
-  return "";
 }
 
 }  // namespace
@@ -90,7 +88,7 @@ std::string Parse(const std::vector<std::string>& args, Options& options, Tolera
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err: trouble is thrown*/) {
   Options options;
   Tolerance tolerance;
-  if (const std::string error = Parse(args, options, tolerance); !error.empty()) throw UsageError(error);
+  Parse(args, options, tolerance);
   if (options.help) {
     out << kCompareUsage;
     return 0;

@@ -172,51 +172,49 @@ void AddKinds(const std::string& value, std::vector<std::string>& kinds) {
   }
 }
 
-// Parses the options after "run"; returns an error message or "".
-std::string Parse(const std::vector<std::string>& args, Options& options) {
+// Parses the options after "run"; throws UsageError on what it refuses.
+void Parse(const std::vector<std::string>& args, Options& options) {
   CommandOptions parser;
   parser.Flag("help,h", options.help).Flag("verbose", options.verbose);
   parser.Values("only", [&options](const std::vector<std::string>& kinds) {
     options.only_given = true;
     for (const std::string& kind : kinds) AddKinds(kind, options.only);
-    return options.only.empty() ? std::string("--only needs at least one gate kind") : std::string();
+    if (options.only.empty()) throw UsageError("--only needs at least one gate kind");
   });
-  const std::string error = parser.Value("profile", options.profile)
-                                .Value("gates", options.gates)
-                                .Value("compile-commands", options.compile_commands)
-                                .Value("json", options.json)
-                                .Value("junit", options.junit)
-                                .Value("ledger", options.ledger)
-                                .Value("gate-binary", options.gate_binary)
-                                .Value("work-dir", options.work_dir)
-                                .Value("shards", options.shards)
-                                .Value("passes", options.passes)
-                                .Value("corpus", options.corpus)
-                                .Value("corpus-root", options.corpus_root)
-                                .Value("dict", options.dict)
-                                .Value("filler", options.filler)
-                                .Value("pstrain", options.pstrain)
-                                .Parse(args);
-  if (!error.empty()) return error;
+  parser.Value("profile", options.profile)
+      .Value("gates", options.gates)
+      .Value("compile-commands", options.compile_commands)
+      .Value("json", options.json)
+      .Value("junit", options.junit)
+      .Value("ledger", options.ledger)
+      .Value("gate-binary", options.gate_binary)
+      .Value("work-dir", options.work_dir)
+      .Value("shards", options.shards)
+      .Value("passes", options.passes)
+      .Value("corpus", options.corpus)
+      .Value("corpus-root", options.corpus_root)
+      .Value("dict", options.dict)
+      .Value("filler", options.filler)
+      .Value("pstrain", options.pstrain)
+      .Parse(args);
   if (options.profile != "quick" && options.profile != "full") {
-    return "--profile must be quick or full, not '" + options.profile + "'";
+    throw UsageError("--profile must be quick or full, not '" + options.profile + "'");
   }
   if (options.shards) {
     std::string problem;
     options.shard_list = ParseShardCounts(*options.shards, problem);
-    if (!problem.empty()) return problem;
+    if (!problem.empty()) throw UsageError(problem);
   }
   if (options.passes) {
     std::string problem;
     ParsePositive(*options.passes, "--passes", problem);
-    if (!problem.empty()) return problem;
+    if (!problem.empty()) throw UsageError(problem);
   }
   if (!options.corpus) {
     for (const auto& [name, value] : {std::pair{"--corpus-root", &options.corpus_root}, {"--dict", &options.dict}, {"--filler", &options.filler}}) {
-      if (*value) return std::string(name) + " needs --corpus MANIFEST (it describes the corpus of that manifest)";
+      if (*value) throw UsageError(std::string(name) + " needs --corpus MANIFEST (it describes the corpus of that manifest)");
     }
   }
-  return "";
 }
 
 // A validated corpus override: the absolute paths passed to the gates.
@@ -542,9 +540,7 @@ int RunGatesCommand(const std::vector<std::string>& args, std::ostream& out, std
   }
   if (args[0] != "run") throw AuditError("unknown subcommand '" + args[0] + "' (only `audit gates run`; see audit gates --help)");
   Options options;
-  if (const std::string error = Parse(std::vector<std::string>(args.begin() + 1, args.end()), options); !error.empty()) {
-    throw UsageError(error);
-  }
+  Parse(std::vector<std::string>(args.begin() + 1, args.end()), options);
   if (options.help) {
     out << kGatesUsage;
     return 0;

@@ -62,35 +62,33 @@ struct Options {
   bool help = false;
 };
 
-std::string Parse(const std::vector<std::string>& args, Options& options) {
-  const std::string error = CommandOptions()
-                                .Flag("help,h", options.help)
-                                .Flag("keep", options.keep)
-                                .Value("pass", options.pass)
-                                .Value("format", options.format)
-                                .Value("out", options.out)
-                                .Value("work-dir", options.work_dir)
-                                .Value("foreign-run", options.foreign_run)
-                                .Positional(options.positional)
-                                .Parse(args);
-  if (!error.empty()) return error;
-  if (options.help) return "";
-  if (options.format != "text" && options.format != "json") return "--format must be text or json, not '" + options.format + "'";
-  if (options.positional.size() != 1) return "expected one run directory, got " + std::to_string(options.positional.size()) + " arguments";
+void Parse(const std::vector<std::string>& args, Options& options) {
+  CommandOptions()
+      .Flag("help,h", options.help)
+      .Flag("keep", options.keep)
+      .Value("pass", options.pass)
+      .Value("format", options.format)
+      .Value("out", options.out)
+      .Value("work-dir", options.work_dir)
+      .Value("foreign-run", options.foreign_run)
+      .Positional(options.positional)
+      .Parse(args);
+  if (options.help) return;
+  if (options.format != "text" && options.format != "json") throw UsageError("--format must be text or json, not '" + options.format + "'");
+  if (options.positional.size() != 1) throw UsageError("expected one run directory, got " + std::to_string(options.positional.size()) + " arguments");
   if (options.pass) {
     const std::string& p = *options.pass;
     if (p.empty() || p.size() > 6 || p.find_first_not_of("0123456789") != std::string::npos || std::stoul(p) == 0) {
-      return "--pass must be a pass number (1, 2, ...), not '" + p + "'";
+      throw UsageError("--pass must be a pass number (1, 2, ...), not '" + p + "'");
     }
   }
-  return "";
 }
 
 }  // namespace
 
 int RunMutateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
+  Parse(args, options);
   if (options.help) {
     out << kMutateUsage;
     return 0;

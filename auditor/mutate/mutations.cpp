@@ -8,6 +8,7 @@
 #include "common/file_io.h"
 #include "common/sha256.h"
 #include "formats/param_files.h"
+#include "report/audit_error.h"
 #include "shards/run_layout.h"
 
 namespace pstrain::audit {
@@ -23,7 +24,7 @@ void WriteBytes(const fs::path& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) throw std::runtime_error(path.string() + ": cannot write");
+  if (!out) throw AuditError(path.string() + ": cannot write");
 }
 void WriteText(const fs::path& path, const std::string& text) { WriteBytes(path, Bytes(text.begin(), text.end())); }
 
@@ -71,7 +72,7 @@ void EditArtifact(const MutationContext& ctx, std::uint32_t shard, const std::fu
   ShardArtifact a = ReadArtifact(path);
   const std::string before = SerializeArtifact(a);
   edit(a);
-  if (SerializeArtifact(a) == before) throw std::runtime_error(path.string() + ": the mutation changed nothing");
+  if (SerializeArtifact(a) == before) throw AuditError(path.string() + ": the mutation changed nothing");
   WriteArtifact(path, a);
 }
 
@@ -287,7 +288,7 @@ std::vector<Mutation> BuildTable() {
         std::string text = ReadFileText(file);
         const std::string key = "\"shard\":" + std::to_string(c.TargetShard()) + ",";
         const std::size_t at = text.find(key);
-        if (at == std::string::npos) throw std::runtime_error(file.string() + ": no " + key);
+        if (at == std::string::npos) throw AuditError(file.string() + ": no " + key);
         text.insert(at, "\"shard\":" + std::to_string(c.TargetShard() + 1) + ",");
         WriteText(file, text);
         return Rel(c, file) + ": duplicate key \"shard\"";
@@ -297,7 +298,7 @@ std::vector<Mutation> BuildTable() {
         const fs::path file = c.ShardDir(c.TargetShard()) / "artifact.json";
         std::string text = ReadFileText(file);
         const std::size_t at = text.rfind('}');
-        if (at == std::string::npos) throw std::runtime_error(file.string() + ": no closing brace");
+        if (at == std::string::npos) throw AuditError(file.string() + ": no closing brace");
         text.insert(at, ",\"trusted\":true");
         WriteText(file, text);
         return Rel(c, file) + ": key \"trusted\" added";
@@ -307,7 +308,7 @@ std::vector<Mutation> BuildTable() {
         const fs::path file = c.ShardDir(c.TargetShard()) / "artifact.json";
         std::string text = ReadFileText(file);
         const std::size_t at = text.find(':');
-        if (at == std::string::npos) throw std::runtime_error(file.string() + ": no colon");
+        if (at == std::string::npos) throw AuditError(file.string() + ": no colon");
         WriteText(file, text.substr(0, at + 1) + ' ' + text.substr(at + 1));
         return Rel(c, file) + ": whitespace added";
       });

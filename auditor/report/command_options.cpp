@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "common/file_io.h"
+#include "report/audit_error.h"
 
 #include <boost/program_options/errors.hpp>
 #include <boost/program_options/parsers.hpp>
@@ -29,10 +30,7 @@ CommandOptions& CommandOptions::Flag(const std::string& names, bool& target) {
     short_flags_.Add(token, LongName(names));
   }
   flags_.insert(LongName(names));
-  apply_[LongName(names)] = [&target](const std::vector<std::string>&) {
-    target = true;
-    return std::string();
-  };
+  apply_[LongName(names)] = [&target](const std::vector<std::string>&) { target = true; };
   return *this;
 }
 
@@ -47,9 +45,8 @@ CommandOptions& CommandOptions::Value(const std::string& name, std::optional<std
 CommandOptions& CommandOptions::Value(const std::string& name, std::function<void(const std::string&)> set) {
   desc_.add_options()(name.c_str(), po::value<std::string>());
   apply_[name] = [name, set = std::move(set)](const std::vector<std::string>& values) {
-    if (values.at(0).empty()) return "--" + name + " needs a non-empty value";
+    if (values.at(0).empty()) throw UsageError("--" + name + " needs a non-empty value");
     set(values[0]);
-    return std::string();
   };
   return *this;
 }
@@ -62,7 +59,7 @@ CommandOptions& CommandOptions::Values(const std::string& name, Apply apply) {
 
 CommandOptions& CommandOptions::Refused(const std::string& name, std::string message) {
   desc_.add_options()(name.c_str(), po::value<std::string>()->implicit_value(""));
-  apply_[name] = [message = std::move(message)](const std::vector<std::string>&) { return message; };
+  apply_[name] = [message = std::move(message)](const std::vector<std::string>&) { throw UsageError(message); };
   return *this;
 }
 
@@ -71,7 +68,7 @@ CommandOptions& CommandOptions::Positional(std::vector<std::string>& target) {
   return *this;
 }
 
-std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
+void CommandOptions::Parse(const std::vector<std::string>& args) const {
   namespace style = po::command_line_style;
   po::parsed_options parsed(&desc_);
   try {
@@ -86,38 +83,37 @@ std::string CommandOptions::Parse(const std::vector<std::string>& args) const {
                  .allow_unregistered()
                  .run();
   } catch (const po::invalid_command_line_syntax& e) {
-    if (e.kind() == po::invalid_command_line_syntax::missing_parameter) return e.get_option_name() + " needs a value";
+    if (e.kind() == po::invalid_command_line_syntax::missing_parameter) throw UsageError(e.get_option_name() + " needs a value");
     const std::string name = e.get_option_name();
     const auto apply = apply_.find(name.substr(name.find_first_not_of('-')));
     if (e.kind() == po::invalid_command_line_syntax::empty_adjacent_parameter && apply != apply_.end() &&
         flags_.count(apply->first) == 0) {
-      // --name=: the option's own verdict on an empty value.
-      const std::string error = apply->second({""});
-      return error.empty() ? name + " needs a non-empty value" : error;
+      // --name=: the option's own verdict on an empty value (it throws), else this one.
+      apply->second({""});
+      throw UsageError(name + " needs a non-empty value");
     }
     if (e.kind() == po::invalid_command_line_syntax::empty_adjacent_parameter ||
         e.kind() == po::invalid_command_line_syntax::extra_parameter) {  // a flag given a value: --help=x
       for (const std::string& arg : args) {
-        if (arg.rfind(name + "=", 0) == 0) return "unknown argument '" + arg + "'";
+        if (arg.rfind(name + "=", 0) == 0) throw UsageError("unknown argument '" + arg + "'");
       }
     }
-    return e.what();
+    throw UsageError(e.what());
   } catch (const po::error& e) {
-    return e.what();
+    throw UsageError(e.what());
   }
   for (const po::option& option : parsed.options) {
     if (option.string_key.empty()) {  // an argument that is not an option
-      if (positional_ == nullptr) return "unknown argument '" + option.original_tokens.at(0) + "'";
+      if (positional_ == nullptr) throw UsageError("unknown argument '" + option.original_tokens.at(0) + "'");
       positional_->push_back(option.value.at(0));
       continue;
     }
     const auto apply = apply_.find(option.string_key);
     if (option.unregistered || apply == apply_.end()) {
-      return "unknown argument '" + option.original_tokens.at(0) + "'";
+      throw UsageError("unknown argument '" + option.original_tokens.at(0) + "'");
     }
-    if (std::string error = apply->second(option.value); !error.empty()) return error;
+    apply->second(option.value);
   }
-  return "";
 }
 
 void WriteReport(const std::string& rendered, const std::optional<std::string>& out_path, std::ostream& out) {

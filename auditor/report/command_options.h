@@ -3,7 +3,7 @@
 // `--name=value` and `--name value`, flags (`-h`/`--help`; `--out -h` is a value, not the flag),
 // multi-token options (`--only a b`),
 // positional arguments and `--`. Options apply in command-line order; a repeated option's last
-// value wins.
+// value wins. What it refuses it throws as UsageError (report/audit_error.h).
 #pragma once
 
 #include <functional>
@@ -22,8 +22,8 @@ namespace pstrain::audit {
 
 class CommandOptions {
  public:
-  // Applies an option's values; returns an error message or "".
-  using Apply = std::function<std::string(const std::vector<std::string>& values)>;
+  // Applies an option's values; throws UsageError on values it refuses.
+  using Apply = std::function<void(const std::vector<std::string>& values)>;
 
   // `names` is "long" or "long,s". The short form is a flag only where it is not an option's value:
   // `--out -h` names the file "-h" (so does `--out --help`).
@@ -39,9 +39,9 @@ class CommandOptions {
   // The arguments that are not options; without this they are unknown arguments.
   CommandOptions& Positional(std::vector<std::string>& target);
 
-  // Parses `args`; returns an error message ("unknown argument 'ARG'", "--NAME needs a value",
-  // "--NAME needs a non-empty value", ...) or "".
-  std::string Parse(const std::vector<std::string>& args) const;
+  // Parses `args`, applying each option; throws UsageError ("unknown argument 'ARG'", "--NAME needs
+  // a value", "--NAME needs a non-empty value", an Apply's own, ...).
+  void Parse(const std::vector<std::string>& args) const;
 
  private:
   boost::program_options::options_description desc_;

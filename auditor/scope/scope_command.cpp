@@ -75,32 +75,30 @@ struct Options {
   bool no_shared_pch = false;
 };
 
-// Parses the options; returns an error message or "".
-std::string Parse(const std::vector<std::string>& args, Options& options) {
-  const std::string error = CommandOptions()
-                                .Flag("help,h", options.help)
-                                .Flag("no-shared-pch", options.no_shared_pch)
-                                .Value("gates", options.gates)
-                                .Value("compile-commands", options.compile_commands)
-                                .Value("format", options.format)
-                                .Value("out", options.out)
-                                .Value("ledger", options.ledger)
-                                .Value("check", options.check)
-                                .Value("update", options.update)
-                                .Parse(args);
-  if (!error.empty()) return error;
+// Parses the options; throws UsageError on what it refuses.
+void Parse(const std::vector<std::string>& args, Options& options) {
+  CommandOptions()
+      .Flag("help,h", options.help)
+      .Flag("no-shared-pch", options.no_shared_pch)
+      .Value("gates", options.gates)
+      .Value("compile-commands", options.compile_commands)
+      .Value("format", options.format)
+      .Value("out", options.out)
+      .Value("ledger", options.ledger)
+      .Value("check", options.check)
+      .Value("update", options.update)
+      .Parse(args);
   if (options.format != "markdown" && options.format != "json") {
-    return "--format must be markdown or json, not '" + options.format + "'";
+    throw UsageError("--format must be markdown or json, not '" + options.format + "'");
   }
-  if (options.check && options.update) return "--check and --update cannot be combined";
-  return "";
+  if (options.check && options.update) throw UsageError("--check and --update cannot be combined");
 }
 
 }  // namespace
 
 int RunScopeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Options options;
-  if (const std::string error = Parse(args, options); !error.empty()) throw UsageError(error);
+  Parse(args, options);
   if (options.help) {
     out << kScopeUsage;
     return 0;

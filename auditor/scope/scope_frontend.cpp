@@ -221,6 +221,11 @@ std::uint64_t CurrentAddressSpaceBytes() {
 IsolatedJob StartIsolated(const std::string& what, const std::function<std::string()>& work) {
   int fds[2];
   if (::pipe(fds) != 0) throw InputError(what + ": cannot create a pipe: " + std::strerror(errno));
+  // The auditor's only fork, and deliberately not report/child_process: that runner (Boost.Process)
+  // starts another program (fork + exec), while this child runs `work`, a libclang parse, in a copy
+  // of this process, so that a crash, a runaway allocation or an endless parse of a hostile source
+  // (bounded below by RLIMIT_AS and RLIMIT_CPU, which must not apply to the auditor itself) stops
+  // the child alone and reaches the parent as a signal (FinishIsolated) instead of killing `audit`.
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);

@@ -28,6 +28,11 @@ std::string PayloadDigest(const std::vector<PayloadFile>& payload) {
 
 namespace {
 
+constexpr std::string_view kArtifactKeys[] = {"format",        "pass",          "shard",          "shard_count",  "fingerprints",
+                                              "code_identity", "assigned_ids",  "processed_ids",  "processed_frames",
+                                              "retried_ids",   "skipped",       "total_frames",   "log_likelihood",
+                                              "log_likelihood_exact", "payload", "payload_sha256"};
+
 json::array Strings(const std::vector<std::string>& values) {
   json::array out;
   for (const std::string& v : values) out.emplace_back(v);
@@ -35,6 +40,8 @@ json::array Strings(const std::vector<std::string>& values) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> ShardArtifactFields() { return kArtifactKeys; }
 
 std::string SerializeArtifact(const ShardArtifact& a) {
   json::object root;  // insertion order is the file's key order
@@ -76,10 +83,6 @@ std::string SerializeArtifact(const ShardArtifact& a) {
 
 namespace {
 
-constexpr std::string_view kArtifactKeys[] = {"format",        "pass",          "shard",          "shard_count",  "fingerprints",
-                                              "code_identity", "assigned_ids",  "processed_ids",  "processed_frames",
-                                              "retried_ids",   "skipped",       "total_frames",   "log_likelihood",
-                                              "log_likelihood_exact", "payload", "payload_sha256"};
 constexpr std::string_view kSkippedKeys[] = {"id", "reason"};
 constexpr std::string_view kPayloadKeys[] = {"file", "size", "sha256"};
 

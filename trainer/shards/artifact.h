@@ -8,11 +8,14 @@
 //   SHARD_DIR/worker.log                                per-utterance log lines
 //
 // artifact.json is written with a fixed key order and number format and holds no time, PID, host
-// or absolute path. Layout in docs/contract.md.
+// or absolute path. Layout in docs/contract.md; tests/trainer/shards/artifact_test.cpp round-trips
+// every field.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "provenance/fingerprints.h"
@@ -60,6 +63,9 @@ struct ShardArtifact {
 
   bool operator==(const ShardArtifact&) const = default;
 };
+
+// The top-level keys of artifact.json in the order they are written: the parser knows exactly these.
+std::span<const std::string_view> ShardArtifactFields();
 
 // SHA-256 over the payload entries (name, size, digest), in order.
 std::string PayloadDigest(const std::vector<PayloadFile>& payload);

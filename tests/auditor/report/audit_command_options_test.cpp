@@ -13,6 +13,7 @@
 #include "compare/compare_command.h"
 #include "gates/gates_command.h"
 #include "mutate/mutate_command.h"
+#include "report/audit_error.h"
 #include "report/command_options.h"
 #include "report/command_runner.h"
 #include "scope/scope_command.h"
@@ -29,7 +30,11 @@ struct Parsed {
 
 Parsed ParseArgs(const std::vector<std::string>& args) {
   Parsed p;
-  p.error = CommandOptions().Flag("help,h", p.help).Value("out", p.out).Positional(p.positional).Parse(args);
+  try {
+    CommandOptions().Flag("help,h", p.help).Value("out", p.out).Positional(p.positional).Parse(args);
+  } catch (const UsageError& error) {  // what Parse refuses it throws, as a usage error
+    p.error = error.what();
+  }
   return p;
 }
 
@@ -56,6 +61,36 @@ TEST(AuditCommandOptionsTest, AloneTheyAreTheHelp) {
   EXPECT_EQ(ParseArgs({"--out"}).error, "--out needs a value");
   EXPECT_EQ(ParseArgs({"-x"}).error, "unknown argument '-x'");
   EXPECT_EQ(ParseArgs({"-h=1"}).error, "unknown argument '-h=1'");
+}
+
+// What Parse refuses, as the UsageError's message ("accepted" when it throws nothing).
+std::string Refusal(const CommandOptions& options, const std::vector<std::string>& args) {
+  try {
+    options.Parse(args);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(AuditCommandOptionsTest, EveryRefusalIsAUsageErrorWithItsMessage) {
+  std::vector<std::string> only;
+  std::string out;
+  CommandOptions options;
+  options.Value("out", out).Refused("old", "--old is gone; use --out").Values("only", [&only](const std::vector<std::string>& values) {
+    if (values.empty() || values[0].empty()) throw UsageError("--only needs a kind");
+    only = values;
+  });
+  EXPECT_EQ(Refusal(options, {"--out="}), "--out needs a non-empty value");
+  EXPECT_EQ(Refusal(options, {"--out", ""}), "--out needs a non-empty value");
+  EXPECT_EQ(Refusal(options, {"--old"}), "--old is gone; use --out");
+  EXPECT_EQ(Refusal(options, {"--old=x"}), "--old is gone; use --out");
+  EXPECT_EQ(Refusal(options, {"--only"}), "--only needs a kind");
+  EXPECT_EQ(Refusal(options, {"--only="}), "--only needs a kind");
+  EXPECT_EQ(Refusal(options, {"positional"}), "unknown argument 'positional'");
+  EXPECT_EQ(Refusal(options, {"--only", "a", "b", "--out", "f"}), "accepted");
+  EXPECT_EQ(only, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(out, "f");
 }
 
 // One command run as `audit NAME ARGS`: exit code, standard output, standard error.
