@@ -52,9 +52,7 @@ void Parse(const std::vector<std::string>& args, Options& options) {
       .Positional(options.paths)
       .Parse(args);
   if (options.help) return;
-  if (options.format != "text" && options.format != "json" && options.format != "html") {
-    throw UsageError("--format must be text, json or html, not '" + options.format + "'");
-  }
+  RequireOneOf("format", options.format, {"text", "json", "html"});
   if (options.paths.size() != 2) {
     throw UsageError("expected two paths A and B, got " + std::to_string(options.paths.size()));
   }

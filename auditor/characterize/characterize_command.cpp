@@ -110,7 +110,7 @@ void Parse(const std::vector<std::string>& args, Options& o) {
                                     std::pair{"--filler", &o.filler}}) {
     if (!*value) throw UsageError(std::string(name) + " is required");
   }
-  if (o.format != "text" && o.format != "json" && o.format != "html") throw UsageError("--format must be text, json or html, not '" + o.format + "'");
+  RequireOneOf("format", o.format, {"text", "json", "html"});
   const std::size_t comma = o.shards.find(',');
   const auto a = comma == std::string::npos ? std::nullopt : ParseCount(o.shards.substr(0, comma));
   const auto b = comma == std::string::npos ? std::nullopt : ParseCount(o.shards.substr(comma + 1));

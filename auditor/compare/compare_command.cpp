@@ -49,8 +49,9 @@ struct Options {
   bool help = false;
 };
 
-// A finite, non-negative number, or an error message.
-std::string ParseTolerance(const std::string& name, const std::string& text, double& value) {
+// A finite, non-negative number; throws UsageError otherwise.
+double ParseTolerance(const std::string& name, const std::string& text) {
+  double value = 0.0;
   std::size_t used = 0;
   try {
     value = std::stod(text, &used);
@@ -58,9 +59,9 @@ std::string ParseTolerance(const std::string& name, const std::string& text, dou
     used = 0;
   }
   if (used != text.size() || !std::isfinite(value) || value < 0.0) {
-    return "--" + name + " must be a finite non-negative number, not '" + text + "'";
+    throw UsageError("--" + name + " must be a finite non-negative number, not '" + text + "'");
   }
-  return "";
+  return value;
 }
 
 void Parse(const std::vector<std::string>& args, Options& options, Tolerance& tolerance) {
@@ -73,11 +74,9 @@ void Parse(const std::vector<std::string>& args, Options& options, Tolerance& to
       .Positional(options.paths)
       .Parse(args);
   if (options.help) return;
-  if (options.format != "text" && options.format != "json" && options.format != "html") {
-    throw UsageError("--format must be text, json or html, not '" + options.format + "'");
-  }
-  if (std::string e = ParseTolerance("rtol", options.rtol, tolerance.rtol); !e.empty()) throw UsageError(e);
-  if (std::string e = ParseTolerance("atol", options.atol, tolerance.atol); !e.empty()) throw UsageError(e);
+  RequireOneOf("format", options.format, {"text", "json", "html"});
+  tolerance.rtol = ParseTolerance("rtol", options.rtol);
+  tolerance.atol = ParseTolerance("atol", options.atol);
   if (options.paths.size() != 2) {
     throw UsageError("expected two directories DIR_A and DIR_B, got " + std::to_string(options.paths.size()));
   }

@@ -197,9 +197,7 @@ void Parse(const std::vector<std::string>& args, Options& options) {
       .Value("filler", options.filler)
       .Value("pstrain", options.pstrain)
       .Parse(args);
-  if (options.profile != "quick" && options.profile != "full") {
-    throw UsageError("--profile must be quick or full, not '" + options.profile + "'");
-  }
+  RequireOneOf("profile", options.profile, {"quick", "full"});
   if (options.shards) {
     std::string problem;
     options.shard_list = ParseShardCounts(*options.shards, problem);

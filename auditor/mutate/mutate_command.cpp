@@ -74,7 +74,7 @@ void Parse(const std::vector<std::string>& args, Options& options) {
       .Positional(options.positional)
       .Parse(args);
   if (options.help) return;
-  if (options.format != "text" && options.format != "json") throw UsageError("--format must be text or json, not '" + options.format + "'");
+  RequireOneOf("format", options.format, {"text", "json"});
   if (options.positional.size() != 1) throw UsageError("expected one run directory, got " + std::to_string(options.positional.size()) + " arguments");
   if (options.pass) {
     const std::string& p = *options.pass;

@@ -116,6 +116,17 @@ void CommandOptions::Parse(const std::vector<std::string>& args) const {
   }
 }
 
+void RequireOneOf(const std::string& name, const std::string& value, const std::vector<std::string>& allowed) {
+  for (const std::string& choice : allowed) {
+    if (value == choice) return;
+  }
+  std::string choices;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    choices += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+  }
+  throw UsageError("--" + name + " must be " + choices + ", not '" + value + "'");
+}
+
 void WriteReport(const std::string& rendered, const std::optional<std::string>& out_path, std::ostream& out) {
   if (out_path) {
     WriteFileAtomic(*out_path, rendered);

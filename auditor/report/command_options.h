@@ -51,6 +51,9 @@ class CommandOptions {
   std::vector<std::string>* positional_ = nullptr;
 };
 
+// Throws UsageError "--NAME must be A, B or C, not 'VALUE'" unless `value` is one of `allowed`.
+void RequireOneOf(const std::string& name, const std::string& value, const std::vector<std::string>& allowed);
+
 // Writes a command's rendered report to `out_path` (atomically) or, without one, to `out`. A file
 // that cannot be written throws (pstrain::FileError naming it): "audit COMMAND: ..." and exit 2 in
 // RunReportingErrors (report/command_runner.h).

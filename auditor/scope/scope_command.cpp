@@ -88,9 +88,7 @@ void Parse(const std::vector<std::string>& args, Options& options) {
       .Value("check", options.check)
       .Value("update", options.update)
       .Parse(args);
-  if (options.format != "markdown" && options.format != "json") {
-    throw UsageError("--format must be markdown or json, not '" + options.format + "'");
-  }
+  RequireOneOf("format", options.format, {"markdown", "json"});
   if (options.check && options.update) throw UsageError("--check and --update cannot be combined");
 }
 
