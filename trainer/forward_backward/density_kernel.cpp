@@ -21,11 +21,12 @@ void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
     return;  // topn = all: order_ stays the identity
   }
   EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());
-  const std::uint32_t n_density = model.n_density();
-  if (model.topn() < n_density) {
-    for (std::uint32_t k = 0; k < n_density; ++k) order_[k] = k;
-    std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return log_dens_[a] > log_dens_[b]; });
-  }
+  if (model.topn() < model.n_density()) SortOrder(log_dens_.data());
+}
+
+void DensityKernel::SortOrder(const double* logs) {
+  for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
+  std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
 }
 
 namespace {
@@ -77,8 +78,7 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
   for (std::size_t i = 0; i < n; ++i) {
     const double* logs = many_log_.data() + i * n_density;
     if (topn < n_density) {
-      for (std::uint32_t k = 0; k < n_density; ++k) order_[k] = k;
-      std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
+      SortOrder(logs);
       for (std::uint32_t kk = 0; kk < topn; ++kk) {
         index.push_back(order_[kk]);
         log.push_back(logs[order_[kk]]);

@@ -49,6 +49,9 @@ class DensityKernel {
   void LogArray(const double* in, double* out, std::size_t n) const { kernels_->log(in, out, n); }
 
  private:
+  // order_ = the densities by `logs` (n_density values), best first; ties keep the lower index.
+  void SortOrder(const double* logs);
+
   const numerics::VectorKernels* kernels_;
   const AcousticModel* model_ = nullptr;
   bool grouped_ = false;
