@@ -1,8 +1,9 @@
 // Parsing text model definition files (mdef "0.3").
 #include "formats/mdef.h"
 
-#include <cstdio>
-#include <sstream>
+#include <algorithm>
+#include <charconv>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -11,15 +12,23 @@ namespace pstrain {
 
 namespace {
 
-std::vector<std::string> SplitWhitespace(const std::string& line) {
-  std::vector<std::string> tokens;
-  std::istringstream in(line);
-  std::string token;
-  while (in >> token) tokens.push_back(token);
-  return tokens;
+// The bytes std::istream's >> skips between tokens in the classic locale (a line holds no '\n').
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n'; }
+
+// `line` split at runs of whitespace, as `in >> token` would read it: views into `line`.
+void SplitWhitespace(std::string_view line, std::vector<std::string_view>& tokens) {
+  tokens.clear();
+  std::size_t i = 0;
+  for (;;) {
+    while (i < line.size() && IsSpace(line[i])) ++i;
+    if (i == line.size()) return;
+    const std::size_t start = i;
+    while (i < line.size() && !IsSpace(line[i])) ++i;
+    tokens.push_back(line.substr(start, i - start));
+  }
 }
 
-bool ParseUnsigned(const std::string& token, std::uint32_t& out) {
+bool ParseUnsigned(std::string_view token, std::uint32_t& out) {
   if (token.empty() || token.size() > 9) return false;
   std::uint32_t value = 0;
   for (char c : token) {
@@ -30,13 +39,35 @@ bool ParseUnsigned(const std::string& token, std::uint32_t& out) {
   return true;
 }
 
-WordPosition ParsePosition(const std::string& token, const std::string& path, std::size_t line_no) {
+WordPosition ParsePosition(std::string_view token, const std::string& path, std::size_t line_no) {
   if (token == "b") return WordPosition::kBegin;
   if (token == "e") return WordPosition::kEnd;
   if (token == "s") return WordPosition::kSingle;
   if (token == "i") return WordPosition::kInternal;
   if (token == "-") return WordPosition::kNone;
   throw RecordError(path, line_no, "unknown word position " + Quoted(token) + " (expected b, e, s, i or -)");
+}
+
+// Whether one of the comma-separated attributes is exactly "filler".
+bool HasFillerAttribute(std::string_view attributes) {
+  for (;;) {
+    const std::size_t comma = attributes.find(',');
+    if (attributes.substr(0, comma) == "filler") return true;
+    if (comma == std::string_view::npos) return false;
+    attributes.remove_prefix(comma + 1);
+  }
+}
+
+// `text` right-aligned in `width` columns (printf's %Ns): longer text is written whole.
+void AppendRightAligned(std::string& out, std::string_view text, std::size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out += text;
+}
+
+void AppendRightAligned(std::string& out, std::uint32_t value, std::size_t width) {
+  char digits[16];
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+  AppendRightAligned(out, std::string_view(digits, static_cast<std::size_t>(result.ptr - digits)), width);
 }
 
 }  // namespace
@@ -57,8 +88,6 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     throw FileError(path, "binary mdef (BMDF) is not supported; convert it to text with pocketsphinx_mdef_convert -text");
   }
   Mdef mdef;
-  std::istringstream in(text);
-  std::string line;
   std::size_t line_no = 0;
   bool seen_version = false;
   // Count lines: "<value> <key>".
@@ -66,13 +95,20 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   std::uint32_t* const count_fields[] = {&mdef.n_base_, &mdef.n_tri_, &mdef.n_state_map_, &mdef.n_tied_state_,
                                          &mdef.n_tied_ci_state_, &mdef.n_tied_tmat_};
   std::size_t counts_read = 0;
-  while (std::getline(in, line)) {
+  // The CI phone of each row's base phone, for senone_ci_phone_ below.
+  std::vector<std::uint32_t> base_ids;
+  std::vector<std::string_view> tokens;
+  // Lines as std::getline reads them: split at '\n'; a last line without one still counts.
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t newline = std::min(text.find('\n', pos), text.size());
+    const std::string_view line(text.data() + pos, newline - pos);
+    pos = newline + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') throw RecordError(path, line_no, "CRLF line ending (mdef must use LF)");
-    std::vector<std::string> tokens = SplitWhitespace(line);
+    SplitWhitespace(line, tokens);
     if (tokens.empty()) continue;
     if (tokens[0][0] == '#') {
-      if (!seen_version) mdef.leading_comments_.push_back(line);
+      if (!seen_version) mdef.leading_comments_.emplace_back(line);
       continue;
     }
     if (!seen_version) {
@@ -89,6 +125,13 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       }
       *count_fields[counts_read] = value;
       ++counts_read;
+      if (counts_read == 6) {
+        // A phone row takes at least 15 bytes, so the file bounds what the header may reserve.
+        const std::size_t rows = std::min<std::size_t>(std::size_t(mdef.n_base_) + mdef.n_tri_, text.size() / 15);
+        mdef.phones_.reserve(rows);
+        base_ids.reserve(rows);
+        mdef.tri_index_.reserve(std::min<std::size_t>(mdef.n_tri_, rows));
+      }
       continue;
     }
     // A phone row: base left right posn attrib tmat senone... N
@@ -99,9 +142,10 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     phone.right = tokens[2];
     phone.posn = ParsePosition(tokens[3], path, line_no);
     phone.attributes = tokens[4];
-    phone.is_filler = (("," + tokens[4] + ",").find(",filler,") != std::string::npos);
+    phone.is_filler = HasFillerAttribute(tokens[4]);
     if (!ParseUnsigned(tokens[5], phone.tmat)) throw RecordError(path, line_no, "bad tmat id " + Quoted(tokens[5]));
     std::size_t col = 6;
+    phone.senones.reserve(tokens.size() - 7);
     for (; col < tokens.size() && tokens[col][0] != 'N'; ++col) {
       std::uint32_t senone;
       if (!ParseUnsigned(tokens[col], senone)) throw RecordError(path, line_no, "bad senone id " + Quoted(tokens[col]));
@@ -114,28 +158,33 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       throw RecordError(path, line_no, "phone has " + std::to_string(phone.senones.size()) +
                                            " emitting states but earlier phones have " + std::to_string(mdef.n_emit_state_));
     }
-    const bool is_ci = mdef.phones_.size() < mdef.n_base_;
+    const std::uint32_t phone_id = static_cast<std::uint32_t>(mdef.phones_.size());
+    const bool is_ci = phone_id < mdef.n_base_;
     if (is_ci) {
       if (phone.left != "-" || phone.right != "-" || phone.posn != WordPosition::kNone) {
         throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " must have '-' contexts and position (CI phones come first)");
       }
-      if (mdef.phones_.size() >= kMaxCiPhones) {
+      if (phone_id >= kMaxCiPhones) {
         throw RecordError(path, line_no, "more than " + std::to_string(kMaxCiPhones) + " CI phones");
       }
-      if (!mdef.ci_index_.emplace(phone.base, static_cast<std::uint32_t>(mdef.phones_.size())).second) {
+      if (!mdef.ci_index_.emplace(phone.base, phone_id).second) {
         throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " is defined twice");
       }
+      base_ids.push_back(phone_id);
     } else {
-      for (const std::string* name : {&phone.base, &phone.left, &phone.right}) {
-        if (!mdef.ci_index_.count(*name)) {
-          throw RecordError(path, line_no, "triphone uses phone " + Quoted(*name) + " which is not a defined CI phone");
+      std::uint32_t ci_ids[3];
+      for (int k = 0; k < 3; ++k) {
+        const auto it = mdef.ci_index_.find(tokens[k]);
+        if (it == mdef.ci_index_.end()) {
+          throw RecordError(path, line_no, "triphone uses phone " + Quoted(tokens[k]) + " which is not a defined CI phone");
         }
+        ci_ids[k] = it->second;
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
-      const auto key = TriphoneKey(mdef.ci_index_.at(phone.base), mdef.ci_index_.at(phone.left), mdef.ci_index_.at(phone.right), phone.posn);
-      if (!mdef.tri_index_.emplace(key, static_cast<std::uint32_t>(mdef.phones_.size())).second) {
+      if (!mdef.tri_index_.emplace(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id).second) {
         throw RecordError(path, line_no, "triphone is defined twice");
       }
+      base_ids.push_back(ci_ids[0]);
     }
     for (std::uint32_t senone : phone.senones) {
       if (senone >= mdef.n_tied_state_) {
@@ -173,12 +222,11 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   }
   mdef.senone_ci_phone_.assign(mdef.n_tied_state_, 0);
   std::vector<bool> seen(mdef.n_tied_state_, false);
-  for (const MdefPhone& phone : mdef.phones_) {
-    std::uint32_t ci = mdef.ci_index_.at(phone.base);
-    for (std::uint32_t senone : phone.senones) {
+  for (std::size_t p = 0; p < mdef.phones_.size(); ++p) {
+    for (std::uint32_t senone : mdef.phones_[p].senones) {
       if (!seen[senone]) {
         seen[senone] = true;
-        mdef.senone_ci_phone_[senone] = ci;
+        mdef.senone_ci_phone_[senone] = base_ids[p];
       }
     }
   }
@@ -211,14 +259,23 @@ std::string Mdef::Serialize() const {
   out += std::to_string(n_tied_ci_state_) + " n_tied_ci_state\n";
   out += std::to_string(n_tied_tmat_) + " n_tied_tmat\n";
   out += "#\n# Columns definitions\n#base lft  rt p attrib tmat      ... state id's ...\n";
-  char buffer[64];
+  // mk_mdef_gen's row: "%5s %3s %3s %1c %6s %4u", then " %4u" per state and "    N".
+  out.reserve(out.size() + phones_.size() * (40 + 5 * std::size_t(n_emit_state_)));
   for (const MdefPhone& phone : phones_) {
-    std::snprintf(buffer, sizeof(buffer), "%5s %3s %3s %1c %6s %4u", phone.base.c_str(), phone.left.c_str(),
-                  phone.right.c_str(), WordPositionLetter(phone.posn), phone.attributes.c_str(), phone.tmat);
-    out += buffer;
+    AppendRightAligned(out, phone.base, 5);
+    out += ' ';
+    AppendRightAligned(out, phone.left, 3);
+    out += ' ';
+    AppendRightAligned(out, phone.right, 3);
+    out += ' ';
+    out += WordPositionLetter(phone.posn);
+    out += ' ';
+    AppendRightAligned(out, phone.attributes, 6);
+    out += ' ';
+    AppendRightAligned(out, phone.tmat, 4);
     for (std::uint32_t senone : phone.senones) {
-      std::snprintf(buffer, sizeof(buffer), " %4u", senone);
-      out += buffer;
+      out += ' ';
+      AppendRightAligned(out, senone, 4);
     }
     out += "    N\n";
   }

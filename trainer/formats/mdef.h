@@ -67,7 +67,7 @@ class Mdef {
   std::uint32_t n_base_ = 0, n_tri_ = 0, n_state_map_ = 0, n_tied_state_ = 0, n_tied_ci_state_ = 0,
                 n_tied_tmat_ = 0, n_emit_state_ = 0;
   std::vector<MdefPhone> phones_;
-  std::map<std::string, std::uint32_t> ci_index_;
+  std::map<std::string, std::uint32_t, std::less<>> ci_index_;  // transparent: looked up by string_view
   // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id. Only looked up, never
   // iterated (files are written from phones_), so the hash order reaches no output.
   static constexpr std::uint32_t kMaxCiPhones = 1u << 20;

@@ -533,5 +533,47 @@ TEST(S3FormatsMdefTest, ValidTriphoneRowIsParsedAndSerialized) {
   EXPECT_EQ(mdef.Serialize(), text);
 }
 
+
+// The row separators `in >> token` skips (tab, vertical tab, form feed, runs of blanks) separate
+// tokens, and the file is still written in mk_mdef_gen's layout.
+TEST(S3FormatsMdefTest, AnyWhitespaceSeparatesTokens) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  ASSERT_NE(original.find(last_ci_row), std::string::npos);
+  const Mdef mdef = Mdef::Parse(ReplaceFirst(original, last_ci_row, "Z\t-\v-  -\fn/a 33\t\t99 100 101 N\n"), "mdef");
+  EXPECT_EQ(mdef.phones().back().base, "Z");
+  EXPECT_EQ(mdef.phones().back().senones, (std::vector<std::uint32_t>{99, 100, 101}));
+  EXPECT_EQ(mdef.Serialize(), original);
+}
+
+// Names and attribute lists wider than their columns are written whole (printf's %5s), however
+// long the row: the serializer once formatted a row into a 64-byte buffer and cut it there.
+TEST(S3FormatsMdefTest, LongNamesAndAttributesAreWrittenWhole) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  const std::string long_name(70, 'Z');
+  const std::string attributes = "filler,a_very_long_attribute_list,that,does,not,fit,six,columns";
+  const std::string row = long_name + "   -   - - " + attributes + "   33   99  100  101    N\n";
+  const std::string text = ReplaceFirst(original, last_ci_row, row);
+  const Mdef mdef = Mdef::Parse(text, "mdef");
+  EXPECT_EQ(mdef.phones().back().base, long_name);
+  EXPECT_TRUE(mdef.phones().back().is_filler);
+  EXPECT_EQ(mdef.Serialize(), text);
+  EXPECT_EQ(Mdef::Parse(mdef.Serialize(), "mdef").Serialize(), text);
+}
+
+// "filler" counts only as a whole comma-separated attribute.
+TEST(S3FormatsMdefTest, FillerIsAWholeAttribute) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  for (const auto& [attributes, filler] : std::vector<std::pair<std::string, bool>>{
+           {"filler", true}, {"n/a,filler", true}, {"filler,x", true}, {",filler", true}, {"fillers", false},
+           {"nofiller", false}, {"fil,ler", false}, {"n/a", false}}) {
+    SCOPED_TRACE(attributes);
+    const Mdef mdef = Mdef::Parse(ReplaceFirst(original, last_ci_row, "Z - - - " + attributes + " 33 99 100 101 N\n"), "mdef");
+    EXPECT_EQ(mdef.phones().back().is_filler, filler);
+  }
+}
+
 }  // namespace
 }  // namespace pstrain
