@@ -34,11 +34,29 @@ void AppendU32(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>((v >> (8 * i)) & 0xFF));
 }
 
-void AppendFixed(std::vector<std::uint8_t>& out, FixedPoint value) {
-  UnsignedFixedPoint bits = static_cast<UnsignedFixedPoint>(value);
-  for (int i = 0; i < 16; ++i) {
-    out.push_back(static_cast<std::uint8_t>(bits & 0xFF));
-    bits >>= 8;
+// exact_counts stores each value as 16 bytes of two's complement, least significant byte first: the
+// memory layout of FixedPoint on a little-endian machine (x86-64, aarch64), copied as is there.
+void StoreFixed(std::uint8_t* out, FixedPoint value) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &value, sizeof(value));
+  } else {
+    UnsignedFixedPoint bits = static_cast<UnsignedFixedPoint>(value);
+    for (int i = 0; i < 16; ++i) {
+      out[i] = static_cast<std::uint8_t>(bits & 0xFF);
+      bits >>= 8;
+    }
+  }
+}
+
+FixedPoint LoadFixed(const std::uint8_t* in) {
+  if constexpr (std::endian::native == std::endian::little) {
+    FixedPoint value;
+    std::memcpy(&value, in, sizeof(value));
+    return value;
+  } else {
+    UnsignedFixedPoint bits = 0;
+    for (int i = 15; i >= 0; --i) bits = (bits << 8) | in[i];
+    return static_cast<FixedPoint>(bits);
   }
 }
 
@@ -123,17 +141,21 @@ Accumulators ExactAccumulators::ToAccumulators() const {
 
 std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
   // The exact size up front: growing by doubling would hold up to 1.5x the file at the peak.
+  const std::size_t size =
+      kMagicLength + 4 * kHeaderWords + 16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size());
   std::vector<std::uint8_t> out;
-  out.reserve(kMagicLength + 4 * kHeaderWords +
-              16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size()));
+  out.reserve(size);
   for (std::size_t i = 0; i < kMagicLength; ++i) out.push_back(static_cast<std::uint8_t>(kExactMagic[i]));
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
     AppendU32(out, v);
   }
+  std::size_t pos = out.size();
+  out.resize(size);
   for (Block block : kBlocks) {
     const CarrySaveSums& sums = BlockData(block);
-    for (std::size_t i = 0; i < sums.size(); ++i) AppendFixed(out, sums.Value(i, BlockName(block)));
+    const char* name = BlockName(block);
+    for (std::size_t i = 0; i < sums.size(); ++i, pos += 16) StoreFixed(out.data() + pos, sums.Value(i, name));
   }
   return out;
 }
@@ -176,9 +198,7 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
     CarrySaveSums& sums = acc.BlockData(block);
     std::vector<FixedPoint> values(sums.size());
     for (FixedPoint& v : values) {
-      UnsignedFixedPoint bits = 0;
-      for (int i = 15; i >= 0; --i) bits = (bits << 8) | bytes[pos + static_cast<std::size_t>(i)];
-      v = static_cast<FixedPoint>(bits);
+      v = LoadFixed(bytes.data() + pos);
       pos += 16;
     }
     sums.Assign(std::move(values));

@@ -2,6 +2,7 @@
 #include "formats/s3_file.h"
 
 #include <bit>
+#include <cstring>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -21,12 +22,14 @@ std::uint32_t Swap32(std::uint32_t v) {
   return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
 }
 
-void StoreWord(std::vector<std::uint8_t>& out, std::uint32_t v, ByteOrder order) {
+// Writes `v` at `out` in the file's byte order (a plain copy when that is the machine's own).
+void StoreWord(std::uint8_t* out, std::uint32_t v, ByteOrder order) {
   if (order == ByteOrder::kBig) v = Swap32(v);
-  out.push_back(static_cast<std::uint8_t>(v & 0xFF));
-  out.push_back(static_cast<std::uint8_t>((v >> 8) & 0xFF));
-  out.push_back(static_cast<std::uint8_t>((v >> 16) & 0xFF));
-  out.push_back(static_cast<std::uint8_t>((v >> 24) & 0xFF));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &v, sizeof(v));
+  } else {
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>((v >> (8 * i)) & 0xFF);
+  }
 }
 
 }  // namespace
@@ -132,11 +135,12 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file) {
   std::size_t padding = (8 - unpadded % 8) % 8;
   head.append(padding, ' ');
   head += "endhdr\n";
-  std::vector<std::uint8_t> out(head.begin(), head.end());
-  out.reserve(out.size() + 4 * (file.words.size() + 2));
-  StoreWord(out, kByteOrderMagic, file.byte_order);
-  for (std::uint32_t w : file.words) StoreWord(out, w, file.byte_order);
-  if (file.has_checksum) StoreWord(out, S3Checksum(file.words), file.byte_order);
+  std::vector<std::uint8_t> out(head.size() + 4 * (1 + file.words.size() + (file.has_checksum ? 1 : 0)));
+  std::memcpy(out.data(), head.data(), head.size());
+  std::uint8_t* word = out.data() + head.size();
+  StoreWord(word, kByteOrderMagic, file.byte_order);
+  for (std::uint32_t w : file.words) StoreWord(word += 4, w, file.byte_order);
+  if (file.has_checksum) StoreWord(word += 4, S3Checksum(file.words), file.byte_order);
   return out;
 }
 
