@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "formats/control_file.h"
 
@@ -371,7 +372,8 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
     }
   }
 
-  for (std::size_t entry_idx = 0; entry_idx < entries.size(); ++entry_idx) {
+  // Hashed on a few threads; the error reported is the first entry's, as one thread would find it.
+  ParallelFor(entries.size(), CheckParallelism(), [&](std::size_t entry_idx) {
     ManifestEntry& entry = entries[entry_idx];
     const fs::path feature_file = ResolveFeaturePath(entry, cepdir);
     if (std::string problem = FeatureFileProblem(feature_file); !problem.empty()) {
@@ -379,7 +381,7 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
                         "utterance " + Quoted(entry.utt_id) + ": feature file " + feature_file.string() + " " + problem);
     }
     entry.feature_sha256 = Sha256OfFile(feature_file);
-  }
+  });
   return Manifest(std::move(entries), ctl_name + " + " + lsn_name);
 }
 
@@ -392,26 +394,34 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root) {
   if (!fs::is_directory(corpus_root, ec)) {
     throw FileError(corpus_root.string(), "corpus root (cepdir) is not a directory");
   }
-  std::size_t n_failed = 0;
-  std::string first_failure;
-  for (const ManifestEntry& entry : manifest.entries()) {
-    const fs::path feature_file = ResolveFeaturePath(entry, corpus_root);
+  // Hashing every feature file is the coordinator's longest step before its workers start, and
+  // nothing else runs then: the files are hashed on a few threads, and judged in manifest order.
+  const std::vector<ManifestEntry>& entries = manifest.entries();
+  std::vector<std::string> problems(entries.size());
+  ParallelFor(entries.size(), CheckParallelism(), [&](std::size_t i) {
+    const fs::path feature_file = ResolveFeaturePath(entries[i], corpus_root);
     std::string problem = FeatureFileProblem(feature_file);
     if (!problem.empty()) {
       problem = "feature file " + problem;
     } else {
       try {
         const std::string digest = Sha256OfFile(feature_file);
-        if (digest != entry.feature_sha256) {
-          problem = "feature file changed: its SHA-256 is " + digest + ", the manifest records " + entry.feature_sha256;
+        if (digest != entries[i].feature_sha256) {
+          problem = "feature file changed: its SHA-256 is " + digest + ", the manifest records " + entries[i].feature_sha256;
         }
       } catch (const InputError& error) {
         problem = std::string("feature file cannot be read: ") + error.what();
       }
     }
-    if (problem.empty()) continue;
+    problems[i] = std::move(problem);
+  });
+  std::size_t n_failed = 0;
+  std::string first_failure;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (problems[i].empty()) continue;
     if (++n_failed == 1) {
-      first_failure = feature_file.string() + ": utterance " + Quoted(entry.utt_id) + " of " + manifest.source() + ": " + problem;
+      first_failure = ResolveFeaturePath(entries[i], corpus_root).string() + ": utterance " + Quoted(entries[i].utt_id) + " of " +
+                      manifest.source() + ": " + problems[i];
     }
   }
   if (n_failed > 0) {

@@ -2,6 +2,8 @@
 #include "manifest/manifest.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
 #include <unistd.h>
 
 #include <atomic>
@@ -329,6 +331,48 @@ TEST_F(ManifestFilesTest, ImportRejectsEmptyCorpusAndBadRoot) {
   EXPECT_NE(InputErrorMessage([&] { ImportSphinx(fileids_, transcription_, dir_ / "nope", "mfc"); })
                 .find("corpus root (cepdir) is not a directory"),
             std::string::npos);
+}
+
+// Import and check hash the feature files on several threads; what they report is still what one
+// thread going through the manifest in order would: every digest in its entry, and the first bad
+// entry named (with the count, for check).
+TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstProblemIsNamed) {
+  constexpr int kUtterances = 300;
+  std::string fileids, transcription;
+  for (int u = 0; u < kUtterances; ++u) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "u%03d", u);
+    WriteText(corpus_ / "feat" / (std::string(id) + ".mfc"), std::string("features of ") + id);
+    fileids += std::string("feat/") + id + "\n";
+    transcription += std::string("<s> TEN </s> (") + id + ")\n";
+  }
+  WriteText(fileids_, fileids);
+  WriteText(transcription_, transcription);
+  const Manifest manifest = Import();
+  ASSERT_EQ(manifest.size(), std::size_t{kUtterances});
+  for (int u = 0; u < kUtterances; ++u) {
+    char id[16];
+    std::snprintf(id, sizeof(id), "u%03d", u);
+    EXPECT_EQ(manifest.entries()[u].utt_id, id);
+    EXPECT_EQ(manifest.entries()[u].feature_sha256, Sha256Hex(std::string("features of ") + id)) << id;
+  }
+  EXPECT_NO_THROW(CheckManifest(manifest, corpus_));
+
+  WriteText(corpus_ / "feat" / "u250.mfc", "edited");
+  fs::remove(corpus_ / "feat" / "u040.mfc");
+  WriteText(corpus_ / "feat" / "u120.mfc", "edited");
+  const std::string message = InputErrorMessage([&] { CheckManifest(manifest, corpus_); });
+  EXPECT_EQ(message.find((corpus_ / "feat" / "u040.mfc").string() + ": utterance \"u040\" of "), 0u) << message;
+  EXPECT_NE(message.find("feature file does not exist (3 of 300 utterances have missing or changed feature files)"),
+            std::string::npos)
+      << message;
+
+  fs::remove(corpus_ / "feat" / "u201.mfc");
+  const std::string import_message = InputErrorMessage([&] { Import(); });
+  EXPECT_NE(import_message.find(fileids_.string() + ":41: utterance \"u040\": feature file " +
+                                (corpus_ / "feat" / "u040.mfc").string() + " does not exist"),
+            std::string::npos)
+      << import_message;
 }
 
 TEST_F(ManifestFilesTest, CheckDetectsChangedAndMissingFeatureFiles) {
