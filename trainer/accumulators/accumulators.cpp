@@ -47,34 +47,53 @@ void Accumulators::Add(const Accumulators& other, const std::string& what) {
   add(tmat_, other.tmat_);
 }
 
-GaudenCounts Accumulators::ToGaudenCounts() const {
+namespace {
+
+GaudenCounts MakeGaudenCounts(const AccumulatorShape& shape, bool pass2var, std::vector<float> mean, std::vector<float> var,
+                              std::vector<float> dnom) {
   GaudenCounts c;
   c.has_means = true;
   c.has_vars = true;
-  c.pass2var = pass2var_;
-  c.n_cb = shape_.n_senones;
-  c.n_density = shape_.n_density;
-  c.veclen = {shape_.veclen};
-  c.mean = ToFloats(mean_);
-  c.var = ToFloats(var_);
-  c.dnom = ToFloats(dnom_);
+  c.pass2var = pass2var;
+  c.n_cb = shape.n_senones;
+  c.n_density = shape.n_density;
+  c.veclen = {shape.veclen};
+  c.mean = std::move(mean);
+  c.var = std::move(var);
+  c.dnom = std::move(dnom);
   return c;
 }
 
-Array3D Accumulators::ToMixwCounts() const {
-  return Array3D{shape_.n_senones, 1, shape_.n_density, ToFloats(mixw_)};
+Array3D MakeMixwCounts(const AccumulatorShape& shape, std::vector<float> mixw) {
+  return Array3D{shape.n_senones, 1, shape.n_density, std::move(mixw)};
 }
 
-Array3D Accumulators::ToTmatCounts() const {
-  return Array3D{shape_.n_tmat, shape_.n_emit_state, shape_.n_emit_state + 1, ToFloats(tmat_)};
+Array3D MakeTmatCounts(const AccumulatorShape& shape, std::vector<float> tmat) {
+  return Array3D{shape.n_tmat, shape.n_emit_state, shape.n_emit_state + 1, std::move(tmat)};
 }
 
-void Accumulators::Write(const std::string& dir_string) const {
+}  // namespace
+
+void WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats) {
   const fs::path dir(dir_string);
   fs::create_directories(dir);
-  WriteGaudenCountsFile((dir / "gauden_counts").string(), ToGaudenCounts());
-  WriteArray3DFile((dir / "mixw_counts").string(), ToMixwCounts());
-  WriteArray3DFile((dir / "tmat_counts").string(), ToTmatCounts());
+  WriteGaudenCountsFile((dir / "gauden_counts").string(),
+                        MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom)));
+  WriteArray3DFile((dir / "mixw_counts").string(), MakeMixwCounts(shape, std::move(floats.mixw)));
+  WriteArray3DFile((dir / "tmat_counts").string(), MakeTmatCounts(shape, std::move(floats.tmat)));
+}
+
+GaudenCounts Accumulators::ToGaudenCounts() const {
+  return MakeGaudenCounts(shape_, pass2var_, ToFloats(mean_), ToFloats(var_), ToFloats(dnom_));
+}
+
+Array3D Accumulators::ToMixwCounts() const { return MakeMixwCounts(shape_, ToFloats(mixw_)); }
+
+Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFloats(tmat_)); }
+
+void Accumulators::Write(const std::string& dir_string) const {
+  WriteBwCountFiles(dir_string, shape_, pass2var_,
+                    BwCountFloats{ToFloats(mixw_), ToFloats(dnom_), ToFloats(mean_), ToFloats(var_), ToFloats(tmat_)});
 }
 
 Accumulators Accumulators::Read(const std::string& dir_string) {

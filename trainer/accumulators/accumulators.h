@@ -23,6 +23,17 @@ struct AccumulatorShape {
   bool operator==(const AccumulatorShape&) const = default;
 };
 
+// The float32 values of the bw-format files (each already ClampTinyMagnitude'd), one vector per block
+// in Accumulators' layouts.
+struct BwCountFloats {
+  std::vector<float> mixw, dnom, mean, var, tmat;
+};
+
+// Writes gauden_counts, mixw_counts and tmat_counts of statistics of `shape` into `dir` (created if
+// needed), each atomically: what Accumulators::Write writes, from values that are already float32
+// (ExactAccumulators writes them so, without a double copy of its sums).
+void WriteBwCountFiles(const std::string& dir, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
+
 class Accumulators {
  public:
   Accumulators() = default;

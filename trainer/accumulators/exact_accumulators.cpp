@@ -1,6 +1,7 @@
 // ExactAccumulators: the exact adds, the reduction, the double view and the exact_counts encoding.
 #include "accumulators/exact_accumulators.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -58,6 +59,13 @@ FixedPoint LoadFixed(const std::uint8_t* in) {
     for (int i = 15; i >= 0; --i) bits = (bits << 8) | in[i];
     return static_cast<FixedPoint>(bits);
   }
+}
+
+// What Accumulators' float32 view of FromFixed(value) is, without the double copy.
+std::vector<float> ToCountFloats(const CarrySaveSums& values, const char* what) {
+  std::vector<float> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = ClampTinyMagnitude(static_cast<float>(FromFixed(values.Value(i, what))));
+  return out;
 }
 
 std::vector<double> ToDoubles(const CarrySaveSums& values, const char* what) {
@@ -139,24 +147,38 @@ Accumulators ExactAccumulators::ToAccumulators() const {
   return acc;
 }
 
-std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
-  // The exact size up front: growing by doubling would hold up to 1.5x the file at the peak.
-  const std::size_t size =
-      kMagicLength + 4 * kHeaderWords + 16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size());
-  std::vector<std::uint8_t> out;
-  out.reserve(size);
-  for (std::size_t i = 0; i < kMagicLength; ++i) out.push_back(static_cast<std::uint8_t>(kExactMagic[i]));
+std::size_t ExactAccumulators::ExactCountsSize() const {
+  return kMagicLength + 4 * kHeaderWords + 16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size());
+}
+
+void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
+  std::vector<std::uint8_t> head(kExactMagic, kExactMagic + kMagicLength);
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
-    AppendU32(out, v);
+    AppendU32(head, v);
   }
-  std::size_t pos = out.size();
-  out.resize(size);
+  sink(head.data(), head.size());
+  // The values in pieces of 4,096 (64 KiB): a file of several megabytes is never held whole.
+  constexpr std::size_t kPiece = 4096;
+  std::vector<std::uint8_t> piece(16 * kPiece);
   for (Block block : kBlocks) {
     const CarrySaveSums& sums = BlockData(block);
     const char* name = BlockName(block);
-    for (std::size_t i = 0; i < sums.size(); ++i, pos += 16) StoreFixed(out.data() + pos, sums.Value(i, name));
+    for (std::size_t first = 0; first < sums.size(); first += kPiece) {
+      const std::size_t n = std::min(kPiece, sums.size() - first);
+      for (std::size_t i = 0; i < n; ++i) StoreFixed(piece.data() + 16 * i, sums.Value(first + i, name));
+      sink(piece.data(), 16 * n);
+    }
   }
+}
+
+std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
+  std::vector<std::uint8_t> out;
+  out.reserve(ExactCountsSize());  // the exact size up front: no doubling
+  EmitExactCounts([&](const void* data, std::size_t size) {
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    out.insert(out.end(), bytes, bytes + size);
+  });
   return out;
 }
 
@@ -208,9 +230,11 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
 
 void ExactAccumulators::Write(const std::string& dir_string) const {
   const fs::path dir(dir_string);
-  fs::create_directories(dir);
-  ToAccumulators().Write(dir_string);
-  WriteFileAtomic(dir / "exact_counts", EncodeExactCounts());
+  WriteBwCountFiles(dir_string, shape_, pass2var_,
+                    BwCountFloats{ToCountFloats(mixw_, BlockName(Block::kMixw)), ToCountFloats(dnom_, BlockName(Block::kDnom)),
+                                  ToCountFloats(mean_, BlockName(Block::kMean)), ToCountFloats(var_, BlockName(Block::kVar)),
+                                  ToCountFloats(tmat_, BlockName(Block::kTmat))});
+  WriteFileAtomicStreamed(dir / "exact_counts", [&](const ByteSink& sink) { EmitExactCounts(sink); });
 }
 
 ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {

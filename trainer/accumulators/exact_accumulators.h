@@ -16,6 +16,7 @@
 #include "accumulators/accumulators.h"
 #include "accumulators/carry_save_sums.h"
 #include "accumulators/exact_sum.h"
+#include "common/file_io.h"
 
 namespace pstrain {
 
@@ -42,10 +43,14 @@ class ExactAccumulators {
 
   Accumulators ToAccumulators() const;
 
+  // Writes the bw-format files (as ToAccumulators().Write would, without its double copy) and
+  // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
   static ExactAccumulators Read(const std::string& dir);
-  // The exact_counts bytes (also what Write stores).
+  // The exact_counts bytes (also what Write stores): whole, or piece by piece in order.
   std::vector<std::uint8_t> EncodeExactCounts() const;
+  void EmitExactCounts(const ByteSink& sink) const;
+  std::size_t ExactCountsSize() const;
   static ExactAccumulators DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path);
 
   // Equal shapes, pass2var and canonical values (however the limbs hold them).

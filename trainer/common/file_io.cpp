@@ -171,24 +171,42 @@ fs::path HiddenSibling(const fs::path& path, const std::string& suffix) {
 }
 
 void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
+  WriteFileAtomicStreamed(path, [&](const ByteSink& sink) { sink(data, size); });
+}
+
+void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(const ByteSink&)>& produce) {
   std::string tmpl = HiddenSibling(path, ".tmp.XXXXXX").string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw TrainingError(path.string() + ": cannot create temporary file: " + ErrnoText());
-  auto fail = [&](const std::string& what) {
-    const std::string detail = ErrnoText();
+  bool discarded = false;
+  auto discard = [&] {
+    if (discarded) return;
+    discarded = true;
     ::close(fd);
     ::unlink(tmpl.c_str());
+  };
+  auto fail = [&](const std::string& what) {
+    const std::string detail = ErrnoText();
+    discard();
     return TrainingError(path.string() + ": " + what + ": " + detail);
   };
-  const auto* bytes = static_cast<const char*>(data);
-  std::size_t written = 0;
-  while (written < size) {
-    ssize_t n = ::write(fd, bytes + written, size - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw fail("write failed");
+  const ByteSink sink = [&](const void* data, std::size_t size) {
+    const auto* bytes = static_cast<const char*>(data);
+    std::size_t written = 0;
+    while (written < size) {
+      ssize_t n = ::write(fd, bytes + written, size - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw fail("write failed");
+      }
+      written += static_cast<std::size_t>(n);
     }
-    written += static_cast<std::size_t>(n);
+  };
+  try {
+    produce(sink);
+  } catch (...) {
+    discard();
+    throw;
   }
   if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
   if (::fsync(fd) != 0) throw fail("fsync failed");

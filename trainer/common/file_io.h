@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,12 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector
 inline void WriteFileAtomic(const std::filesystem::path& path, const std::string& text) {
   WriteFileAtomic(path, text.data(), text.size());
 }
+
+// The same for a file written piece by piece, so that a large one need not be held in memory:
+// `produce` calls its argument with each piece in order. An exception from `produce` removes the
+// temporary and propagates; `path` is then untouched.
+using ByteSink = std::function<void(const void* data, std::size_t size)>;
+void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::function<void(const ByteSink&)>& produce);
 
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);

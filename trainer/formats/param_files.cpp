@@ -140,6 +140,7 @@ GaudenCounts ReadGaudenCountsFile(const std::string& path) {
 
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& c) {
   S3Builder out;
+  out.Reserve(12 + c.veclen.size() + (c.has_means ? c.mean.size() : 0) + (c.has_vars ? c.var.size() : 0) + c.dnom.size());
   out.U32(c.has_means ? 1 : 0);
   out.U32(c.has_vars ? 1 : 0);
   out.U32(c.pass2var ? 1 : 0);

@@ -79,6 +79,8 @@ class S3Cursor {
 class S3Builder {
  public:
   S3Builder() { file_.header = StandardS3Header(); file_.has_checksum = true; }
+  // Room for `words` more words, so that a large file's words are allocated once, not by doubling.
+  void Reserve(std::size_t words) { file_.words.reserve(file_.words.size() + words); }
   void U32(std::uint32_t value) { file_.words.push_back(value); }
   void Floats(const std::vector<float>& values) {
     for (float v : values) file_.words.push_back(FloatBits(v));
