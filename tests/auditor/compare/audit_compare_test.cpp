@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -24,7 +25,9 @@
 #include "compare/provenance_diff.h"
 #include "formats/param_files.h"
 #include "report/line_diff.h"
+#include "report/audit_error.h"
 #include "shards/run_layout.h"
+#include "support/test_helpers.h"
 
 namespace pstrain::audit {
 namespace {
@@ -336,6 +339,28 @@ TEST_F(AuditCompareTest, MalformedFilesAreTroubleNamingTheFile) {
 
   EXPECT_EQ(Run({"--rtol", "-1"}), 2);
   EXPECT_NE(err_.find("--rtol must be a finite non-negative number"), std::string::npos) << err_;
+}
+
+// The provenance reader throws the auditor's AuditError naming the file, also for a file the
+// trainer's reader cannot open; the trainer's parameter readers' InputError becomes an AuditError
+// with its message at CompareModels.
+TEST_F(AuditCompareTest, ProvenanceTroubleIsAnAuditErrorNamingTheFileAndField) {
+  const std::string missing = (dir_ / "none" / "provenance.json").string();
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ReadProvenance(missing); }),
+            missing + ": cannot open for reading: No such file or directory");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] { ProvenanceFactsOf(json::parse("[1]"), "a/provenance.json"); }),
+            "a/provenance.json: not a JSON object");
+  EXPECT_EQ(test::ErrorMessage<AuditError>(
+                [] { ProvenanceFactsOf(json::parse("{\"requested_jobs\": -1}"), "a/provenance.json"); }),
+            "a/provenance.json: requested_jobs: expected a non-negative integer");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] {
+              DiffProvenance(json::parse("{}"), "a/provenance.json", json::parse("{\"passes\": 3}"), "b/provenance.json");
+            }),
+            "b/provenance.json: passes: expected an array");
+  const std::vector<std::uint8_t> bytes = ReadFileBytes(b() / "means");
+  WriteFileAtomic(b() / "means", std::vector<std::uint8_t>(bytes.begin(), bytes.end() - 10));
+  const std::string message = test::ErrorMessage<AuditError>([&] { CompareModels(a(), b(), Tolerance{}); });
+  EXPECT_EQ(message.rfind((b() / "means").string() + ": ", 0), 0u) << message;
 }
 
 TEST_F(AuditCompareTest, TextFilesGetALineDiff) {
