@@ -387,6 +387,29 @@ TEST_F(AuditCompareTest, HtmlIsSelfContainedWithHeatMapAndLikelihoodPlot) {
   EXPECT_EQ(html.find("src="), std::string::npos);
 }
 
+// A NaN mean in B makes its state's largest |A-B| +inf: an outlined cell, not a colour, and the
+// other states keep their colours (the scale is the largest finite difference).
+TEST_F(AuditCompareTest, ANonFiniteMeanIsAnOutlinedHeatMapCell) {
+  BumpMean(b(), std::numeric_limits<float>::quiet_NaN());
+  GaussianParams means = ReadGaussianFile((b() / "means").string());
+  means.data[means.Offset(1, 0, 0)] += 0.25f;
+  WriteGaussianFile((b() / "means").string(), means);
+  const fs::path page = dir_ / "report.html";
+  EXPECT_EQ(Run({"--format", "html", "--out", page.string()}), 1) << err_;
+  const std::string html = ReadFileText(page);
+  const std::size_t svg = html.find("aria-label=\"per-state heat map of means\"");
+  ASSERT_NE(svg, std::string::npos) << html;
+  const std::string map = html.substr(svg, html.find("</svg>", svg) - svg);
+  EXPECT_NE(map.find("<rect class=\"nonfinite\""), std::string::npos) << map;
+  EXPECT_NE(map.find("<title>state 4 (B, emitting state 1): max |A-B| +inf (not a finite number), 1 differing, 1 outside tolerance"),
+            std::string::npos)
+      << map;
+  EXPECT_NE(map.find("fill=\"#a50000\"><title>state 1"), std::string::npos) << map;  // the largest finite difference
+  for (const char* bad : {"nan\"", "inf\""}) EXPECT_EQ(map.find(bad), std::string::npos) << bad << "\n" << map;
+  const std::string command = "xmllint --noout " + page.string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << "xmllint rejects " << page;
+}
+
 // A log-likelihood of +-1e308 or infinity used to put cy="-nan" into the SVG (the axis span
 // overflowed). Finite extremes are placed on a finite axis; infinite values are drawn as such (a
 // marker on the edge and a label); the page stays well-formed (xmllint).
