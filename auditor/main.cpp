@@ -45,8 +45,9 @@ constexpr const char* kUsage =
     "  -h, --help   show this help\n";
 
 // The commands, in the order of the usage text. Each takes its arguments after the command name
-// and returns its verdict; trouble that escapes one (AuditError, a pstrain InputError or any other
-// exception) becomes "audit COMMAND: ..." and exit 2 in RunReportingErrors (report/command_runner.h).
+// and returns its verdict; trouble that escapes one (AuditError, a trainer library's InputError or
+// any other exception: report/audit_error.h) becomes "audit COMMAND: ..." and exit 2 in
+// RunReportingErrors (report/command_runner.h).
 struct Command {
   const char* name;
   pstrain::audit::CommandFunction run;

@@ -13,7 +13,6 @@
 
 #include "characterize/characterize_measure.h"
 #include "characterize/characterize_report.h"
-#include "common/error.h"
 #include "common/file_io.h"
 #include "report/child_process.h"
 #include "report/audit_error.h"
@@ -137,7 +136,7 @@ std::string DefaultPstrain() {
   return "pstrain";
 }
 
-// Runs `argv` with standard output and error to `log`; throws TrainingError when it cannot be
+// Runs `argv` with standard output and error to `log`; throws AuditError when it cannot be
 // started or does not exit 0, with the tail of the log.
 void RunLogged(const std::vector<std::string>& argv, const fs::path& log) {
   const ChildOutcome outcome = RunChild({argv, {}, {}, log, nullptr});
@@ -147,7 +146,7 @@ void RunLogged(const std::vector<std::string>& argv, const fs::path& log) {
     tail = LastLines(ReadFileText(log), 5);
   } catch (const std::exception&) {
   }
-  throw TrainingError(argv[0] + " train " + outcome.Describe() + " (log: " + log.string() + ")" + (tail.empty() ? "" : ":\n" + tail));
+  throw AuditError(argv[0] + " train " + outcome.Describe() + " (log: " + log.string() + ")" + (tail.empty() ? "" : ":\n" + tail));
 }
 
 fs::path Train(const Options& o, const std::string& pstrain, const fs::path& work_dir, const char* reduction, std::uint32_t jobs) {

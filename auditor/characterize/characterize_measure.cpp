@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 DiffStats CompareArrays(const std::vector<float>& a, const std::vector<float>& b, double budget, const std::string& what) {
   if (a.size() != b.size()) {
-    throw InputError(what + ": the two runs have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements");
+    throw AuditErrorIn(what, "the two runs have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements");
   }
   DiffStats s;
   s.elements = a.size();
@@ -85,10 +85,10 @@ PassRecord ReadPassRecord(const fs::path& path, std::uint32_t pass) {
     const json::object& totals = o.at("totals").as_object();
     r.log_likelihood_per_frame = totals.at("log_likelihood_per_frame").to_number<double>();
     r.log_likelihood_exact = std::string(totals.at("total_log_likelihood_exact").as_string());
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(path.string() + ": unreadable: " + e.what());
+  } catch (const InputError& e) {  // ReadFileText's (the trainer's): it names the file
+    throw AuditError(e.what());
+  } catch (const std::exception& e) {  // JSON, a missing or mistyped field, or the pass number above
+    throw AuditErrorIn(path.string(), std::string("unreadable: ") + e.what());
   }
   return r;
 }
@@ -110,7 +110,7 @@ ModeComparison CompareRuns(const std::string& reduction, const fs::path& run_a, 
     const PassRecord ra = ReadPassRecord(pa / "pass.json", pass), rb = ReadPassRecord(pb / "pass.json", pass);
     for (const auto& [record, path] : {std::pair{&ra, &pa}, std::pair{&rb, &pb}}) {
       if (record->reduction != reduction) {
-        throw InputError((*path / "pass.json").string() + ": reduction is " + record->reduction + ", expected " + reduction);
+        throw AuditErrorIn((*path / "pass.json").string(), "reduction is " + record->reduction + ", expected " + reduction);
       }
     }
     if (pass == 1) {
@@ -126,13 +126,13 @@ ModeComparison CompareRuns(const std::string& reduction, const fs::path& run_a, 
 
     const fs::path means_a = pa / "model" / "means", means_b = pb / "model" / "means";
     const GaussianParams ma = ReadGaussianFile(means_a.string()), mb = ReadGaussianFile(means_b.string());
-    if (!ma.SameShape(mb)) throw InputError(means_b.string() + ": not the shape of " + means_a.string());
+    if (!ma.SameShape(mb)) throw AuditErrorIn(means_b.string(), "not the shape of " + means_a.string());
     c.means = CompareArrays(ma.data, mb.data, budget, means_b.string());
     c.means_identical_bytes = ReadFileBytes(means_a) == ReadFileBytes(means_b);
 
     const fs::path counts_a = pa / "accum" / "gauden_counts", counts_b = pb / "accum" / "gauden_counts";
     const GaudenCounts ga = ReadGaudenCountsFile(counts_a.string()), gb = ReadGaudenCountsFile(counts_b.string());
-    if (!ga.has_means || !gb.has_means) throw InputError(counts_a.string() + ": holds no mean numerators");
+    if (!ga.has_means || !gb.has_means) throw AuditErrorIn(counts_a.string(), "holds no mean numerators");
     c.mean_numerators = CompareArrays(ga.mean, gb.mean, budget, counts_b.string());
     m.passes.push_back(c);
   }

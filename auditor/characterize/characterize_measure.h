@@ -23,7 +23,7 @@ struct DiffStats {
   std::size_t max_index = 0;     // the element of max_relative (0 when all agree)
 };
 
-// Throws InputError when the sizes differ.
+// Throws AuditError ("WHAT: the two runs have ...") when the sizes differ.
 DiffStats CompareArrays(const std::vector<float>& a, const std::vector<float>& b, double budget, const std::string& what);
 
 // One training run of an arm: its shard count and per-pass log-likelihood.
@@ -57,8 +57,9 @@ struct ModeComparison {
   bool AllZero() const;  // every pass: no differing mean or numerator, identical bytes, same exact log-likelihood
 };
 
-// Compares passes 1..`passes` of two finished runs. Throws InputError naming the file when a pass
-// directory, a file or a pass.json field is missing or unreadable, or when the runs' shapes differ.
+// Compares passes 1..`passes` of two finished runs. Throws AuditError naming the file when a
+// pass.json or one of its fields is missing or unreadable, or when the runs' shapes differ; the
+// trainer's pstrain::InputError (its parameter readers) when a means or gauden_counts file is.
 ModeComparison CompareRuns(const std::string& reduction, const std::filesystem::path& run_a, std::uint32_t jobs_a,
                            const std::filesystem::path& run_b, std::uint32_t jobs_b, std::uint32_t passes, double budget);
 

@@ -144,49 +144,16 @@ json::value OptJson(const std::optional<double>& v) { return v ? Number(*v) : js
 
 // ---------------------------------------------------------------- HTML
 
-// Heat-map colour for a state: white-ish for tiny differences to dark red for the file's largest,
-// on a log scale over six decades; grey for no difference.
-std::string HeatColour(double value, double max_value) {
-  if (value <= 0.0) return "#eeeeee";
-  double t = 1.0;
-  if (std::isfinite(value) && std::isfinite(max_value) && max_value > 0.0) {
-    t = (std::log10(value) - std::log10(max_value) + 6.0) / 6.0;
-  }
-  t = std::clamp(t, 0.08, 1.0);
-  const int r = static_cast<int>(std::lround(255 - t * (255 - 165)));
-  const int g = static_cast<int>(std::lround(235 - t * 235));
-  const int b = static_cast<int>(std::lround(220 - t * 220));
-  char buffer[8];
-  std::snprintf(buffer, sizeof(buffer), "#%02x%02x%02x", r, g, b);
-  return buffer;
-}
-
+// The per-state heat map of a parameter file: one cell per state, its largest |A-B|.
 std::string HeatMapSvg(const CompareReport& r, const ParamDiff& p) {
-  constexpr int kCell = 14, kColumns = 40, kLeft = 48, kTop = 8;
-  const int n = static_cast<int>(p.states.size());
-  const int rows = (n + kColumns - 1) / kColumns;
-  const int width = kLeft + kColumns * kCell + 8;
-  const int height = kTop + rows * kCell + 8;
-  double max_value = 0.0;
-  for (const StateDiff& s : p.states) max_value = std::max(max_value, s.max_abs);
-  std::ostringstream out;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-      << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\"per-"
-      << XmlEscape(p.state_axis) << " heat map of " << XmlEscape(p.path) << "\">\n";
-  for (int row = 0; row < rows; ++row) {
-    out << "<text x=\"" << kLeft - 4 << "\" y=\"" << kTop + row * kCell + kCell - 3
-        << "\" font-size=\"10\" text-anchor=\"end\" font-family=\"sans-serif\">" << row * kColumns << "</text>\n";
-  }
+  HeatMap map;
+  map.aria_label = "per-" + p.state_axis + " heat map of " + p.path;
+  map.value_name = "max |A-B|";
   for (const StateDiff& s : p.states) {
-    const int col = static_cast<int>(s.state) % kColumns, row = static_cast<int>(s.state) / kColumns;
-    out << "<rect x=\"" << kLeft + col * kCell << "\" y=\"" << kTop + row * kCell << "\" width=\"" << kCell - 1
-        << "\" height=\"" << kCell - 1 << "\" fill=\"" << HeatColour(s.max_abs, max_value) << "\"><title>"
-        << XmlEscape(p.state_axis) << " " << s.state << XmlEscape(r.StateSuffix(p, s.state, s.b_state))
-        << ": max |A-B| " << FormatNumber(s.max_abs, 6) << ", " << s.differing << " differing, " << s.outside
-        << " outside tolerance</title></rect>\n";
+    map.cells.push_back({s.state, s.max_abs, p.state_axis + " " + std::to_string(s.state) + r.StateSuffix(p, s.state, s.b_state),
+                         ", " + std::to_string(s.differing) + " differing, " + std::to_string(s.outside) + " outside tolerance"});
   }
-  out << "</svg>\n";
-  return out.str();
+  return RenderHeatMap(map);
 }
 
 std::string LikelihoodSvg(const std::vector<PassLikelihood>& passes) {

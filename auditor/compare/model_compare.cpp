@@ -558,7 +558,7 @@ CompareReport CompareModels(const fs::path& a, const fs::path& b, const Toleranc
         if (actual != recorded) r.digest_mismatches.push_back({side, file, recorded, actual});
       }
     }
-  } catch (const InputError& e) {
+  } catch (const InputError& e) {  // the trainer's readers (Mdef::Load, ReadGaussianFile, ReadFileText, ...)
     throw AuditError(e.what());
   }
   Explain(r);

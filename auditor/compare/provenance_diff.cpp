@@ -6,9 +6,9 @@
 
 #include <boost/json.hpp>
 
-#include "common/error.h"
 #include "common/file_io.h"
 #include "provenance/provenance_file.h"
+#include "report/audit_error.h"
 #include "report/line_diff.h"
 
 namespace pstrain::audit {
@@ -38,13 +38,13 @@ std::optional<std::string> Text(const json::value* v) {
 std::map<std::string, std::string> FileDigests(const json::value* v, const std::string& name, const char* field) {
   std::map<std::string, std::string> out;
   if (v == nullptr) return out;
-  if (!v->is_array()) throw FileError(name, std::string(field) + ": expected an array");
+  if (!v->is_array()) throw AuditErrorIn(name, std::string(field) + ": expected an array");
   for (const json::value& entry : v->as_array()) {
     const json::object* o = entry.if_object();
     const json::value* file = o ? o->if_contains("file") : nullptr;
     const json::value* sha = o ? o->if_contains("sha256") : nullptr;
     if (file == nullptr || sha == nullptr || !file->is_string() || !sha->is_string()) {
-      throw FileError(name, std::string(field) + ": expected entries {\"file\": ..., \"sha256\": ...}");
+      throw AuditErrorIn(name, std::string(field) + ": expected entries {\"file\": ..., \"sha256\": ...}");
     }
     out[std::string(file->as_string())] = std::string(sha->as_string());
   }
@@ -73,7 +73,7 @@ std::vector<std::string> DigestDetails(const std::map<std::string, std::string>&
 const json::array* Passes(const json::object& root, const std::string& name) {
   const json::value* v = root.if_contains("passes");
   if (v == nullptr) return nullptr;
-  if (!v->is_array()) throw FileError(name, "passes: expected an array");
+  if (!v->is_array()) throw AuditErrorIn(name, "passes: expected an array");
   return &v->as_array();
 }
 
@@ -87,7 +87,7 @@ std::optional<double> PassLikelihoodOf(const json::array& passes, std::size_t i)
 }
 
 const json::object& Root(const json::value& v, const std::string& name) {
-  if (!v.is_object()) throw FileError(name, "not a JSON object");
+  if (!v.is_object()) throw AuditErrorIn(name, "not a JSON object");
   return v.as_object();
 }
 
@@ -115,10 +115,10 @@ std::vector<std::string> ProvenanceDiff::OtherNumericDifferences() const {
 }
 
 json::value ReadProvenance(const std::string& path) {
-  const std::string text = ReadFileText(path);
+  const std::string text = AsAuditError([&] { return ReadFileText(path); });
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
-  if (ec) throw FileError(path, "not valid JSON (" + ec.message() + ")");
+  if (ec) throw AuditErrorIn(path, "not valid JSON (" + ec.message() + ")");
   Root(v, path);
   return v;
 }
@@ -130,14 +130,14 @@ ProvenanceFacts ProvenanceFactsOf(const json::value& provenance, const std::stri
     const json::value* v = root.if_contains(field);
     if (v == nullptr) return std::nullopt;
     if (!v->is_uint64() && !(v->is_int64() && v->as_int64() >= 0)) {
-      throw FileError(name, std::string(field) + ": expected a non-negative integer");
+      throw AuditErrorIn(name, std::string(field) + ": expected a non-negative integer");
     }
     return v->to_number<std::uint64_t>();
   };
   auto text = [&](const char* field) -> std::optional<std::string> {
     const json::value* v = root.if_contains(field);
     if (v == nullptr) return std::nullopt;
-    if (!v->is_string()) throw FileError(name, std::string(field) + ": expected a string");
+    if (!v->is_string()) throw AuditErrorIn(name, std::string(field) + ": expected a string");
     return std::string(v->as_string());
   };
   facts.effective_shard_count = count("effective_shard_count");

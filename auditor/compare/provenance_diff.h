@@ -47,7 +47,7 @@ struct ProvenanceDiff {
   std::vector<std::string> OtherNumericDifferences() const;
 };
 
-// Parses both files; throws pstrain::InputError naming the file when it cannot be read, is not
+// Parses both files; throws AuditError naming the file when it cannot be read, is not
 // JSON, is not an object, or a known field has the wrong type.
 ProvenanceDiff DiffProvenanceFiles(const std::string& path_a, const std::string& path_b);
 // The same on parsed values (`name_a`, `name_b` name the files in errors).

@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "common/error.h"
 #include "common/file_io.h"
+#include "report/audit_error.h"
 #include "report/junit_writer.h"
 
 namespace pstrain::audit {
@@ -86,25 +86,25 @@ std::vector<XmlTestCase> ParseGtestXml(const fs::path& path) {
   try {
     text = ReadFileText(path);
   } catch (const std::exception& e) {
-    throw InputError(path.string() + ": cannot read the GoogleTest XML report: " + e.what());
+    throw AuditErrorIn(path.string(), std::string("cannot read the GoogleTest XML report: ") + e.what());
   }
   return ParseGtestXmlText(text, path.string());
 }
 
 std::vector<XmlTestCase> ParseGtestXmlText(const std::string& text, const std::string& name) {
   if (XmlNestingDepth(text) > kMaxXmlDepth) {
-    throw InputError(name + ": not a GoogleTest XML report: elements nested more than " +
-                     std::to_string(kMaxXmlDepth) + " deep (GoogleTest writes 5 levels)");
+    throw AuditErrorIn(name, "not a GoogleTest XML report: elements nested more than " + std::to_string(kMaxXmlDepth) +
+                                 " deep (GoogleTest writes 5 levels)");
   }
   pt::ptree tree;
   try {
     std::istringstream in(text);
     pt::read_xml(in, tree);
   } catch (const std::exception& e) {
-    throw InputError(name + ": not an XML file: " + e.what());
+    throw AuditErrorIn(name, std::string("not an XML file: ") + e.what());
   }
   const auto suites = tree.get_child_optional("testsuites");
-  if (!suites) throw InputError(name + ": not a GoogleTest XML report (no <testsuites>)");
+  if (!suites) throw AuditErrorIn(name, "not a GoogleTest XML report (no <testsuites>)");
   std::vector<XmlTestCase> cases;
   for (const auto& [suite_tag, suite] : *suites) {
     if (suite_tag != "testsuite") continue;
@@ -221,28 +221,27 @@ GateRunRecord ParseRunRecord(const json::object& o) {
 }
 
 // Reads the ledger; a missing file is an empty ledger (no gate recorded anything). Throws
-// InputError "LEDGER:LINE: what" for a line that is not a ledger record.
+// AuditError "LEDGER:LINE: what" for a line that is not a ledger record.
 ParsedLedger ReadLedgerFile(const fs::path& path) {
   ParsedLedger ledger;
   std::error_code ec;
   if (!fs::exists(path, ec)) return ledger;
-  std::istringstream in(ReadFileText(path));
+  std::istringstream in(AsAuditError([&] { return ReadFileText(path); }));
   std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = path.string() + ":" + std::to_string(number) + ": ";
     json::value value;
     try {
       value = json::parse(line);
     } catch (const std::exception& e) {
-      throw InputError(where + "not JSON: " + e.what());
+      throw AuditErrorAt(path.string(), number, std::string("not JSON: ") + e.what());
     }
-    if (!value.is_object()) throw InputError(where + "not a JSON object");
+    if (!value.is_object()) throw AuditErrorAt(path.string(), number, "not a JSON object");
     const json::object& o = value.as_object();
     const std::string record = StringField(o, "record");
     const std::string gate_name = StringField(o, "gate");
-    if (gate_name.empty()) throw InputError(where + "no \"gate\"");
+    if (gate_name.empty()) throw AuditErrorAt(path.string(), number, "no \"gate\"");
     if (!ledger.gates.count(gate_name)) ledger.order.push_back(gate_name);
     LedgerGate& gate = ledger.gates[gate_name];
     if (record == "declaration") {
@@ -270,10 +269,10 @@ ParsedLedger ReadLedgerFile(const fs::path& path) {
           check.subjects.push_back(v.is_string() ? std::string(v.as_string()) : json::serialize(v));
         }
       }
-      if (check.result != "pass" && check.result != "fail") throw InputError(where + "\"result\" is neither pass nor fail");
+      if (check.result != "pass" && check.result != "fail") throw AuditErrorAt(path.string(), number, "\"result\" is neither pass nor fail");
       gate.checks.push_back(std::move(check));
     } else {
-      throw InputError(where + "unknown record type '" + record + "'");
+      throw AuditErrorAt(path.string(), number, "unknown record type '" + record + "'");
     }
   }
   return ledger;

@@ -23,7 +23,7 @@ struct XmlTestCase {
   double seconds = 0.0;
 };
 
-// Throws pstrain::InputError naming the file when it cannot be read or is not a GoogleTest report.
+// Throws AuditError naming the file when it cannot be read or is not a GoogleTest report.
 std::vector<XmlTestCase> ParseGtestXml(const std::filesystem::path& path);
 // The same on the report's text (`name` names it in errors).
 std::vector<XmlTestCase> ParseGtestXmlText(const std::string& text, const std::string& name);

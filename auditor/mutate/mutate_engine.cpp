@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "coordinator/finished_pass.h"
 #include "coordinator/pass_file.h"
+#include "report/audit_error.h"
 #include "shards/run_layout.h"
 
 namespace pstrain::audit {
@@ -25,7 +26,7 @@ PassValidator RealPassValidator() {
       v = {true, e.check(), e.shard(), e.file(), e.what()};
     } catch (const PassRejected& e) {
       v = {true, e.check(), std::nullopt, e.file(), e.what()};
-    } catch (const InputError& e) {
+    } catch (const InputError& e) {  // ReadFinishedPass's (the trainer's) on pass.json
       v = {true, "pass-json", std::nullopt, (pass_dir / "pass.json").string(), e.what()};
     } catch (const std::exception& e) {
       v = {true, "error", std::nullopt, "", e.what()};
@@ -89,24 +90,24 @@ void CopyPass(const fs::path& from, const fs::path& to) {
 std::uint32_t LastCompletePass(const fs::path& run_dir) {
   const fs::path passes = PassesDir(run_dir);
   std::error_code ec;
-  if (!fs::is_directory(passes, ec)) throw InputError(passes.string() + ": not a directory (is " + run_dir.string() + " a pstrain run directory?)");
+  if (!fs::is_directory(passes, ec)) throw AuditErrorIn(passes.string(), "not a directory (is " + run_dir.string() + " a pstrain run directory?)");
   std::uint32_t last = 0;
   for (const fs::directory_entry& entry : fs::directory_iterator(passes)) {
     const std::optional<std::uint32_t> pass = PassNumberOf(entry.path().filename().string());
     if (!pass || !fs::is_regular_file(entry.path() / kPassFileName)) continue;
     last = std::max(last, *pass);
   }
-  if (last == 0) throw InputError(passes.string() + ": no complete pass (no NNN/pass.json)");
+  if (last == 0) throw AuditErrorIn(passes.string(), "no complete pass (no NNN/pass.json)");
   return last;
 }
 
 MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std::vector<Mutation>& mutations,
                           const PassValidator& validator, const fs::path& work_dir, bool keep, const fs::path& foreign_run) {
   const fs::path original = PassDir(run_dir, pass);
-  if (!fs::is_directory(original)) throw InputError(original.string() + ": no such pass directory");
-  const FinishedPass finished = ReadFinishedPass(original);  // InputError names pass.json
+  if (!fs::is_directory(original)) throw AuditErrorIn(original.string(), "no such pass directory");
+  const FinishedPass finished = ReadFinishedPass(original);  // the trainer's InputError names pass.json
   if (finished.expected.pass != pass) {
-    throw InputError((original / "pass.json").string() + ": says pass " + std::to_string(finished.expected.pass) + ", expected " + std::to_string(pass));
+    throw AuditErrorIn((original / "pass.json").string(), "says pass " + std::to_string(finished.expected.pass) + ", expected " + std::to_string(pass));
   }
   fs::create_directories(work_dir);
 
@@ -133,8 +134,8 @@ MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std
     CopyPass(original, copy);
     const Verdict v = validator(copy);
     if (v.rejected) {
-      throw TrainingError("the unmodified copy of " + original.string() + " is rejected, so no mutation can be judged: " +
-                          StripPrefix(v.message, copy.string() + "/"));
+      throw AuditError("the unmodified copy of " + original.string() + " is rejected, so no mutation can be judged: " +
+                       StripPrefix(v.message, copy.string() + "/"));
     }
     // The real artifacts, for mutations that look at them (parsed by the real validator's code).
     ctx.artifacts = ValidatePass(copy, finished.expected);
@@ -172,7 +173,7 @@ MutateReport RunMutations(const fs::path& run_dir, std::uint32_t pass, const std
       report.results.push_back(std::move(r));
       continue;
     } catch (const std::exception& e) {
-      throw TrainingError("mutation " + m.name + " could not be applied to " + ctx.copy.string() + ": " + e.what());
+      throw AuditError("mutation " + m.name + " could not be applied to " + ctx.copy.string() + ": " + e.what());
     }
     r.verdict = validator(ctx.copy);
     r.outcome = r.verdict.rejected ? MutationOutcome::kKilled : MutationOutcome::kSurvived;

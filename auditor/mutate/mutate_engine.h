@@ -69,14 +69,15 @@ struct MutateReport {
 int MutateExitCode(const MutateReport& report);
 
 // The last complete pass of a run directory: the highest RUN_DIR/passes/NNN with a pass.json.
-// Throws InputError when there is none.
+// Throws AuditError when there is none.
 std::uint32_t LastCompletePass(const std::filesystem::path& run_dir);
 
 // Runs every mutation on pass `pass` of `run_dir`, in scratch directories under `work_dir` (created
 // if needed; each mutation's scratch directory is removed afterwards unless `keep`). `foreign_run`
 // (optional) is another run directory whose artifacts the foreign-run mutation transplants. Throws
-// InputError when the pass cannot be read, TrainingError when the unmodified copy is rejected or a
-// mutation fails to apply.
+// AuditError when the pass directory is missing, its pass.json names another pass, the unmodified
+// copy is rejected or a mutation fails to apply; pstrain::InputError (the trainer's pass reader)
+// when its pass.json cannot be read.
 MutateReport RunMutations(const std::filesystem::path& run_dir, std::uint32_t pass, const std::vector<Mutation>& mutations,
                           const PassValidator& validator, const std::filesystem::path& work_dir, bool keep = false,
                           const std::filesystem::path& foreign_run = {});

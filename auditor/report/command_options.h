@@ -55,8 +55,8 @@ class CommandOptions {
 void RequireOneOf(const std::string& name, const std::string& value, const std::vector<std::string>& allowed);
 
 // Writes a command's rendered report to `out_path` (atomically) or, without one, to `out`. A file
-// that cannot be written throws (pstrain::FileError naming it): "audit COMMAND: ..." and exit 2 in
-// RunReportingErrors (report/command_runner.h).
+// that cannot be written throws (the trainer's WriteFileAtomic: pstrain::TrainingError naming it):
+// "audit COMMAND: ..." and exit 2 in RunReportingErrors (report/command_runner.h).
 void WriteReport(const std::string& rendered, const std::optional<std::string>& out_path, std::ostream& out);
 
 }  // namespace pstrain::audit

@@ -1,4 +1,5 @@
-// The auditor's SVG line chart: axis scaling, ticks, series, markers for zeros and non-finite values.
+// The auditor's SVG charts: the line chart (axis scaling, ticks, series, markers for zeros and
+// non-finite values) and the heat map (cell colours on a log scale, outlines for non-finite values).
 #include "report/svg_chart.h"
 
 #include "report/xml_text.h"
@@ -70,6 +71,21 @@ Axis MakeAxis(const LineChart& chart) {
   }
   axis.lo = lo, axis.hi = hi, axis.step = step, axis.ticks = std::max(ticks, 1);
   return axis;
+}
+
+// A heat-map cell's colour for a finite `value`: grey for zero (or less), else light to dark red on
+// a log scale over the six decades below `max_value` (the largest finite value of the map).
+std::string HeatColour(double value, double max_value) {
+  if (value <= 0.0) return "#eeeeee";
+  double t = 1.0;
+  if (std::isfinite(max_value) && max_value > 0.0) t = (std::log10(value) - std::log10(max_value) + 6.0) / 6.0;
+  t = std::clamp(t, 0.08, 1.0);
+  const int r = static_cast<int>(std::lround(255 - t * (255 - 165)));
+  const int g = static_cast<int>(std::lround(235 - t * 235));
+  const int b = static_cast<int>(std::lround(220 - t * 220));
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "#%02x%02x%02x", r, g, b);
+  return buffer;
 }
 
 }  // namespace
@@ -160,6 +176,53 @@ std::string RenderLineChart(const LineChart& chart) {
   if (chart.log_scale && axis.has_zero) {
     out << "<text x=\"" << kLeft << "\" y=\"" << kHeight - 2
         << "\" font-size=\"10\">Hollow markers on the bottom edge are exactly zero (not drawable on a log scale).</text>\n";
+  }
+  out << "</svg>\n";
+  return out.str();
+}
+
+std::string RenderHeatMap(const HeatMap& map) {
+  if (map.cells.empty()) return "<p>" + XmlEscape(map.aria_label) + ": no values are recorded.</p>\n";
+  constexpr std::size_t kCell = 14, kLeft = 48, kTop = 8, kNoteHeight = 14;
+  const std::size_t columns = std::max<std::size_t>(map.columns, 1);
+  std::size_t places = map.cells.size();
+  double max_value = 0.0;
+  bool any_nonfinite = false;
+  for (const HeatCell& cell : map.cells) {
+    places = std::max(places, cell.index + 1);
+    if (std::isfinite(cell.value)) max_value = std::max(max_value, cell.value);
+    else any_nonfinite = true;
+  }
+  const std::size_t rows = (places + columns - 1) / columns;
+  const std::size_t width = kLeft + columns * kCell + 8;
+  const std::size_t grid_bottom = kTop + rows * kCell;
+  const std::size_t height = grid_bottom + 8 + (any_nonfinite ? kNoteHeight : 0);
+  std::ostringstream out;
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
+      << width << " " << height << "\" role=\"img\" aria-label=\"" << XmlAttributeEscape(map.aria_label) << "\">\n";
+  for (std::size_t row = 0; row < rows; ++row) {
+    out << "<text x=\"" << kLeft - 4 << "\" y=\"" << kTop + row * kCell + kCell - 3
+        << "\" font-size=\"10\" text-anchor=\"end\" font-family=\"sans-serif\">" << row * columns << "</text>\n";
+  }
+  const std::string value_name = XmlEscape(map.value_name);
+  for (const HeatCell& cell : map.cells) {
+    const std::size_t x = kLeft + cell.index % columns * kCell, y = kTop + cell.index / columns * kCell;
+    const std::string title = XmlEscape(cell.label) + ": " + value_name + " ";
+    if (!std::isfinite(cell.value)) {
+      // No place on the colour scale: white, outlined in the scale's darkest red.
+      const char* text = std::isnan(cell.value) ? "NaN" : cell.value > 0 ? "+inf" : "-inf";
+      out << "<rect class=\"nonfinite\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCell - 1 << "\" height=\"" << kCell - 1
+          << "\" fill=\"#ffffff\" stroke=\"#a50000\"><title>" << title << text << " (not a finite number)" << XmlEscape(cell.detail)
+          << "</title></rect>\n";
+      continue;
+    }
+    out << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCell - 1 << "\" height=\"" << kCell - 1 << "\" fill=\""
+        << HeatColour(cell.value, max_value) << "\"><title>" << title << Num(cell.value, 6) << XmlEscape(cell.detail)
+        << "</title></rect>\n";
+  }
+  if (any_nonfinite) {
+    out << "<text x=\"" << kLeft << "\" y=\"" << grid_bottom + kNoteHeight
+        << "\" font-size=\"10\" font-family=\"sans-serif\">White outlined cells are not finite numbers (+inf, -inf or NaN).</text>\n";
   }
   out << "</svg>\n";
   return out.str();

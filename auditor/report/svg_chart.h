@@ -1,8 +1,10 @@
-// The auditor's one SVG chart: a line chart of values per pass (audit compare's log-likelihood per
-// frame, audit characterize's differences by pass), on a linear or a log10 axis, that stays
-// well-formed and finite for any values, zeros, infinities and NaN included.
+// The auditor's SVG charts: a line chart of values per pass (audit compare's log-likelihood per
+// frame, audit characterize's differences by pass), on a linear or a log10 axis, and a heat map of
+// one value per cell (audit compare's largest difference per state). Both stay well-formed and
+// finite for any values, zeros, infinities and NaN included, and escape all text with xml_text.h.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,5 +34,28 @@ std::string RenderLineChart(const LineChart& chart);
 
 // Converts a plain series of values, one per pass.
 std::vector<std::optional<double>> ChartValues(const std::vector<double>& values);
+
+struct HeatCell {
+  std::size_t index = 0;  // its place: row index / columns, column index % columns
+  double value = 0.0;     // the colour (see RenderHeatMap)
+  std::string label;      // the tooltip: "LABEL: VALUE_NAME VALUE" + detail
+  std::string detail;
+};
+
+struct HeatMap {
+  std::string aria_label;
+  std::string value_name;  // e.g. "max |A-B|"
+  std::size_t columns = 40;
+  std::vector<HeatCell> cells;
+};
+
+// The <svg> element: one 13-pixel square per cell, `columns` to a row, each row labelled with the
+// index of its first cell. A finite value above zero is coloured from light to dark red on a log
+// scale over the six decades below the largest finite value; zero (or less) is grey. A non-finite
+// value has no place on that scale: its cell is white with a dark red outline, its tooltip says
+// "+inf (not a finite number)" (-inf, NaN), and a note below the grid explains the outline. Every
+// cell has a <title> tooltip; the value is printed with 6 significant digits. A map with no cell is
+// a sentence instead.
+std::string RenderHeatMap(const HeatMap& map);
 
 }  // namespace pstrain::audit

@@ -13,7 +13,7 @@
 #include <thread>
 #include <utility>
 
-#include "common/error.h"
+#include "report/audit_error.h"
 #include "scope/scope_frontend.h"
 #include "scope/scope_pch.h"
 
@@ -553,9 +553,9 @@ class Walker {
 
   void Guard(CXCursor c, int depth) const {
     if (depth > static_cast<int>(kMaxAstDepth)) {
-      throw RecordError(scope_.path, LineOf(c),
-                        "statements and expressions nested more than " + std::to_string(kMaxAstDepth) +
-                            " deep; the auditor walks at most " + std::to_string(kMaxAstDepth) + " levels");
+      throw AuditErrorAt(scope_.path, LineOf(c),
+                         "statements and expressions nested more than " + std::to_string(kMaxAstDepth) +
+                             " deep; the auditor walks at most " + std::to_string(kMaxAstDepth) + " levels");
     }
   }
 
@@ -1386,7 +1386,7 @@ IsolatedJob StartExtraction(const fs::path& source, const std::vector<std::strin
         ParseMode with_pch;
         with_pch.include_pch = pch->file;
         unit.emplace(path, args, with_pch);
-      } catch (const InputError&) {
+      } catch (const AuditError&) {
         unit.reset();  // the source's own diagnostics come from the parse without it
       }
       if (unit && LeadingIncludesCover(*unit, path, pch->headers)) {
@@ -1413,7 +1413,7 @@ std::vector<std::optional<FileScope>> ExtractAll(const std::vector<std::pair<fs:
   for (std::size_t i = 0; i < n; ++i) {
     try {
       args[i] = CompileArguments(compile_commands, sources[i].first);
-    } catch (const InputError& e) {
+    } catch (const AuditError& e) {
       if (skip_unknown && std::string(e.what()).find("no entry in") != std::string::npos) continue;
       throw;
     }
@@ -1510,7 +1510,7 @@ fs::path DefaultCompileCommands() {
 ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands, bool shared_pch) {
   std::error_code ec;
   const fs::file_status status = fs::status(gates, ec);
-  if (ec || !fs::exists(status)) throw FileError(gates.string(), "no such file or directory");
+  if (ec || !fs::exists(status)) throw AuditErrorIn(gates.string(), "no such file or directory");
   fs::path dir = fs::absolute(gates).lexically_normal();
   std::vector<fs::path> files, others;
   auto by_name = [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); };
@@ -1525,7 +1525,7 @@ ScopeReport ExtractScope(const fs::path& gates, const fs::path& compile_commands
         others.push_back(it->path());
       }
     }
-    if (ec) throw FileError(gates.string(), "cannot list the directory: " + ec.message());
+    if (ec) throw AuditErrorIn(gates.string(), "cannot list the directory: " + ec.message());
     std::sort(files.begin(), files.end(), by_name);
     std::sort(others.begin(), others.end(), by_name);
   } else {

@@ -55,7 +55,7 @@ namespace pstrain::audit {
 // point. It runs the parse in a child process with bounded memory and time
 // (auditor/scope_frontend.h). `display_path` is how reports name the file; files under
 // `gates_dir` other than the source (headers) are named "<gates_dir name>/<relative path>".
-// Throws pstrain::InputError: no database or no entry for the source, a source that does not
+// Throws AuditError: no database or no entry for the source, a source that does not
 // compile (with the compiler's diagnostics), a nesting deeper than kMaxAstDepth, a front end
 // stopped by its limits.
 FileScope ExtractFileScope(const std::filesystem::path& source, const std::filesystem::path& compile_commands,
@@ -64,7 +64,7 @@ FileScope ExtractFileScope(const std::filesystem::path& source, const std::files
 // Every `*_gate.cpp` directly in `gates` (sorted by name), or the single file `gates`. Files are
 // named "<directory name>/<file name>" in the report. Other .cpp files of the directory that the
 // compilation database compiles are read too (their helper calls are "other sources"). Throws
-// pstrain::InputError naming the directory or file when it cannot be read, or as above.
+// AuditError naming the directory or file when it cannot be read, or as above.
 // `shared_pch`: sources compiled with the same flags load the system headers they all open with
 // from one precompiled header built for the run (scope_pch.h) instead of parsing them each; the
 // report is the same either way, only faster.

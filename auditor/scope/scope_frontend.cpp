@@ -17,8 +17,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "common/error.h"
 #include "common/file_io.h"
+#include "report/audit_error.h"
 
 namespace pstrain::audit {
 
@@ -61,13 +61,13 @@ std::vector<std::string> CompileArguments(const fs::path& compile_commands, cons
   fs::path file = compile_commands;
   if (fs::is_directory(file, ec)) file /= "compile_commands.json";
   if (file.filename() != "compile_commands.json") {
-    throw FileError(file.string(), "a compilation database must be named compile_commands.json; " + how);
+    throw AuditErrorIn(file.string(), "a compilation database must be named compile_commands.json; " + how);
   }
-  if (!fs::is_regular_file(file, ec)) throw FileError(file.string(), "no compilation database (compile_commands.json) here; " + how);
+  if (!fs::is_regular_file(file, ec)) throw AuditErrorIn(file.string(), "no compilation database (compile_commands.json) here; " + how);
   CXCompilationDatabase_Error error = CXCompilationDatabase_NoError;
   CXCompilationDatabase db = clang_CompilationDatabase_fromDirectory(file.parent_path().string().c_str(), &error);
   if (error != CXCompilationDatabase_NoError || db == nullptr) {
-    throw FileError(file.string(), "cannot read the compilation database (not a JSON compilation database?); " + how);
+    throw AuditErrorIn(file.string(), "cannot read the compilation database (not a JSON compilation database?); " + how);
   }
   const std::string wanted = Normal(source);
   CXCompileCommands commands = clang_CompilationDatabase_getCompileCommands(db, wanted.c_str());
@@ -101,9 +101,9 @@ std::vector<std::string> CompileArguments(const fs::path& compile_commands, cons
   if (commands != nullptr) clang_CompileCommands_dispose(commands);
   clang_CompilationDatabase_dispose(db);
   if (!found) {
-    throw FileError(source.string(), "no entry in " + file.string() +
-                                         " (a gate source must be compiled by the build: gates/CMakeLists.txt; "
-                                         "reconfigure with CMake after adding it)");
+    throw AuditErrorIn(source.string(), "no entry in " + file.string() +
+                                            " (a gate source must be compiled by the build: gates/CMakeLists.txt; "
+                                            "reconfigure with CMake after adding it)");
   }
   // Only errors matter here; clang's own limits stay at their defaults, said explicitly.
   args.push_back("-w");
@@ -116,9 +116,9 @@ fs::path WriteCompileCommandsLike(const fs::path& compile_commands, const std::s
                                   const fs::path& directory) {
   boost::json::value database;
   try {
-    database = boost::json::parse(ReadFileText(compile_commands));
+    database = boost::json::parse(AsAuditError([&] { return ReadFileText(compile_commands); }));
   } catch (const boost::system::system_error& e) {
-    throw FileError(compile_commands.string(), std::string("not a JSON compilation database: ") + e.what());
+    throw AuditErrorIn(compile_commands.string(), std::string("not a JSON compilation database: ") + e.what());
   }
   if (const boost::json::array* entries = database.if_array()) {
     for (const boost::json::value& value : *entries) {
@@ -148,7 +148,7 @@ fs::path WriteCompileCommandsLike(const fs::path& compile_commands, const std::s
       return out;
     }
   }
-  throw FileError(compile_commands.string(), "has no entry for a file ending in " + like);
+  throw AuditErrorIn(compile_commands.string(), "has no entry for a file ending in " + like);
 }
 
 TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::string>& arguments, const ParseMode& mode) {
@@ -168,10 +168,10 @@ TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::
       clang_parseTranslationUnit2(index_, path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr, 0, options, &unit_);
   if (code != CXError_Success || unit_ == nullptr) {
     clang_disposeIndex(index_);
-    throw FileError(path, code == CXError_Crashed
-                              ? "the C++ front end (libclang) stopped: it crashed or ran out of its " +
-                                    std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit (deep nesting or a macro bomb?)"
-                              : "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
+    throw AuditErrorIn(path, code == CXError_Crashed
+                                 ? "the C++ front end (libclang) stopped: it crashed or ran out of its " +
+                                       std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit (deep nesting or a macro bomb?)"
+                                 : "the C++ front end (libclang) could not parse it (error code " + std::to_string(code) + ")");
   }
   if (mode.single_file) return;
   std::string errors;
@@ -187,14 +187,14 @@ TranslationUnit::TranslationUnit(const fs::path& source, const std::vector<std::
   if (count > 0) {
     clang_disposeTranslationUnit(unit_);
     clang_disposeIndex(index_);
-    throw FileError(path, "does not compile (" + std::to_string(count) + (count == 1 ? " error" : " errors") +
-                              " from the compiler front end):" + errors + (count > 10 ? "\n  ..." : ""));
+    throw AuditErrorIn(path, "does not compile (" + std::to_string(count) + (count == 1 ? " error" : " errors") +
+                                 " from the compiler front end):" + errors + (count > 10 ? "\n  ..." : ""));
   }
 }
 
 void TranslationUnit::Save(const fs::path& file) const {
   const int code = clang_saveTranslationUnit(unit_, file.string().c_str(), clang_defaultSaveOptions(unit_));
-  if (code != CXSaveError_None) throw FileError(file.string(), "libclang could not save the precompiled header (error " + std::to_string(code) + ")");
+  if (code != CXSaveError_None) throw AuditErrorIn(file.string(), "libclang could not save the precompiled header (error " + std::to_string(code) + ")");
 }
 
 TranslationUnit::~TranslationUnit() {
@@ -220,7 +220,7 @@ std::uint64_t CurrentAddressSpaceBytes() {
 
 IsolatedJob StartIsolated(const std::string& what, const std::function<std::string()>& work) {
   int fds[2];
-  if (::pipe(fds) != 0) throw InputError(what + ": cannot create a pipe: " + std::strerror(errno));
+  if (::pipe(fds) != 0) throw AuditErrorIn(what, std::string("cannot create a pipe: ") + std::strerror(errno));
   // The auditor's only fork, and deliberately not report/child_process: that runner (Boost.Process)
   // starts another program (fork + exec), while this child runs `work`, a libclang parse, in a copy
   // of this process, so that a crash, a runaway allocation or an endless parse of a hostile source
@@ -230,7 +230,7 @@ IsolatedJob StartIsolated(const std::string& what, const std::function<std::stri
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    throw InputError(what + ": cannot fork: " + std::strerror(errno));
+    throw AuditErrorIn(what, std::string("cannot fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -277,13 +277,13 @@ std::string FinishIsolated(const IsolatedJob& job) {
     const std::string why = sig == SIGXCPU || sig == SIGKILL
                                 ? "it exceeded the " + std::to_string(kFrontEndCpuSeconds) + " s CPU limit"
                                 : "it crashed or exhausted its " + std::to_string(kFrontEndMemoryBytes >> 30) + " GiB memory limit";
-    throw InputError(job.what + ": the C++ front end was stopped by signal " + std::to_string(sig) + " (" + strsignal(sig) +
-                     "): " + why + " (deep nesting or a macro bomb?)");
+    throw AuditErrorIn(job.what, "the C++ front end was stopped by signal " + std::to_string(sig) + " (" + strsignal(sig) +
+                                     "): " + why + " (deep nesting or a macro bomb?)");
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || data.empty()) {
-    throw InputError(job.what + ": the C++ front end process failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
+    throw AuditErrorIn(job.what, "the C++ front end process failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")");
   }
-  if (data[0] == '1') throw InputError(data.substr(1));
+  if (data[0] == '1') throw AuditError(data.substr(1));
   return data.substr(1);
 }
 

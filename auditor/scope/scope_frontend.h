@@ -23,7 +23,7 @@ inline constexpr std::size_t kMaxAstDepth = 400;  // nesting of the auditor's ow
 inline constexpr unsigned kClangBracketDepth = 256;  // clang's -fbracket-depth (its default)
 
 // The arguments (without the compiler and the source) of `source`'s entry in the compilation
-// database `compile_commands` (a compile_commands.json file). Throws pstrain::InputError naming the
+// database `compile_commands` (a compile_commands.json file). Throws AuditError naming the
 // database and how to produce it when it is missing, and naming the source when it has no entry.
 std::vector<std::string> CompileArguments(const std::filesystem::path& compile_commands,
                                           const std::filesystem::path& source);
@@ -31,8 +31,8 @@ std::vector<std::string> CompileArguments(const std::filesystem::path& compile_c
 // Writes `directory`/compile_commands.json with one entry: `source` compiled with the flags of the
 // entry in `compile_commands` whose file ends with `like` (e.g. "gates/fixed_count_gate.cpp").
 // For gate sources written outside the build (unit tests, the fuzz target of the front end).
-// Returns the file written. Throws pstrain::FileError naming the database when it cannot be read
-// or has no such entry.
+// Returns the file written. Throws AuditError naming the database when it cannot be read or has
+// no such entry (and the trainer's WriteFileAtomic error when the file cannot be written).
 std::filesystem::path WriteCompileCommandsLike(const std::filesystem::path& compile_commands, const std::string& like,
                                                const std::filesystem::path& source, const std::filesystem::path& directory);
 
@@ -51,7 +51,7 @@ struct ParseMode {
 // A parsed translation unit (owns its index).
 class TranslationUnit {
  public:
-  // Parses `source` with `arguments`. Throws pstrain::InputError with the compiler's diagnostics
+  // Parses `source` with `arguments`. Throws AuditError with the compiler's diagnostics
   // ("FILE:LINE:COL: error: ...") when the source does not compile.
   TranslationUnit(const std::filesystem::path& source, const std::vector<std::string>& arguments, const ParseMode& mode = {});
   ~TranslationUnit();
@@ -61,7 +61,7 @@ class TranslationUnit {
   CXTranslationUnit get() const { return unit_; }
   CXCursor cursor() const { return clang_getTranslationUnitCursor(unit_); }
   // Writes the unit (parsed with ParseMode::for_pch) as a precompiled header; throws
-  // pstrain::InputError when libclang cannot.
+  // AuditError when libclang cannot.
   void Save(const std::filesystem::path& file) const;
 
  private:
@@ -70,9 +70,9 @@ class TranslationUnit {
 };
 
 // Runs `work` in a forked child process under kFrontEndMemoryBytes and kFrontEndCpuSeconds and
-// returns what it returned. An exception in the child is rethrown here as pstrain::InputError with
+// returns what it returned. An exception in the child is rethrown here as AuditError with
 // its message; a child killed by a signal (memory or time limit, a crash of the front end) throws
-// pstrain::InputError naming `what` and the signal.
+// AuditError naming `what` and the signal.
 std::string RunIsolated(const std::string& what, const std::function<std::string()>& work);
 
 // The same in two steps, so that several sources parse at once: StartIsolated forks the child,

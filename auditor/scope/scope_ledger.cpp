@@ -9,8 +9,8 @@
 #include <system_error>
 #include <tuple>
 
-#include "common/error.h"
 #include "common/file_io.h"
+#include "report/audit_error.h"
 
 namespace pstrain::audit {
 
@@ -20,7 +20,7 @@ namespace {
 
 std::string StringField(const json::object& o, const char* key, const std::string& name, std::size_t line) {
   const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string()) throw RecordError(name, line, std::string("field \"") + key + "\" missing or not a string");
+  if (v == nullptr || !v->is_string()) throw AuditErrorAt(name, line, std::string("field \"") + key + "\" missing or not a string");
   return std::string(v->as_string());
 }
 
@@ -57,9 +57,9 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
     try {
       value = json::parse(line);
     } catch (const std::exception& e) {
-      throw RecordError(name, line_number, std::string("not JSON: ") + e.what());
+      throw AuditErrorAt(name, line_number, std::string("not JSON: ") + e.what());
     }
-    if (!value.is_object()) throw RecordError(name, line_number, "not a JSON object");
+    if (!value.is_object()) throw AuditErrorAt(name, line_number, "not a JSON object");
     const json::object& o = value.as_object();
     LedgerRecord r;
     r.line = line_number;
@@ -67,7 +67,7 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
     r.gate = StringField(o, "gate", name, line_number);
     if (const json::value* f = o.if_contains("ledger_format")) {
       if (!f->is_int64() || f->as_int64() < 1 || f->as_int64() > 2) {
-        throw RecordError(name, line_number, "unknown \"ledger_format\" (this audit reads formats 1 and 2)");
+        throw AuditErrorAt(name, line_number, "unknown \"ledger_format\" (this audit reads formats 1 and 2)");
       }
       r.format = static_cast<int>(f->as_int64());
     }
@@ -77,33 +77,35 @@ Ledger ParseLedger(std::string_view text, const std::string& name) {
       const json::value* d = o.if_contains("detail");
       if (d != nullptr && d->is_string()) r.detail = std::string(d->as_string());
       const json::value* subjects = o.if_contains("subjects");
-      if (subjects == nullptr || !subjects->is_array()) throw RecordError(name, line_number, "field \"subjects\" missing or not an array");
+      if (subjects == nullptr || !subjects->is_array()) throw AuditErrorAt(name, line_number, "field \"subjects\" missing or not an array");
       for (const json::value& s : subjects->as_array()) {
-        if (!s.is_string()) throw RecordError(name, line_number, "a subject is not a string");
+        if (!s.is_string()) throw AuditErrorAt(name, line_number, "a subject is not a string");
         r.subjects.emplace_back(s.as_string());
       }
       if (r.format < 2) {
-        throw RecordError(name, line_number,
-                          "a check record without its call site (ledger format 1, written by a gate kit older than "
-                          "the call-site ledger); rerun the gates with this build");
+        throw AuditErrorAt(name, line_number,
+                           "a check record without its call site (ledger format 1, written by a gate kit older than "
+                           "the call-site ledger); rerun the gates with this build");
       }
       r.file = StringField(o, "file", name, line_number);
       const json::value* l = o.if_contains("line");
       const json::value* c = o.if_contains("column");
       if (l == nullptr || c == nullptr || !l->is_number() || !c->is_number()) {
-        throw RecordError(name, line_number, "field \"line\" or \"column\" missing or not a number");
+        throw AuditErrorAt(name, line_number, "field \"line\" or \"column\" missing or not a number");
       }
       r.site_line = static_cast<std::size_t>(l->to_number<std::uint64_t>());
       r.site_column = static_cast<std::size_t>(c->to_number<std::uint64_t>());
     } else if (r.record != "declaration" && r.record != "run") {
-      throw RecordError(name, line_number, "unknown record type \"" + r.record + "\"");
+      throw AuditErrorAt(name, line_number, "unknown record type \"" + r.record + "\"");
     }
     ledger.records.push_back(std::move(r));
   }
   return ledger;
 }
 
-Ledger ReadLedger(const std::filesystem::path& path) { return ParseLedger(ReadFileText(path), path.string()); }
+Ledger ReadLedger(const std::filesystem::path& path) {
+  return ParseLedger(AsAuditError([&] { return ReadFileText(path); }), path.string());
+}
 
 bool LedgerGateMatches(const GateScope& gate, const std::string& ledger_gate) {
   if (ledger_gate == gate.FullName()) return true;

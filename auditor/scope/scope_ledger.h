@@ -30,11 +30,11 @@ struct Ledger {
   std::vector<LedgerRecord> records;
 };
 
-// Parses JSON Lines. Throws pstrain::InputError "NAME:LINE: what" for a line that is not a ledger
+// Parses JSON Lines. Throws AuditError "NAME:LINE: what" for a line that is not a ledger
 // record (not JSON, not an object, unknown record type or format, a missing or mistyped field, a
 // check record without its call site: format 1, written before the kit recorded call sites).
 Ledger ParseLedger(std::string_view text, const std::string& name);
-// Throws pstrain::InputError naming the file when it cannot be read.
+// Throws AuditError naming the file when it cannot be read.
 Ledger ReadLedger(const std::filesystem::path& path);
 
 enum class FindingKind {

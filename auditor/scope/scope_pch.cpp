@@ -11,7 +11,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "common/error.h"
+#include "report/audit_error.h"
 
 namespace pstrain::audit {
 
@@ -96,7 +96,7 @@ void WriteHeader(const fs::path& file, const std::vector<std::string>& headers) 
   out << "// audit scope: the system headers the gate sources open with\n";
   for (const std::string& h : headers) out << "#include <" << h << ">\n";
   out.close();
-  if (!out) throw FileError(file.string(), "cannot write the shared header");
+  if (!out) throw AuditErrorIn(file.string(), "cannot write the shared header");
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
   fs::path base = fs::temp_directory_path(ec);
   if (ec) base = "/tmp";
   std::string pattern = (base / (prefix + "XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw FileError(pattern, std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  if (::mkdtemp(pattern.data()) == nullptr) throw AuditErrorIn(pattern, std::string("cannot create a temporary directory: ") + std::strerror(errno));
   path_ = pattern;
 }
 

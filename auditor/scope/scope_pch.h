@@ -32,7 +32,7 @@ struct SharedPch {
 // that every source opening with angled includes opens with, kept when each is a system header
 // (found on a system include path). Written into `dir`. nullopt when fewer than two sources
 // would use it or it would be empty. Reads the sources' first lines only (a single-file parse);
-// runs in the calling process (run it isolated). Throws pstrain::InputError when libclang cannot
+// runs in the calling process (run it isolated). Throws AuditError when libclang cannot
 // build or save it.
 std::optional<SharedPch> BuildSharedPch(const std::vector<std::filesystem::path>& sources,
                                         const std::vector<std::string>& arguments, const std::filesystem::path& dir);

@@ -1,5 +1,6 @@
 // What every fuzz target shares: the input as text or bytes, a scratch file for parsers that only
-// read paths, and the rule that a parser rejects bad input only with pstrain::InputError.
+// read paths, and the rule that a parser rejects bad input in one way only: pstrain::InputError for
+// the trainer's parsers, pstrain::audit::AuditError for the auditor's (audit_fuzz_target.h).
 //
 // Each tests/fuzz/<name>_fuzz.cpp defines LLVMFuzzerTestOneInput. scripts/fuzz.sh links it with
 // libFuzzer (clang, ASan+UBSan); the default build links it with replay_main.cpp, which runs the
@@ -31,14 +32,20 @@ const std::filesystem::path& ScratchDir();
 // the path: for parsers whose public entry point reads a path.
 std::filesystem::path WriteScratch(const std::filesystem::path& relative, const std::uint8_t* data, std::size_t size);
 
-// Runs `parse`. pstrain::InputError is the clean rejection of bad input (exit 2 in the tools) and is
+// Runs `parse`. `Rejection` is the clean rejection of bad input (exit 2 in the tools) and is
 // swallowed; any other exception escapes, and libFuzzer or the replay main reports it as a crash.
-template <class Parse>
-void ExpectOnlyInputErrors(Parse&& parse) {
+template <class Rejection, class Parse>
+void ExpectOnlyRejections(Parse&& parse) {
   try {
     parse();
-  } catch (const pstrain::InputError&) {
+  } catch (const Rejection&) {
   }
+}
+
+// The trainer's parsers: pstrain::InputError is their clean rejection.
+template <class Parse>
+void ExpectOnlyInputErrors(Parse&& parse) {
+  ExpectOnlyRejections<pstrain::InputError>(parse);
 }
 
 // Aborts (a crash for libFuzzer and for the replay) with `what` when `condition` is false: the

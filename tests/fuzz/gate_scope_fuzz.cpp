@@ -2,7 +2,7 @@
 // ExtractFileScope: libclang in a child process with bounded memory and time, then the walk of its
 // AST). The input is written as a gate source, compiled with the flags the build's compilation
 // database gives gates/fixed_count_gate.cpp.
-#include "fuzz_target.h"
+#include "audit_fuzz_target.h"
 
 #include <string>
 
@@ -26,7 +26,7 @@ const fs::path& Database() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const fs::path& database = Database();
   const fs::path source = pstrain::fuzz::WriteScratch("gates/fuzz_gate.cpp", data, size);
-  pstrain::fuzz::ExpectOnlyInputErrors(
+  pstrain::fuzz::ExpectOnlyAuditErrors(
       [&] { pstrain::audit::ExtractFileScope(source, database, "gates/fuzz_gate.cpp", source.parent_path()); });
   return 0;
 }

@@ -4,15 +4,22 @@
 // tests/auditor/characterize/audit_characterize_integration_test.cpp.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
 #include "characterize/characterize_command.h"
+#include "common/file_io.h"
+#include "report/audit_error.h"
 #include "report/command_runner.h"
 #include "characterize/characterize_measure.h"
 #include "characterize/characterize_report.h"
+#include "shards/run_layout.h"
+#include "support/test_helpers.h"
 
 namespace pstrain::audit {
 namespace {
@@ -30,7 +37,25 @@ TEST(AuditCharacterizeMeasure, RelativeDifferenceStatistics) {
   const DiffStats nan = CompareArrays({std::numeric_limits<float>::quiet_NaN()}, {1.0f}, 1.0, "x");
   EXPECT_TRUE(std::isinf(nan.max_relative));
   EXPECT_EQ(nan.over_budget, 1u);
-  EXPECT_THROW(CompareArrays({1.0f}, {1.0f, 2.0f}, 0.0, "x"), std::exception);
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] { CompareArrays({1.0f}, {1.0f, 2.0f}, 0.0, "x"); }),
+            "x: the two runs have 1 and 2 elements");
+}
+
+// A pass.json that is missing (the trainer's reader: translated) or says another pass is the
+// auditor's AuditError naming the file.
+TEST(AuditCharacterizeMeasure, AnUnreadablePassIsAnAuditErrorNamingItsPassJson) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("audit_characterize_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const fs::path a = dir / "a", b = dir / "b";
+  const std::string pass_json = (PassDir(a, 1) / "pass.json").string();
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { CompareRuns("exact", a, 1, b, 2, 1, 0.0); }),
+            pass_json + ": cannot open for reading: No such file or directory");
+  fs::create_directories(PassDir(a, 1));
+  WriteFileAtomic(pass_json, std::string("{\"pass\": 2}\n"));
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { CompareRuns("exact", a, 1, b, 2, 1, 0.0); }),
+            pass_json + ": unreadable: \"pass\" is not 1");
+  fs::remove_all(dir);
 }
 
 TEST(AuditCharacterizeMeasure, MonotonicLikelihood) {

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -24,7 +25,9 @@
 #include "compare/provenance_diff.h"
 #include "formats/param_files.h"
 #include "report/line_diff.h"
+#include "report/audit_error.h"
 #include "shards/run_layout.h"
+#include "support/test_helpers.h"
 
 namespace pstrain::audit {
 namespace {
@@ -338,6 +341,28 @@ TEST_F(AuditCompareTest, MalformedFilesAreTroubleNamingTheFile) {
   EXPECT_NE(err_.find("--rtol must be a finite non-negative number"), std::string::npos) << err_;
 }
 
+// The provenance reader throws the auditor's AuditError naming the file, also for a file the
+// trainer's reader cannot open; the trainer's parameter readers' InputError becomes an AuditError
+// with its message at CompareModels.
+TEST_F(AuditCompareTest, ProvenanceTroubleIsAnAuditErrorNamingTheFileAndField) {
+  const std::string missing = (dir_ / "none" / "provenance.json").string();
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ReadProvenance(missing); }),
+            missing + ": cannot open for reading: No such file or directory");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] { ProvenanceFactsOf(json::parse("[1]"), "a/provenance.json"); }),
+            "a/provenance.json: not a JSON object");
+  EXPECT_EQ(test::ErrorMessage<AuditError>(
+                [] { ProvenanceFactsOf(json::parse("{\"requested_jobs\": -1}"), "a/provenance.json"); }),
+            "a/provenance.json: requested_jobs: expected a non-negative integer");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] {
+              DiffProvenance(json::parse("{}"), "a/provenance.json", json::parse("{\"passes\": 3}"), "b/provenance.json");
+            }),
+            "b/provenance.json: passes: expected an array");
+  const std::vector<std::uint8_t> bytes = ReadFileBytes(b() / "means");
+  WriteFileAtomic(b() / "means", std::vector<std::uint8_t>(bytes.begin(), bytes.end() - 10));
+  const std::string message = test::ErrorMessage<AuditError>([&] { CompareModels(a(), b(), Tolerance{}); });
+  EXPECT_EQ(message.rfind((b() / "means").string() + ": ", 0), 0u) << message;
+}
+
 TEST_F(AuditCompareTest, TextFilesGetALineDiff) {
   Text(b() / "feat.params", "-feat 1s_c_d_dd\n-cmn none\n");
   EXPECT_EQ(Run({}), 1);
@@ -360,6 +385,29 @@ TEST_F(AuditCompareTest, HtmlIsSelfContainedWithHeatMapAndLikelihoodPlot) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
+}
+
+// A NaN mean in B makes its state's largest |A-B| +inf: an outlined cell, not a colour, and the
+// other states keep their colours (the scale is the largest finite difference).
+TEST_F(AuditCompareTest, ANonFiniteMeanIsAnOutlinedHeatMapCell) {
+  BumpMean(b(), std::numeric_limits<float>::quiet_NaN());
+  GaussianParams means = ReadGaussianFile((b() / "means").string());
+  means.data[means.Offset(1, 0, 0)] += 0.25f;
+  WriteGaussianFile((b() / "means").string(), means);
+  const fs::path page = dir_ / "report.html";
+  EXPECT_EQ(Run({"--format", "html", "--out", page.string()}), 1) << err_;
+  const std::string html = ReadFileText(page);
+  const std::size_t svg = html.find("aria-label=\"per-state heat map of means\"");
+  ASSERT_NE(svg, std::string::npos) << html;
+  const std::string map = html.substr(svg, html.find("</svg>", svg) - svg);
+  EXPECT_NE(map.find("<rect class=\"nonfinite\""), std::string::npos) << map;
+  EXPECT_NE(map.find("<title>state 4 (B, emitting state 1): max |A-B| +inf (not a finite number), 1 differing, 1 outside tolerance"),
+            std::string::npos)
+      << map;
+  EXPECT_NE(map.find("fill=\"#a50000\"><title>state 1"), std::string::npos) << map;  // the largest finite difference
+  for (const char* bad : {"nan\"", "inf\""}) EXPECT_EQ(map.find(bad), std::string::npos) << bad << "\n" << map;
+  const std::string command = "xmllint --noout " + page.string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << "xmllint rejects " << page;
 }
 
 // A log-likelihood of +-1e308 or infinity used to put cy="-nan" into the SVG (the axis span

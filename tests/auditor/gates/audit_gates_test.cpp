@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
 #include "common/file_io.h"
+#include "report/audit_error.h"
+#include "support/test_helpers.h"
 #include "gates/gates_command.h"
 #include "report/command_runner.h"
 #include "gates/gates_summary.h"
@@ -223,6 +227,21 @@ TEST(AuditGatesSummaryTest, ParsesGoogleTestXml) {
   EXPECT_EQ(cases[0].failures[0], "gates/gate_kit.cpp:120\nproduced files differ: means");
   EXPECT_EQ(cases[1].result, "skipped");
   EXPECT_THROW(ParseGtestXml(dir / "missing.xml"), std::exception);
+}
+
+// The XML and ledger readers throw the auditor's AuditError, naming the file (and the line).
+TEST(AuditGatesSummaryTest, BadReportsAreAuditErrorsNamingTheFileAndLine) {
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] { ParseGtestXmlText("<html>no</html>\n", "r.xml"); }),
+            "r.xml: not a GoogleTest XML report (no <testsuites>)");
+  const fs::path dir = Scratch("errors");
+  const std::string missing = (dir / "missing.xml").string();
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ParseGtestXml(missing); }),
+            missing + ": cannot read the GoogleTest XML report: " + missing + ": cannot open for reading: No such file or directory");
+  const SummarizeInput input = Input(dir, kPassingXml, std::string(kLedger) + "[1, 2]\n");
+  const GatesRunSummary s = Summarize(input);
+  ASSERT_FALSE(s.problems.empty());
+  const std::size_t line = static_cast<std::size_t>(std::count(kLedger, kLedger + std::strlen(kLedger), '\n')) + 1;
+  EXPECT_EQ(s.problems[0], "unreadable ledger: " + input.ledger.string() + ":" + std::to_string(line) + ": not a JSON object");
 }
 
 // ---- the command, with fake gate binaries --------------------------------------------------------

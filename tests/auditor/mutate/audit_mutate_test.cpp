@@ -4,14 +4,22 @@
 // mutated in tests/auditor/mutate/audit_mutate_integration_test.cpp.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
+#include "common/error.h"
+#include "common/file_io.h"
 #include "mutate/mutate_command.h"
+#include "report/audit_error.h"
 #include "report/command_runner.h"
 #include "mutate/mutate_engine.h"
 #include "mutate/mutations.h"
+#include "shards/run_layout.h"
+#include "support/test_helpers.h"
 
 namespace pstrain::audit {
 namespace {
@@ -54,6 +62,26 @@ TEST(AuditMutateCommand, UsageErrorsExitTwo) {
   std::ostringstream out, err;
   EXPECT_EQ(RunReportingErrors("mutate", RunMutateCommand, {"--help"}, out, err), 0);
   EXPECT_EQ(out.str(), kMutateUsage);
+}
+
+// A run directory without the pass to mutate is the auditor's AuditError naming the directory; a
+// pass.json the trainer's reader rejects stays the trainer's InputError (naming pass.json).
+TEST(AuditMutateEngine, AMissingRunOrPassIsAnAuditErrorNamingTheDirectory) {
+  namespace fs = std::filesystem;
+  const fs::path run = fs::temp_directory_path() / ("audit_mutate_test_" + std::to_string(::getpid()));
+  fs::remove_all(run);
+  fs::create_directories(run);
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { LastCompletePass(run); }),
+            PassesDir(run).string() + ": not a directory (is " + run.string() + " a pstrain run directory?)");
+  fs::create_directories(PassDir(run, 1));
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { LastCompletePass(run); }),
+            PassesDir(run).string() + ": no complete pass (no NNN/pass.json)");
+  const PassValidator accept_all = [](const fs::path&) { return Verdict{}; };
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { RunMutations(run, 2, {}, accept_all, run / "work"); }),
+            PassDir(run, 2).string() + ": no such pass directory");
+  const std::string message = test::ErrorMessage<InputError>([&] { RunMutations(run, 1, {}, accept_all, run / "work"); });
+  EXPECT_NE(message.find((PassDir(run, 1) / "pass.json").string()), std::string::npos) << message;
+  fs::remove_all(run);
 }
 
 TEST(AuditMutateCommand, ExitStatusFollowsTheReport) {

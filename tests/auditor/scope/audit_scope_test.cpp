@@ -11,7 +11,6 @@
 #include <map>
 #include <sstream>
 
-#include "common/error.h"
 #include "common/file_io.h"
 #include "gates/gates_summary.h"
 #include "scope/scope_command.h"
@@ -22,6 +21,8 @@
 #include "scope/scope_ledger.h"
 #include "scope/scope_pch.h"
 #include "scope/scope_report.h"
+#include "report/audit_error.h"
+#include "support/test_helpers.h"
 
 namespace pstrain::audit {
 namespace {
@@ -576,6 +577,20 @@ TEST(AuditScopeLedgerTest, ADeadCallWithTheSameSubjectsAsALiveOneIsNotVouchedFor
   EXPECT_EQ(cross.problems(), 1u);
 }
 
+// The ledger reader throws the auditor's AuditError "NAME:LINE: what", also for a file the trainer's
+// reader cannot open.
+TEST(AuditScopeLedgerTest, ABadRecordIsAnAuditErrorNamingTheFileAndLine) {
+  const std::string declaration = "{\"record\":\"declaration\",\"gate\":\"G.X\"}\n";
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ParseLedger(declaration + "\n[1]\n", "l.jsonl"); }), "l.jsonl:3: not a JSON object");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ParseLedger(declaration + "{\"record\":\"check\"}\n", "l.jsonl"); }),
+            "l.jsonl:2: field \"gate\" missing or not a string");
+  EXPECT_EQ(test::ErrorMessage<AuditError>([] { ParseLedger("{\"record\":\"x\",\"gate\":\"G.X\"}", "l.jsonl"); }),
+            "l.jsonl:1: unknown record type \"x\"");
+  const fs::path missing = fs::temp_directory_path() / "pstrain-no-such-dir" / "ledger.jsonl";
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ReadLedger(missing); }),
+            missing.string() + ": cannot open for reading: No such file or directory");
+}
+
 TEST(AuditScopeLedgerTest, FormatOneCheckRecordsAndUnknownFormatsAreRejected) {
   const std::string v1 = "{\"record\":\"check\",\"gate\":\"G.X\",\"helper\":\"ExpectWithin\",\"subjects\":[\"a\"],\"result\":\"pass\",\"detail\":\"\"}";
   try {
@@ -730,9 +745,16 @@ TEST_F(AuditScopeFilesTest, ADatabaseForASourceWrittenOutsideTheBuildGivesTheFla
   try {
     WriteCompileCommandsLike(PSTRAIN_COMPILE_COMMANDS, "gates/no_such_gate.cpp", copy / "z_gate.cpp", copy);
     ADD_FAILURE() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("has no entry for a file ending in gates/no_such_gate.cpp"), std::string::npos) << e.what();
+  } catch (const AuditError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::string(PSTRAIN_COMPILE_COMMANDS) + ": has no entry for a file ending in gates/no_such_gate.cpp");
   }
+  const std::string missing = (dir_ / "none" / "compile_commands.json").string();
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { WriteCompileCommandsLike(missing, "gates/x_gate.cpp", copy / "z_gate.cpp", copy); }),
+            missing + ": cannot open for reading: No such file or directory");
+  const fs::path no_gates = dir_ / "no_gates";
+  EXPECT_EQ(test::ErrorMessage<AuditError>([&] { ExtractScope(no_gates, PSTRAIN_COMPILE_COMMANDS, false); }),
+            no_gates.string() + ": no such file or directory");
 }
 
 TEST(AuditScopePchTest, TheReportIsTheSameWithAndWithoutTheSharedPch) {
