@@ -338,23 +338,26 @@ TEST_F(ManifestFilesTest, ImportRejectsEmptyCorpusAndBadRoot) {
 // entry named (with the count, for check).
 TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstProblemIsNamed) {
   constexpr int kUtterances = 300;
-  std::string fileids, transcription;
-  for (int u = 0; u < kUtterances; ++u) {
+  const auto id_of = [](int u) {
     char id[16];
     std::snprintf(id, sizeof(id), "u%03d", u);
-    WriteText(corpus_ / "feat" / (std::string(id) + ".mfc"), std::string("features of ") + id);
-    fileids += std::string("feat/") + id + "\n";
-    transcription += std::string("<s> TEN </s> (") + id + ")\n";
+    return std::string(id);
+  };
+  std::string fileids, transcription;
+  for (int u = 0; u < kUtterances; ++u) {
+    const std::string id = id_of(u);
+    WriteText(corpus_ / "feat" / (id + ".mfc"), "features of " + id);
+    fileids += "feat/" + id + "\n";
+    transcription += "<s> TEN </s> (" + id + ")\n";
   }
   WriteText(fileids_, fileids);
   WriteText(transcription_, transcription);
   const Manifest manifest = Import();
   ASSERT_EQ(manifest.size(), std::size_t{kUtterances});
   for (int u = 0; u < kUtterances; ++u) {
-    char id[16];
-    std::snprintf(id, sizeof(id), "u%03d", u);
+    const std::string id = id_of(u);
     EXPECT_EQ(manifest.entries()[u].utt_id, id);
-    EXPECT_EQ(manifest.entries()[u].feature_sha256, Sha256Hex(std::string("features of ") + id)) << id;
+    EXPECT_EQ(manifest.entries()[u].feature_sha256, Sha256Hex("features of " + id)) << id;
   }
   EXPECT_NO_THROW(CheckManifest(manifest, corpus_));
 
