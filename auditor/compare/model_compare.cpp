@@ -179,13 +179,15 @@ struct StateLabels {
 };
 void LabelStates(const Mdef& mdef, StateLabels& report) {
   for (const MdefPhone& phone : mdef.phones()) {
-    std::string name = phone.base;
-    if (phone.left != "-") {
-      name += "(" + phone.left + "," + phone.right + "," + std::string(1, WordPositionLetter(phone.posn)) + ")";
+    std::string name(mdef.Name(phone.base));
+    if (phone.left != MdefPhone::kNoContext) {
+      name += "(" + std::string(mdef.Name(phone.left)) + "," + std::string(mdef.Name(phone.right)) + "," +
+              std::string(1, WordPositionLetter(phone.posn)) + ")";
     }
     report.tmat_labels.emplace(phone.tmat, name);
-    for (std::size_t k = 0; k < phone.senones.size(); ++k) {
-      report.state_labels.emplace(phone.senones[k], name + ", emitting state " + std::to_string(k));
+    const std::span<const std::uint32_t> senones = mdef.Senones(phone);
+    for (std::size_t k = 0; k < senones.size(); ++k) {
+      report.state_labels.emplace(senones[k], name + ", emitting state " + std::to_string(k));
     }
   }
 }

@@ -21,8 +21,10 @@ std::string Count(std::uint64_t n, const std::string& one, const std::string& ma
 
 }  // namespace
 
-std::uint32_t PhoneNames::Id(const std::string& name) {
-  return ids_.emplace(name, static_cast<std::uint32_t>(ids_.size())).first->second;
+std::uint32_t PhoneNames::Id(std::string_view name) {
+  const auto it = ids_.find(name);
+  if (it != ids_.end()) return it->second;
+  return ids_.emplace(std::string(name), static_cast<std::uint32_t>(ids_.size())).first->second;
 }
 
 TyingRecords TyingRecordsOf(const Mdef& mdef, PhoneNames& names) {
@@ -33,15 +35,16 @@ TyingRecords TyingRecordsOf(const Mdef& mdef, PhoneNames& names) {
   r.states.reserve(mdef.phones().size() * std::size_t(mdef.n_emit_state()));
   for (const MdefPhone& phone : mdef.phones()) {
     TyingMember m;
-    m.base = names.Id(phone.base);
-    m.left = names.Id(phone.left);
-    m.right = names.Id(phone.right);
+    m.base = names.Id(mdef.Name(phone.base));
+    m.left = names.Id(mdef.Name(phone.left));
+    m.right = names.Id(mdef.Name(phone.right));
     m.posn = static_cast<std::uint8_t>(phone.posn);
     m.group = phone.tmat;
     r.phones.push_back(m);
-    for (std::size_t k = 0; k < phone.senones.size(); ++k) {
+    const std::span<const std::uint32_t> senones = mdef.Senones(phone);
+    for (std::size_t k = 0; k < senones.size(); ++k) {
       m.k = static_cast<std::uint32_t>(k);
-      m.group = phone.senones[k];
+      m.group = senones[k];
       r.states.push_back(m);
     }
   }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/mdef.h"
@@ -28,10 +29,10 @@ struct TyingMember {
 // Phone names -> small ids, shared by A's and B's records so that equal names get equal ids.
 class PhoneNames {
  public:
-  std::uint32_t Id(const std::string& name);
+  std::uint32_t Id(std::string_view name);
 
  private:
-  std::map<std::string, std::uint32_t> ids_;
+  std::map<std::string, std::uint32_t, std::less<>> ids_;
 };
 
 // An mdef's groups: senones over triphone states, tmats over phones; members sorted by name.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -95,8 +96,11 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   std::uint32_t* const count_fields[] = {&mdef.n_base_, &mdef.n_tri_, &mdef.n_state_map_, &mdef.n_tied_state_,
                                          &mdef.n_tied_ci_state_, &mdef.n_tied_tmat_};
   std::size_t counts_read = 0;
-  // The CI phone of each row's base phone, for senone_ci_phone_ below.
-  std::vector<std::uint32_t> base_ids;
+  // While parsing only: triphone keys (to find a row defined twice where it is) and the distinct
+  // attribute columns (views into `text`).
+  std::unordered_map<std::uint64_t, std::uint32_t> triphones;
+  std::unordered_map<std::string_view, std::uint32_t> attribute_ids;
+  std::size_t reserved_rows = 0;
   std::vector<std::string_view> tokens;
   // Lines as std::getline reads them: split at '\n'; a last line without one still counts.
   for (std::size_t pos = 0; pos < text.size();) {
@@ -129,48 +133,54 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         // A phone row takes at least 15 bytes, so the file bounds what the header may reserve.
         const std::size_t rows = std::min<std::size_t>(std::size_t(mdef.n_base_) + mdef.n_tri_, text.size() / 15);
         mdef.phones_.reserve(rows);
-        base_ids.reserve(rows);
-        mdef.tri_index_.reserve(std::min<std::size_t>(mdef.n_tri_, rows));
+        reserved_rows = rows;
+        triphones.reserve(std::min<std::size_t>(mdef.n_tri_, rows));
       }
       continue;
     }
     // A phone row: base left right posn attrib tmat senone... N
     if (tokens.size() < 8) throw RecordError(path, line_no, "phone row has too few columns");
+    const std::string_view base = tokens[0], left = tokens[1], right = tokens[2];
     MdefPhone phone;
-    phone.base = tokens[0];
-    phone.left = tokens[1];
-    phone.right = tokens[2];
     phone.posn = ParsePosition(tokens[3], path, line_no);
-    phone.attributes = tokens[4];
+    const auto attribute = attribute_ids.emplace(tokens[4], static_cast<std::uint32_t>(attribute_ids.size()));
+    if (attribute.second) mdef.attribute_texts_.emplace_back(tokens[4]);
+    phone.attributes = attribute.first->second;
     phone.is_filler = HasFillerAttribute(tokens[4]);
     if (!ParseUnsigned(tokens[5], phone.tmat)) throw RecordError(path, line_no, "bad tmat id " + Quoted(tokens[5]));
+    phone.first_senone = static_cast<std::uint32_t>(mdef.senones_.size());
     std::size_t col = 6;
-    phone.senones.reserve(tokens.size() - 7);
     for (; col < tokens.size() && tokens[col][0] != 'N'; ++col) {
       std::uint32_t senone;
       if (!ParseUnsigned(tokens[col], senone)) throw RecordError(path, line_no, "bad senone id " + Quoted(tokens[col]));
-      phone.senones.push_back(senone);
+      mdef.senones_.push_back(senone);
     }
+    const std::size_t n_senones = mdef.senones_.size() - phone.first_senone;
     if (col != tokens.size() - 1) throw RecordError(path, line_no, "a phone row must end with exactly one non-emitting state \"N\"");
-    if (phone.senones.empty()) throw RecordError(path, line_no, "phone has no emitting states");
-    if (mdef.phones_.empty()) mdef.n_emit_state_ = static_cast<std::uint32_t>(phone.senones.size());
-    if (phone.senones.size() != mdef.n_emit_state_) {
-      throw RecordError(path, line_no, "phone has " + std::to_string(phone.senones.size()) +
+    if (n_senones == 0) throw RecordError(path, line_no, "phone has no emitting states");
+    if (mdef.phones_.empty()) {
+      mdef.n_emit_state_ = static_cast<std::uint32_t>(n_senones);
+      // Every senone id takes at least two bytes of the file, which bounds the reservation.
+      mdef.senones_.reserve(std::min(std::max(reserved_rows, std::size_t(1)) * n_senones, text.size() / 2));
+    }
+    if (n_senones != mdef.n_emit_state_) {
+      throw RecordError(path, line_no, "phone has " + std::to_string(n_senones) +
                                            " emitting states but earlier phones have " + std::to_string(mdef.n_emit_state_));
     }
     const std::uint32_t phone_id = static_cast<std::uint32_t>(mdef.phones_.size());
     const bool is_ci = phone_id < mdef.n_base_;
     if (is_ci) {
-      if (phone.left != "-" || phone.right != "-" || phone.posn != WordPosition::kNone) {
-        throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " must have '-' contexts and position (CI phones come first)");
+      if (left != "-" || right != "-" || phone.posn != WordPosition::kNone) {
+        throw RecordError(path, line_no, "CI phone " + Quoted(base) + " must have '-' contexts and position (CI phones come first)");
       }
       if (phone_id >= kMaxCiPhones) {
         throw RecordError(path, line_no, "more than " + std::to_string(kMaxCiPhones) + " CI phones");
       }
-      if (!mdef.ci_index_.emplace(phone.base, phone_id).second) {
-        throw RecordError(path, line_no, "CI phone " + Quoted(phone.base) + " is defined twice");
+      if (!mdef.ci_index_.emplace(base, phone_id).second) {
+        throw RecordError(path, line_no, "CI phone " + Quoted(base) + " is defined twice");
       }
-      base_ids.push_back(phone_id);
+      mdef.ci_names_.emplace_back(base);
+      phone.base = phone_id;
     } else {
       std::uint32_t ci_ids[3];
       for (int k = 0; k < 3; ++k) {
@@ -181,12 +191,14 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         ci_ids[k] = it->second;
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
-      if (!mdef.tri_index_.emplace(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id).second) {
+      if (!triphones.emplace(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id).second) {
         throw RecordError(path, line_no, "triphone is defined twice");
       }
-      base_ids.push_back(ci_ids[0]);
+      phone.base = ci_ids[0];
+      phone.left = ci_ids[1];
+      phone.right = ci_ids[2];
     }
-    for (std::uint32_t senone : phone.senones) {
+    for (std::uint32_t senone : mdef.Senones(phone)) {
       if (senone >= mdef.n_tied_state_) {
         throw RecordError(path, line_no, "senone id " + std::to_string(senone) + " is out of range (n_tied_state = " +
                                              std::to_string(mdef.n_tied_state_) + ")");
@@ -199,7 +211,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       throw RecordError(path, line_no, "tmat id " + std::to_string(phone.tmat) + " is out of range (n_tied_tmat = " +
                                            std::to_string(mdef.n_tied_tmat_) + ")");
     }
-    mdef.phones_.push_back(std::move(phone));
+    mdef.phones_.push_back(phone);
   }
   if (!seen_version) throw FileError(path, "empty mdef (no \"0.3\" version line)");
   if (counts_read < 6) throw FileError(path, "truncated mdef header (missing count lines)");
@@ -222,30 +234,42 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   }
   mdef.senone_ci_phone_.assign(mdef.n_tied_state_, 0);
   std::vector<bool> seen(mdef.n_tied_state_, false);
-  for (std::size_t p = 0; p < mdef.phones_.size(); ++p) {
-    for (std::uint32_t senone : mdef.phones_[p].senones) {
+  for (const MdefPhone& phone : mdef.phones_) {
+    for (std::uint32_t senone : mdef.Senones(phone)) {
       if (!seen[senone]) {
         seen[senone] = true;
-        mdef.senone_ci_phone_[senone] = base_ids[p];
+        mdef.senone_ci_phone_[senone] = phone.base;
       }
     }
   }
+  mdef.tri_index_.assign(triphones.begin(), triphones.end());
+  std::sort(mdef.tri_index_.begin(), mdef.tri_index_.end());  // keys are unique: the order is total
   return mdef;
 }
 
 Mdef Mdef::Load(const std::string& path) { return Parse(ReadFileText(path), path); }
 
-std::optional<std::uint32_t> Mdef::CiPhone(const std::string& name) const {
+std::optional<std::uint32_t> Mdef::CiPhone(std::string_view name) const {
   auto it = ci_index_.find(name);
   if (it == ci_index_.end()) return std::nullopt;
   return it->second;
 }
 
-std::optional<std::uint32_t> Mdef::Triphone(const std::string& base, const std::string& left, const std::string& right,
+std::optional<std::uint32_t> Mdef::Triphone(std::string_view base, std::string_view left, std::string_view right,
                                             WordPosition posn) const {
   const auto b = CiPhone(base), l = CiPhone(left), r = CiPhone(right);
   if (!b || !l || !r) return std::nullopt;
   return Triphone(*b, *l, *r, posn);
+}
+
+std::optional<std::uint32_t> Mdef::Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right,
+                                            WordPosition posn) const {
+  if (base >= kMaxCiPhones || left >= kMaxCiPhones || right >= kMaxCiPhones) return std::nullopt;
+  const std::uint64_t key = TriphoneKey(base, left, right, posn);
+  const auto it = std::lower_bound(tri_index_.begin(), tri_index_.end(), key,
+                                   [](const std::pair<std::uint64_t, std::uint32_t>& entry, std::uint64_t k) { return entry.first < k; });
+  if (it == tri_index_.end() || it->first != key) return std::nullopt;
+  return it->second;
 }
 
 std::string Mdef::Serialize() const {
@@ -262,18 +286,18 @@ std::string Mdef::Serialize() const {
   // mk_mdef_gen's row: "%5s %3s %3s %1c %6s %4u", then " %4u" per state and "    N".
   out.reserve(out.size() + phones_.size() * (40 + 5 * std::size_t(n_emit_state_)));
   for (const MdefPhone& phone : phones_) {
-    AppendRightAligned(out, phone.base, 5);
+    AppendRightAligned(out, Name(phone.base), 5);
     out += ' ';
-    AppendRightAligned(out, phone.left, 3);
+    AppendRightAligned(out, Name(phone.left), 3);
     out += ' ';
-    AppendRightAligned(out, phone.right, 3);
+    AppendRightAligned(out, Name(phone.right), 3);
     out += ' ';
     out += WordPositionLetter(phone.posn);
     out += ' ';
-    AppendRightAligned(out, phone.attributes, 6);
+    AppendRightAligned(out, Attributes(phone), 6);
     out += ' ';
     AppendRightAligned(out, phone.tmat, 4);
-    for (std::uint32_t senone : phone.senones) {
+    for (std::uint32_t senone : Senones(phone)) {
       out += ' ';
       AppendRightAligned(out, senone, 4);
     }

@@ -8,25 +8,31 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pstrain {
 
 // Word position of a triphone: begin, end, single-phone word, internal. CI phones have kNone.
-enum class WordPosition { kBegin, kEnd, kSingle, kInternal, kNone };
+enum class WordPosition : std::uint8_t { kBegin, kEnd, kSingle, kInternal, kNone };
 char WordPositionLetter(WordPosition posn);
 
+// One phone row, in ids: the names, the attribute text and the senones are held once by the Mdef
+// (Mdef::Name, Attributes, Senones). A 15,323-triphone mdef takes about 0.7 MB parsed, where rows
+// of strings took 3.2 MB (docs/performance.md, "Peak memory").
 struct MdefPhone {
-  std::string base;
-  std::string left;   // "-" for CI phones
-  std::string right;  // "-" for CI phones
-  WordPosition posn = WordPosition::kNone;
-  std::string attributes;  // as written: "n/a", "filler", or a comma-separated list
-  bool is_filler = false;
+  static constexpr std::uint32_t kNoContext = 0xffffffffu;  // a CI row's "-" left and right
+  std::uint32_t base = 0;             // CI phone id of the base phone (a CI row's own id)
+  std::uint32_t left = kNoContext;    // CI phone ids of the contexts; kNoContext for CI rows
+  std::uint32_t right = kNoContext;
   std::uint32_t tmat = 0;
-  std::vector<std::uint32_t> senones;  // one per emitting state
+  std::uint32_t attributes = 0;       // index of the row's attribute text (Mdef::Attributes)
+  std::uint32_t first_senone = 0;     // offset of the row's senones (Mdef::Senones)
+  WordPosition posn = WordPosition::kNone;
+  bool is_filler = false;
 };
 
 class Mdef {
@@ -44,19 +50,27 @@ class Mdef {
   std::uint32_t n_emit_state() const { return n_emit_state_; }
   const std::vector<MdefPhone>& phones() const { return phones_; }
 
-  // CI phone id by name.
-  std::optional<std::uint32_t> CiPhone(const std::string& name) const;
-  // Triphone id for (base, left, right, posn); all names are CI phone names.
-  std::optional<std::uint32_t> Triphone(const std::string& base, const std::string& left,
-                                        const std::string& right, WordPosition posn) const;
-  // The same by CI phone ids (the graph builder's lookup, once per phone of every utterance).
-  std::optional<std::uint32_t> Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) const {
-    auto it = tri_index_.find(TriphoneKey(base, left, right, posn));
-    if (it == tri_index_.end()) return std::nullopt;
-    return it->second;
+  // The name of CI phone `ci`, or "-" for MdefPhone::kNoContext (as the file writes it).
+  std::string_view Name(std::uint32_t ci) const {
+    return ci == MdefPhone::kNoContext ? std::string_view("-") : std::string_view(ci_names_[ci]);
   }
+  // A row's attribute column as written: "n/a", "filler", or a comma-separated list.
+  std::string_view Attributes(const MdefPhone& phone) const { return attribute_texts_[phone.attributes]; }
+  // A row's senones, one per emitting state.
+  std::span<const std::uint32_t> Senones(const MdefPhone& phone) const {
+    return {senones_.data() + phone.first_senone, n_emit_state_};
+  }
+  std::span<const std::uint32_t> Senones(std::uint32_t phone_id) const { return Senones(phones_[phone_id]); }
+
+  // CI phone id by name.
+  std::optional<std::uint32_t> CiPhone(std::string_view name) const;
+  // Triphone id for (base, left, right, posn); all names are CI phone names.
+  std::optional<std::uint32_t> Triphone(std::string_view base, std::string_view left, std::string_view right,
+                                        WordPosition posn) const;
+  // The same by CI phone ids (the graph builder's lookup, once per phone of every utterance).
+  std::optional<std::uint32_t> Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) const;
   // The CI senone of emitting state `state` of CI phone `ci_phone`.
-  std::uint32_t CiSenone(std::uint32_t ci_phone, std::uint32_t state) const { return phones_[ci_phone].senones[state]; }
+  std::uint32_t CiSenone(std::uint32_t ci_phone, std::uint32_t state) const { return Senones(ci_phone)[state]; }
   // Senone -> CI phone it belongs to (via the base phone of the first row using it).
   std::uint32_t SenoneCiPhone(std::uint32_t senone) const { return senone_ci_phone_[senone]; }
 
@@ -67,14 +81,17 @@ class Mdef {
   std::uint32_t n_base_ = 0, n_tri_ = 0, n_state_map_ = 0, n_tied_state_ = 0, n_tied_ci_state_ = 0,
                 n_tied_tmat_ = 0, n_emit_state_ = 0;
   std::vector<MdefPhone> phones_;
+  std::vector<std::uint32_t> senones_;          // n_emit_state_ per row, in row order
+  std::vector<std::string> ci_names_;           // by CI phone id
+  std::vector<std::string> attribute_texts_;    // distinct attribute columns, in order of first use
   std::map<std::string, std::uint32_t, std::less<>> ci_index_;  // transparent: looked up by string_view
-  // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id. Only looked up, never
-  // iterated (files are written from phones_), so the hash order reaches no output.
+  // (base, left, right, posn) CI ids packed by TriphoneKey, sorted, with the phone id: looked up by
+  // binary search (16 bytes a triphone, where a hash map took about 40).
   static constexpr std::uint32_t kMaxCiPhones = 1u << 20;
   static std::uint64_t TriphoneKey(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) {
     return std::uint64_t(base) | std::uint64_t(left) << 20 | std::uint64_t(right) << 40 | std::uint64_t(posn) << 60;
   }
-  std::unordered_map<std::uint64_t, std::uint32_t> tri_index_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> tri_index_;
   std::vector<std::uint32_t> senone_ci_phone_;
 };
 

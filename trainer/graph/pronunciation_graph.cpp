@@ -115,7 +115,7 @@ PronunciationGraph BuildPronunciationGraph(const std::vector<std::string>& words
           const std::uint32_t phone_id =
               LookupPhoneId(mdef, ci, copy.left, copy.right, PositionOf(i, n), utterance_last, &fell_back);
           if (fell_back) {
-            for (std::uint32_t senone : mdef.phones()[ci].senones) fallback.insert(senone);
+            for (std::uint32_t senone : mdef.Senones(ci)) fallback.insert(senone);
           }
           const std::uint32_t instance = static_cast<std::uint32_t>(hmm.phones.size());
           hmm.phones.push_back({phone_id, ci, PositionOf(i, n)});

@@ -60,7 +60,7 @@ std::uint32_t AppendPhoneStates(SentenceHmm& hmm, std::uint32_t phone_instance, 
   for (std::uint32_t m = 0; m <= n_emit; ++m) {
     HmmState state;
     if (m < n_emit) {
-      state.senone = row.senones[m];
+      state.senone = mdef.Senones(row)[m];
       state.ci_senone = mdef.CiSenone(phone.ci_phone, m);
       // Local senones: the state's own, then its CI senone (a CD state also feeds its CI
       // senone's statistics, as bw does).

@@ -527,7 +527,12 @@ TEST(S3FormatsMdefTest, ValidTriphoneRowIsParsedAndSerialized) {
   const auto id = mdef.Triphone("AA", "B", "K", WordPosition::kInternal);
   ASSERT_TRUE(id.has_value());
   EXPECT_EQ(*id, 34u);
-  EXPECT_EQ(mdef.phones()[*id].senones, (std::vector<std::uint32_t>{102, 103, 104}));
+  const std::vector<std::uint32_t> senones(mdef.Senones(*id).begin(), mdef.Senones(*id).end());
+  EXPECT_EQ(senones, (std::vector<std::uint32_t>{102, 103, 104}));
+  EXPECT_EQ(mdef.phones()[*id].base, *mdef.CiPhone("AA"));
+  EXPECT_EQ(mdef.Name(mdef.phones()[*id].left), "B");
+  EXPECT_EQ(mdef.Name(mdef.phones()[*id].right), "K");
+  EXPECT_EQ(mdef.Attributes(mdef.phones()[*id]), "n/a");
   EXPECT_EQ(mdef.SenoneCiPhone(103), *mdef.CiPhone("AA"));
   EXPECT_FALSE(mdef.Triphone("AA", "B", "K", WordPosition::kBegin).has_value());
   EXPECT_EQ(mdef.Serialize(), text);
@@ -541,8 +546,9 @@ TEST(S3FormatsMdefTest, AnyWhitespaceSeparatesTokens) {
   const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
   ASSERT_NE(original.find(last_ci_row), std::string::npos);
   const Mdef mdef = Mdef::Parse(ReplaceFirst(original, last_ci_row, "Z\t-\v-  -\fn/a 33\t\t99 100 101 N\n"), "mdef");
-  EXPECT_EQ(mdef.phones().back().base, "Z");
-  EXPECT_EQ(mdef.phones().back().senones, (std::vector<std::uint32_t>{99, 100, 101}));
+  EXPECT_EQ(mdef.Name(mdef.phones().back().base), "Z");
+  const std::span<const std::uint32_t> senones = mdef.Senones(mdef.phones().back());
+  EXPECT_EQ(std::vector<std::uint32_t>(senones.begin(), senones.end()), (std::vector<std::uint32_t>{99, 100, 101}));
   EXPECT_EQ(mdef.Serialize(), original);
 }
 
@@ -556,7 +562,8 @@ TEST(S3FormatsMdefTest, LongNamesAndAttributesAreWrittenWhole) {
   const std::string row = long_name + "   -   - - " + attributes + "   33   99  100  101    N\n";
   const std::string text = ReplaceFirst(original, last_ci_row, row);
   const Mdef mdef = Mdef::Parse(text, "mdef");
-  EXPECT_EQ(mdef.phones().back().base, long_name);
+  EXPECT_EQ(mdef.Name(mdef.phones().back().base), long_name);
+  EXPECT_EQ(mdef.Attributes(mdef.phones().back()), attributes);
   EXPECT_TRUE(mdef.phones().back().is_filler);
   EXPECT_EQ(mdef.Serialize(), text);
   EXPECT_EQ(Mdef::Parse(mdef.Serialize(), "mdef").Serialize(), text);

@@ -195,8 +195,8 @@ TEST_F(An4Test, StateOccupancyEqualsOutgoingTransitions) {
         double outgoing = 0.0;
         for (std::uint32_t to = 0; to <= model_->n_emit_state(); ++to) outgoing += acc.tmat(phone.tmat, from, to);
         double occupancy = 0.0;
-        for (std::uint32_t k = 0; k < model_->n_density(); ++k) occupancy += acc.dnom(phone.senones[from], k);
-        EXPECT_PRED4(NearRelative, outgoing, occupancy, 1e-6, 1e-300) << phone.base << " state " << from;
+        for (std::uint32_t k = 0; k < model_->n_density(); ++k) occupancy += acc.dnom(files_->mdef.Senones(phone)[from], k);
+        EXPECT_PRED4(NearRelative, outgoing, occupancy, 1e-6, 1e-300) << files_->mdef.Name(phone.base) << " state " << from;
         total_transitions += outgoing;
       }
     }
@@ -403,7 +403,7 @@ struct Lattice {
         log_b(n_frames, std::vector<double>(n_states, kNegInf)) {
     for (std::uint32_t frame = 0; frame < n_frames; ++frame) {
       for (std::uint32_t state = 0; state < n_states; ++state) {
-        if (m_of(state) < n_emit) log_b[frame][state] = tiny.LogOutput(row_of(state).senones[m_of(state)], features.frame(frame));
+        if (m_of(state) < n_emit) log_b[frame][state] = tiny.LogOutput(tiny.files.mdef.Senones(row_of(state))[m_of(state)], features.frame(frame));
       }
     }
   }
@@ -490,7 +490,7 @@ struct BruteForce {
       for (std::uint32_t state = 0; state < n_states; ++state) {
         if (m_of(state) == n_emit) continue;
         const double gamma = std::exp(alpha[frame][state] + beta[frame][state] - log_likelihood);
-        const std::uint32_t senone = row_of(state).senones[m_of(state)];
+        const std::uint32_t senone = tiny.files.mdef.Senones(row_of(state))[m_of(state)];
         for (std::uint32_t k = 0; k < n_density; ++k) {
           const double gamma_k = gamma * std::exp(tiny.LogDensity(senone, k, x) - log_b[frame][state]);
           const std::size_t dens = std::size_t(senone) * n_density + k;

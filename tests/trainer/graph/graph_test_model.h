@@ -127,8 +127,10 @@ struct TestGraph {
   // "A" for a CI row, "A(SIL,B,b)" for a triphone row.
   std::string Describe(std::uint32_t phone_id) const {
     const MdefPhone& row = mdef.phones()[phone_id];
-    if (row.left == "-") return row.base;
-    return row.base + "(" + row.left + "," + row.right + "," + WordPositionLetter(row.posn) + ")";
+    const std::string base(mdef.Name(row.base));
+    if (row.left == MdefPhone::kNoContext) return base;
+    return base + "(" + std::string(mdef.Name(row.left)) + "," + std::string(mdef.Name(row.right)) + "," +
+           WordPositionLetter(row.posn) + ")";
   }
   std::vector<std::string> DescribePhones(const SentenceHmm& hmm) const {
     std::vector<std::string> out;

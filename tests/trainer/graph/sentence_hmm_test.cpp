@@ -83,7 +83,8 @@ TEST(SentenceHmmTest, WordPositionsAndContexts) {
     EXPECT_EQ(Positions(hmm), c.positions);
     for (const PhoneInstance& phone : hmm.phones) {
       EXPECT_EQ(graph.mdef.phones()[phone.ci_phone].base, graph.mdef.phones()[phone.phone_id].base);
-      EXPECT_EQ(graph.mdef.phones()[phone.ci_phone].left, "-");
+      EXPECT_EQ(graph.mdef.phones()[phone.ci_phone].base, phone.ci_phone);
+      EXPECT_EQ(graph.mdef.Name(graph.mdef.phones()[phone.ci_phone].left), "-");
     }
   }
 }
@@ -180,8 +181,8 @@ TEST(SentenceHmmTest, StatesAndArcsFollowTheMdefRowsAndTmats) {
       EXPECT_EQ(state.tmat, row.tmat);
       if (state_idx < kEmit) {
         EXPECT_TRUE(state.emitting());
-        EXPECT_EQ(state.senone, row.senones[state_idx]);
-        EXPECT_EQ(state.ci_senone, graph.mdef.phones()[phone.ci_phone].senones[state_idx]);
+        EXPECT_EQ(state.senone, graph.mdef.Senones(row)[state_idx]);
+        EXPECT_EQ(state.ci_senone, graph.mdef.Senones(phone.ci_phone)[state_idx]);
       } else {
         EXPECT_FALSE(state.emitting());
         EXPECT_EQ(state.senone, kNonEmitting);
