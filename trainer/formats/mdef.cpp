@@ -5,6 +5,7 @@
 #include <charconv>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -98,7 +99,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   std::size_t counts_read = 0;
   // While parsing only: triphone keys (to find a row defined twice where it is) and the distinct
   // attribute columns (views into `text`).
-  std::unordered_map<std::uint64_t, std::uint32_t> triphones;
+  std::unordered_set<std::uint64_t> triphones;
   std::unordered_map<std::string_view, std::uint32_t> attribute_ids;
   std::size_t reserved_rows = 0;
   std::vector<std::string_view> tokens;
@@ -191,7 +192,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         ci_ids[k] = it->second;
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
-      if (!triphones.emplace(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id).second) {
+      if (!triphones.insert(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn)).second) {
         throw RecordError(path, line_no, "triphone is defined twice");
       }
       phone.base = ci_ids[0];
@@ -242,8 +243,22 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       }
     }
   }
-  mdef.tri_index_.assign(triphones.begin(), triphones.end());
-  std::sort(mdef.tri_index_.begin(), mdef.tri_index_.end());  // keys are unique: the order is total
+  if (!triphones.empty()) {
+    unsigned bits = 1;
+    while ((std::size_t(1) << bits) < 2 * triphones.size()) ++bits;
+    mdef.tri_shift_ = 64 - bits;
+    mdef.tri_keys_.assign(std::size_t(1) << bits, kNoKey);
+    mdef.tri_ids_.assign(std::size_t(1) << bits, 0);
+    // Filled in row order, so that the table's layout, too, depends on the file alone.
+    for (std::uint32_t phone_id = mdef.n_base_; phone_id < mdef.phones_.size(); ++phone_id) {
+      const MdefPhone& row = mdef.phones_[phone_id];
+      const std::uint64_t key = TriphoneKey(row.base, row.left, row.right, row.posn);
+      std::size_t slot = mdef.TriphoneSlot(key);
+      while (mdef.tri_keys_[slot] != kNoKey) slot = (slot + 1) & (mdef.tri_keys_.size() - 1);
+      mdef.tri_keys_[slot] = key;
+      mdef.tri_ids_[slot] = phone_id;
+    }
+  }
   return mdef;
 }
 
@@ -262,15 +277,6 @@ std::optional<std::uint32_t> Mdef::Triphone(std::string_view base, std::string_v
   return Triphone(*b, *l, *r, posn);
 }
 
-std::optional<std::uint32_t> Mdef::Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right,
-                                            WordPosition posn) const {
-  if (base >= kMaxCiPhones || left >= kMaxCiPhones || right >= kMaxCiPhones) return std::nullopt;
-  const std::uint64_t key = TriphoneKey(base, left, right, posn);
-  const auto it = std::lower_bound(tri_index_.begin(), tri_index_.end(), key,
-                                   [](const std::pair<std::uint64_t, std::uint32_t>& entry, std::uint64_t k) { return entry.first < k; });
-  if (it == tri_index_.end() || it->first != key) return std::nullopt;
-  return it->second;
-}
 
 std::string Mdef::Serialize() const {
   std::string out;

@@ -68,7 +68,14 @@ class Mdef {
   std::optional<std::uint32_t> Triphone(std::string_view base, std::string_view left, std::string_view right,
                                         WordPosition posn) const;
   // The same by CI phone ids (the graph builder's lookup, once per phone of every utterance).
-  std::optional<std::uint32_t> Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) const;
+  std::optional<std::uint32_t> Triphone(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) const {
+    if (base >= kMaxCiPhones || left >= kMaxCiPhones || right >= kMaxCiPhones || tri_keys_.empty()) return std::nullopt;
+    const std::uint64_t key = TriphoneKey(base, left, right, posn);
+    for (std::size_t slot = TriphoneSlot(key);; slot = (slot + 1) & (tri_keys_.size() - 1)) {
+      if (tri_keys_[slot] == key) return tri_ids_[slot];
+      if (tri_keys_[slot] == kNoKey) return std::nullopt;
+    }
+  }
   // The CI senone of emitting state `state` of CI phone `ci_phone`.
   std::uint32_t CiSenone(std::uint32_t ci_phone, std::uint32_t state) const { return Senones(ci_phone)[state]; }
   // Senone -> CI phone it belongs to (via the base phone of the first row using it).
@@ -85,13 +92,21 @@ class Mdef {
   std::vector<std::string> ci_names_;           // by CI phone id
   std::vector<std::string> attribute_texts_;    // distinct attribute columns, in order of first use
   std::map<std::string, std::uint32_t, std::less<>> ci_index_;  // transparent: looked up by string_view
-  // (base, left, right, posn) CI ids packed by TriphoneKey, sorted, with the phone id: looked up by
-  // binary search (16 bytes a triphone, where a hash map took about 40).
+  // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id, in an open-addressing table
+  // (linear probing, a power of two of slots, at most half full: about 26 bytes a triphone, where
+  // std::unordered_map took about 40). Only looked up, never iterated (files are written from
+  // phones_), so the slot order reaches no output.
   static constexpr std::uint32_t kMaxCiPhones = 1u << 20;
+  static constexpr std::uint64_t kNoKey = ~std::uint64_t(0);  // posn < 8 keeps real keys below it
   static std::uint64_t TriphoneKey(std::uint32_t base, std::uint32_t left, std::uint32_t right, WordPosition posn) {
     return std::uint64_t(base) | std::uint64_t(left) << 20 | std::uint64_t(right) << 40 | std::uint64_t(posn) << 60;
   }
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> tri_index_;
+  std::size_t TriphoneSlot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ull) >> tri_shift_);
+  }
+  std::vector<std::uint64_t> tri_keys_;
+  std::vector<std::uint32_t> tri_ids_;
+  unsigned tri_shift_ = 64;
   std::vector<std::uint32_t> senone_ci_phone_;
 };
 
