@@ -60,13 +60,14 @@ const char* OutcomeName(OutcomeKind kind) {
   return "?";
 }
 
-CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
-                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                               const AccumulateOptions& options, std::ostream* log) {
-  const AcousticModel model(model_files, options.model);
+namespace {
+
+CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, const Manifest& manifest, std::size_t begin,
+                                 std::size_t end, const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                                 const AccumulateOptions& options, std::ostream* log) {
   AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
   CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0, {}};
-  if (options.multipron) result.fallback_senones.assign(model_files.mdef.n_tied_state(), 0);
+  if (options.multipron) result.fallback_senones.assign(mdef.n_tied_state(), 0);
   ForwardBackward fb;
   UtteranceStats stats;
   for (std::size_t index = begin; index < end; ++index) {
@@ -92,11 +93,11 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
     std::vector<std::uint32_t> fallback_senones;
     try {
       if (options.multipron) {
-        PronunciationGraph graph = BuildPronunciationGraph(entry.words, dictionary, model_files.mdef, model);
+        PronunciationGraph graph = BuildPronunciationGraph(entry.words, dictionary, mdef, model);
         hmm = std::move(graph.hmm);
         fallback_senones = std::move(graph.fallback_senones);
       } else {
-        hmm = BuildSentenceHmm(entry.words, dictionary, model_files.mdef, model);
+        hmm = BuildSentenceHmm(entry.words, dictionary, mdef, model);
       }
     } catch (const GraphError& error) {
       failure = AlignmentFailure{error.reason, error.message, false};
@@ -148,6 +149,25 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
     result.outcomes.push_back(std::move(outcome));
   }
   return result;
+}
+
+}  // namespace
+
+CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
+                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                               const AccumulateOptions& options, std::ostream* log) {
+  const AcousticModel model(model_files, options.model);
+  return RunCorpusPassOn(model_files.mdef, model, manifest, begin, end, corpus_root, dictionary, options, log);
+}
+
+CorpusPassResult RunCorpusPass(ModelFiles&& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
+                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                               const AccumulateOptions& options, std::ostream* log) {
+  const AcousticModel model(model_files, options.model);
+  // The E-step reads the parameters from `model` only: the files' copies go before it starts.
+  const Mdef mdef = std::move(model_files.mdef);
+  model_files = ModelFiles();
+  return RunCorpusPassOn(mdef, model, manifest, begin, end, corpus_root, dictionary, options, log);
 }
 
 }  // namespace pstrain

@@ -65,5 +65,10 @@ struct CorpusPassResult {
 CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
                                const AccumulateOptions& options, std::ostream* log);
+// The same, releasing `model_files`' parameter arrays once the model is built (the shard worker's
+// form: about 1.5 MB less for the tied CD benchmark model).
+CorpusPassResult RunCorpusPass(ModelFiles&& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
+                               const std::filesystem::path& corpus_root, const Dictionary& dictionary,
+                               const AccumulateOptions& options, std::ostream* log);
 
 }  // namespace pstrain

@@ -94,7 +94,7 @@ void RunShardTask(const ShardTask& task) {
   fs::create_directories(dir);
 
   const PassInputs& inputs = task.inputs;
-  const ModelFiles model = LoadCheckedModel(inputs.model_dir);
+  ModelFiles model = LoadCheckedModel(inputs.model_dir);
   const Manifest manifest = Manifest::Load(inputs.manifest_path);
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));
@@ -105,7 +105,8 @@ void RunShardTask(const ShardTask& task) {
   const ShardRange range = ShardOf(task.shard, task.shard_count, manifest.size());
 
   std::ofstream log(dir / "worker.log");
-  CorpusPassResult result = RunCorpusPass(model, manifest, range.begin, range.end, inputs.corpus_root, dictionary, inputs.options, &log);
+  CorpusPassResult result =
+      RunCorpusPass(std::move(model), manifest, range.begin, range.end, inputs.corpus_root, dictionary, inputs.options, &log);
   log.close();
 
   ShardArtifact artifact;
