@@ -52,13 +52,13 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
   struct Case {
     std::uint32_t n_density, topn;
   };
-  for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}}) {
+  for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}, Case{6, 0}, Case{16, 0}}) {
     SCOPED_TRACE("densities " + std::to_string(c.n_density) + ", topn " + std::to_string(c.topn));
     const ModelFiles files = Widened(an4, c.n_density, rng);
     ModelOptions options;
     options.topn = c.topn;
     const AcousticModel model(files, options);
-    EXPECT_EQ(model.has_grouped_layout(), c.n_density == 8 && c.topn == 0);
+    EXPECT_EQ(model.has_grouped_layout(), c.n_density >= 4 && c.topn == 0);
     const std::uint32_t n_senones = model.n_senones(), veclen = model.veclen(), topn = model.topn();
     // Frames near the senones' means (so the top-n order varies) and far from them.
     std::normal_distribution<float> noise(0.0f, 1.0f);

@@ -181,8 +181,9 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   std::vector<double> expected(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) expected[i] = Exp(in[i] - shift);
 
-  // Grouped distances: 3 groups of 4 densities, 39 dimensions, values of trained models.
-  const std::uint32_t veclen = 39, n_groups = 3;
+  // Grouped distances: 7 groups of 4 densities (the vector kernels take 2 groups at a time, then
+  // 1), 39 dimensions, values of trained models.
+  const std::uint32_t veclen = 39, n_groups = 7;
   std::vector<float> x(veclen), mean(std::size_t(n_groups) * veclen * 4);
   std::vector<double> precision(mean.size());  // float32 values held as double, as the model's layout
   std::normal_distribution<float> gauss(0.0f, 3.0f);
@@ -232,9 +233,14 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
         EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "two_pass " << two_pass << " dim " << l;
       }
     }
-    std::vector<double> dist_out(expected_dist.size());
-    kernels.grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, dist_out.data());
-    for (std::size_t i = 0; i < dist_out.size(); ++i) EXPECT_EQ(BitsOf(dist_out[i]), BitsOf(expected_dist[i])) << i;
+    // Every count of groups from 1 to 7: the 2-group loop with and without a last single group.
+    for (std::uint32_t groups = 1; groups <= n_groups; ++groups) {
+      std::vector<double> dist_out(std::size_t(groups) * 4, -1.0);
+      kernels.grouped_distances(x.data(), mean.data(), precision.data(), veclen, groups, dist_out.data());
+      for (std::size_t i = 0; i < dist_out.size(); ++i) {
+        EXPECT_EQ(BitsOf(dist_out[i]), BitsOf(expected_dist[i])) << groups << " groups, value " << i;
+      }
+    }
   }
 }
 
