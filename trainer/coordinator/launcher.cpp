@@ -1,6 +1,8 @@
 // The inline and local-process launchers, and the worker command line (WorkerArguments).
 #include "coordinator/launcher.h"
 
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "common/error.h"
 #include "common/interrupt.h"
@@ -130,6 +133,56 @@ class ProgressLine {
 
 }  // namespace
 
+namespace {
+
+// A pidfd (Linux 5.3+) of a started worker: poll() on it returns the moment the worker exits. -1
+// where the kernel has no pidfd_open; the launcher then looks every millisecond.
+class PidFd {
+ public:
+  explicit PidFd(pid_t pid) {
+#if defined(SYS_pidfd_open)
+    fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+    (void)pid;
+#endif
+  }
+  PidFd(PidFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  PidFd& operator=(PidFd&& other) noexcept {
+    if (this != &other) {
+      Close();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  PidFd(const PidFd&) = delete;
+  PidFd& operator=(const PidFd&) = delete;
+  ~PidFd() { Close(); }
+  int fd() const { return fd_; }
+
+ private:
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+// Returns when a worker of `fds` has exited, or after at most 50 ms (so that a signal to the
+// coordinator is seen soon), or at once when a pidfd is missing (the caller then polls each 1 ms).
+void WaitForAnExit(const std::vector<int>& fds) {
+  std::vector<pollfd> polled;
+  for (int fd : fds) {
+    if (fd < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return;
+    }
+    polled.push_back({fd, POLLIN, 0});
+  }
+  ::poll(polled.data(), polled.size(), 50);  // EINTR (a signal) returns early too: the caller checks
+}
+
+}  // namespace
+
 void InlineLauncher::Run(const std::vector<ShardTask>& tasks) {
   ProgressLine progress(progress_, tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -146,6 +199,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
   struct Running {
     std::size_t task;
     bp::child child;
+    PidFd exit_fd;
   };
   std::vector<Running> running;
   ProgressLine progress(progress_, tasks);
@@ -174,7 +228,8 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
         failure = "shard " + std::to_string(task.shard) + ": cannot start worker " + executable_ + ": " + ec.message();
         break;
       }
-      running.push_back({next, std::move(child)});
+      PidFd exit_fd(child.id());
+      running.push_back({next, std::move(child), std::move(exit_fd)});
       ++next;
     }
     if (failure) break;
@@ -208,7 +263,11 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
       failure = "interrupted by signal " + std::to_string(signal_number) + "; stopped " + std::to_string(running.size()) + " running workers";
       break;
     }
-    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!running.empty()) {
+      std::vector<int> fds;
+      for (const Running& r : running) fds.push_back(r.exit_fd.fd());
+      WaitForAnExit(fds);
+    }
   }
   stop_all();
   // Bad input found by a worker: the same InputError (exit 2, same message) as with one job.
