@@ -183,6 +183,24 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
 }
 
 ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  bool pass2var = false;
+  const AccumulatorShape shape = CheckExactCounts(bytes, path, pass2var);
+  ExactAccumulators acc(shape, pass2var);
+  std::size_t pos = kMagicLength + 4 * kHeaderWords;
+  for (Block block : kBlocks) {
+    CarrySaveSums& sums = acc.BlockData(block);
+    std::vector<FixedPoint> values(sums.size());
+    for (FixedPoint& v : values) {
+      v = LoadFixed(bytes.data() + pos);
+      pos += 16;
+    }
+    sums.Assign(std::move(values));
+  }
+  return acc;
+}
+
+AccumulatorShape ExactAccumulators::CheckExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path,
+                                                     bool& pass2var) {
   if (bytes.size() < kMagicLength + 4 * kHeaderWords || std::memcmp(bytes.data(), kExactMagic, kMagicLength) != 0) {
     throw FileError(path, "not a pstrain exact_counts file (bad magic line or truncated header)");
   }
@@ -214,18 +232,8 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
     throw FileError(path, "size " + std::to_string(bytes.size()) + " bytes does not match its header (expected " +
                               std::to_string(expected_size) + "): truncated or corrupt");
   }
-  ExactAccumulators acc(shape, header[5] == 1);
-  std::size_t pos = kMagicLength + 4 * kHeaderWords;
-  for (Block block : kBlocks) {
-    CarrySaveSums& sums = acc.BlockData(block);
-    std::vector<FixedPoint> values(sums.size());
-    for (FixedPoint& v : values) {
-      v = LoadFixed(bytes.data() + pos);
-      pos += 16;
-    }
-    sums.Assign(std::move(values));
-  }
-  return acc;
+  pass2var = header[5] == 1;
+  return shape;
 }
 
 void ExactAccumulators::Write(const std::string& dir_string) const {

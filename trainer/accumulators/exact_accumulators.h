@@ -52,6 +52,9 @@ class ExactAccumulators {
   void EmitExactCounts(const ByteSink& sink) const;
   std::size_t ExactCountsSize() const;
   static ExactAccumulators DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path);
+  // Every check DecodeExactCounts makes (the values themselves are any 128-bit integers), without
+  // building the sums: the shape, and the pass2var flag into `pass2var`. Throws as it does.
+  static AccumulatorShape CheckExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path, bool& pass2var);
 
   // Equal shapes, pass2var and canonical values (however the limbs hold them).
   bool operator==(const ExactAccumulators& other) const;
