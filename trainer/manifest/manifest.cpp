@@ -272,7 +272,9 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
     entry.utt_id = fields[0];
     entry.feature_path = fields[1];
     entry.feature_sha256 = fields[2];
-    for (std::string_view word : Split(fields[3], ' ')) {
+    const std::vector<std::string_view> words = Split(fields[3], ' ');
+    entry.words.reserve(words.size());  // exactly: a manifest holds thousands of these
+    for (std::string_view word : words) {
       if (word.empty()) {
         throw RecordError(path, line_number,
                           "empty word in the transcript field (words are separated by exactly one space, "
