@@ -4,7 +4,6 @@
 
 #include "shards/artifact_validator.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -13,7 +12,6 @@
 #include "accumulators/exact_accumulators.h"
 #include "accumulators/exact_sum.h"
 #include "common/file_io.h"
-#include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "formats/param_files.h"
 #include "shards/fallback_sidecar.h"
@@ -171,11 +169,7 @@ void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpe
 std::vector<ShardArtifact> ValidatePass(const fs::path& pass_dir, const PassExpectation& expected) {
   if (expected.shard_count == 0) throw TrainingError("pass " + std::to_string(expected.pass) + ": no shards to validate");
   std::vector<ShardArtifact> artifacts(expected.shard_count);
-  // Two shards at a time (each holds one payload file in memory while it is checked). When shards
-  // are rejected, the lowest one's error is reported, as when they are checked in order.
-  ParallelFor(expected.shard_count, std::min(2u, CheckParallelism()), [&](std::size_t shard) {
-    ValidateShard(pass_dir, static_cast<std::uint32_t>(shard), expected, artifacts[shard]);
-  });
+  for (std::uint32_t shard = 0; shard < expected.shard_count; ++shard) ValidateShard(pass_dir, shard, expected, artifacts[shard]);
   return artifacts;
 }
 

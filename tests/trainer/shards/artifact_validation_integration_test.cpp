@@ -388,26 +388,6 @@ TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
 
 // --- Payload files -------------------------------------------------------------------------------
 
-// Shards are checked two at a time (artifact_validator.cpp): with several shards broken, the
-// lowest one is reported, as when they were checked in order, whichever finishes first.
-TEST_F(ArtifactValidationTest, WithSeveralShardsBrokenTheLowestIsReported) {
-  using T = ArtifactValidationTest;
-  ExpectAllRejected({
-      {"shards 1 and 2 broken",
-       [](T&, const fs::path& c) {
-         fs::remove(c / InShard(2, "tmat_counts"));  // found at once
-         FlipByte(c / InShard(1, "exact_counts"), fs::file_size(c / InShard(1, "exact_counts")) - 1);  // after hashing the rest
-       },
-       "payload-sha256", 1, InShard(1, "exact_counts")},
-      {"shards 0 and 2 broken",
-       [](T&, const fs::path& c) {
-         Truncate(c / InShard(2, "mixw_counts"), 8);
-         FlipByte(c / InShard(0, "gauden_counts"), fs::file_size(c / InShard(0, "gauden_counts")) / 2);
-       },
-       "payload-sha256", 0, InShard(0, "gauden_counts")},
-  });
-}
-
 TEST_F(ArtifactValidationTest, PayloadRules) {
   using T = ArtifactValidationTest;
   ExpectAllRejected({
