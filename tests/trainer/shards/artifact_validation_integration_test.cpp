@@ -388,6 +388,26 @@ TEST_F(ArtifactValidationTest, ExactCountsHeaderWhoseSizeWrapsIsPayloadFormat) {
 
 // --- Payload files -------------------------------------------------------------------------------
 
+// With several shards broken, the lowest one is reported, even when a higher one's problem is
+// found at once and the lower one's only after hashing its files.
+TEST_F(ArtifactValidationTest, WithSeveralShardsBrokenTheLowestIsReported) {
+  using T = ArtifactValidationTest;
+  ExpectAllRejected({
+      {"shards 1 and 2 broken",
+       [](T&, const fs::path& c) {
+         fs::remove(c / InShard(2, "tmat_counts"));
+         FlipByte(c / InShard(1, "exact_counts"), fs::file_size(c / InShard(1, "exact_counts")) - 1);
+       },
+       "payload-sha256", 1, InShard(1, "exact_counts")},
+      {"shards 0 and 2 broken",
+       [](T&, const fs::path& c) {
+         Truncate(c / InShard(2, "mixw_counts"), 8);
+         FlipByte(c / InShard(0, "gauden_counts"), fs::file_size(c / InShard(0, "gauden_counts")) / 2);
+       },
+       "payload-sha256", 0, InShard(0, "gauden_counts")},
+  });
+}
+
 TEST_F(ArtifactValidationTest, PayloadRules) {
   using T = ArtifactValidationTest;
   ExpectAllRejected({
