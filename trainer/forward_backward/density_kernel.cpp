@@ -29,41 +29,6 @@ void DensityKernel::SortOrder(const double* logs) {
   std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
 }
 
-namespace {
-
-// Log densities of `n` (senone, density) pairs at x, four at a time in independent sums (each the
-// loop of EvaluateLogDensity: float32 difference promoted to double, precision * diff * diff added
-// in dimension order, then log_norm - dist). A last group of fewer than four repeats its last pair
-// in the unused sums and keeps only the used ones: a frame often has only a few senones.
-void EvaluatePairs(const AcousticModel& model, const std::uint32_t* senones, std::uint32_t n_density, std::size_t n_pairs,
-                   const float* x, double* out) {
-  const std::uint32_t veclen = model.veclen();
-  for (std::size_t p = 0; p < n_pairs; p += 4) {
-    const float* m[4];
-    const float* q[4];
-    float log_norm[4];
-    for (std::size_t j = 0; j < 4; ++j) {
-      const std::size_t pair = std::min(p + j, n_pairs - 1);
-      const std::uint32_t senone = senones[pair / n_density], k = static_cast<std::uint32_t>(pair % n_density);
-      m[j] = model.Mean(senone, k);
-      q[j] = model.Precision(senone, k);
-      log_norm[j] = model.LogNorm(senone, k);
-    }
-    double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
-    for (std::uint32_t l = 0; l < veclen; ++l) {
-      const float xl = x[l];
-      const double e0 = xl - m[0][l], e1 = xl - m[1][l], e2 = xl - m[2][l], e3 = xl - m[3][l];
-      d0 += q[0][l] * e0 * e0;
-      d1 += q[1][l] * e1 * e1;
-      d2 += q[2][l] * e2 * e2;
-      d3 += q[3][l] * e3 * e3;
-    }
-    const double d[4] = {d0, d1, d2, d3};
-    for (std::size_t j = 0; j < 4 && p + j < n_pairs; ++j) out[p + j] = log_norm[j] - d[j];
-  }
-}
-
-}  // namespace
 
 void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
                                  std::vector<double>& log) {
@@ -73,7 +38,20 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
   if (grouped_) {
     for (std::size_t i = 0; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, many_log_.data() + i * n_density);
   } else {
-    EvaluatePairs(model, senones, n_density, n * n_density, x, many_log_.data());
+    // Every (senone, density) pair, four at a time in the kernel's lanes (each with the arithmetic
+    // of EvaluateLogDensity: the same bits), then log_norm - dist.
+    const std::size_t n_pairs = n * n_density;
+    pair_means_.resize(n_pairs);
+    pair_precisions_.resize(n_pairs);
+    for (std::size_t p = 0; p < n_pairs; ++p) {
+      const std::uint32_t senone = senones[p / n_density], k = static_cast<std::uint32_t>(p % n_density);
+      pair_means_[p] = model.Mean(senone, k);
+      pair_precisions_[p] = model.Precision(senone, k);
+    }
+    kernels_->pair_distances(x, pair_means_.data(), pair_precisions_.data(), model.veclen(), n_pairs, many_log_.data());
+    for (std::size_t p = 0; p < n_pairs; ++p) {
+      many_log_[p] = model.LogNorm(senones[p / n_density], static_cast<std::uint32_t>(p % n_density)) - many_log_[p];
+    }
   }
   for (std::size_t i = 0; i < n; ++i) {
     const double* logs = many_log_.data() + i * n_density;

@@ -36,8 +36,9 @@ class DensityKernel {
   // Evaluate for each of senones[0..n) at x, the results of senone i appended to `index` (its
   // top-n density indices, best first) and `log` (their log densities): the same values, in the
   // same order, as Evaluate then Order and LogDensity for each senone in turn. Densities evaluated
-  // one at a time (topn < all, or fewer than 4 per senone) run several at once in independent
-  // scalar sums, each with the arithmetic of EvaluateLogDensity, so the bits do not change.
+  // one at a time (topn < all, or fewer than 4 per senone) run four at once in the lanes of the
+  // pair_distances kernel (numerics/vector_kernels.h), each lane with the arithmetic of
+  // EvaluateLogDensity, so the bits do not change.
   void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
                     std::vector<double>& log);
 
@@ -58,6 +59,7 @@ class DensityKernel {
   std::vector<double> log_dens_;      // n_density
   std::vector<std::uint32_t> order_;  // n_density
   std::vector<double> many_log_;      // EvaluateMany: n * n_density
+  std::vector<const float*> pair_means_, pair_precisions_;  // EvaluateMany, one at a time: each pair's rows
 };
 
 }  // namespace pstrain

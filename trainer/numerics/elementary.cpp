@@ -77,6 +77,18 @@ void GroupedDistances(const float* x, const float* mean, const double* precision
   }
 }
 
+void PairDistances(const float* x, const float* const* means, const float* const* precisions, std::uint32_t veclen,
+                   std::size_t n, double* dist) {
+  for (std::size_t i = 0; i < n; ++i) {
+    double d = 0.0;
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      const double e = x[l] - means[i][l];
+      d += precisions[i][l] * e * e;
+    }
+    dist[i] = d;
+  }
+}
+
 // The scalar level takes no fast path: every value goes through the reference conversion
 // (accumulators/exact_sum.h ToFixed + AddFixed), which is what the vector levels must match.
 std::size_t AddFixed(const double*, std::size_t, std::uint64_t*) { return 0; }

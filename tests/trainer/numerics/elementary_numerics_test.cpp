@@ -190,6 +190,8 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   for (float& v : x) v = gauss(rng);
   for (float& v : mean) v = gauss(rng);
   for (double& v : precision) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
+  std::vector<float> pair_precision(mean.size());  // float32, as AcousticModel::Precision holds them
+  for (std::size_t i = 0; i < pair_precision.size(); ++i) pair_precision[i] = static_cast<float>(precision[(i * 7) % precision.size()]);
   std::vector<double> expected_dist(std::size_t(n_groups) * 4);
   KernelsFor(IsaLevel::kScalar).grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, expected_dist.data());
   for (std::uint32_t g = 0; g < n_groups; ++g) {
@@ -232,6 +234,26 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
         EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "two_pass " << two_pass << " dim " << l;
         EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "two_pass " << two_pass << " dim " << l;
       }
+    }
+    // Pair distances: densities anywhere in memory, in any order, every count 1..9 (short last
+    // groups of 1 to 3), against EvaluateLogDensity's loop over the same float32 values.
+    for (std::size_t n = 1; n <= 9; ++n) {
+      std::vector<const float*> means(n), precisions(n);
+      std::vector<double> want(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t at = ((i * 5 + 3) % n_groups) * veclen * 4 + i % 4;  // a stretch of `mean`, not aligned
+        means[i] = mean.data() + at;
+        precisions[i] = pair_precision.data() + at;
+        double d = 0.0;
+        for (std::uint32_t l = 0; l < veclen; ++l) {
+          const double diff = x[l] - means[i][l];
+          d += precisions[i][l] * diff * diff;
+        }
+        want[i] = d;
+      }
+      std::vector<double> got(n, -1.0);
+      kernels.pair_distances(x.data(), means.data(), precisions.data(), veclen, n, got.data());
+      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(BitsOf(got[i]), BitsOf(want[i])) << "pair distances, n = " << n << ", " << i;
     }
     // Every count of groups from 1 to 7: the 2-group loop with and without a last single group.
     for (std::uint32_t groups = 1; groups <= n_groups; ++groups) {
