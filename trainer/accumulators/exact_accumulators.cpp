@@ -184,7 +184,7 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
 
 ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   bool pass2var = false;
-  const AccumulatorShape shape = CheckExactCounts(bytes, path, pass2var);
+  const AccumulatorShape shape = CheckExactCounts(bytes.data(), bytes.size(), bytes.size(), path, pass2var);
   ExactAccumulators acc(shape, pass2var);
   std::size_t pos = kMagicLength + 4 * kHeaderWords;
   for (Block block : kBlocks) {
@@ -199,15 +199,17 @@ ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::ui
   return acc;
 }
 
-AccumulatorShape ExactAccumulators::CheckExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path,
-                                                     bool& pass2var) {
-  if (bytes.size() < kMagicLength + 4 * kHeaderWords || std::memcmp(bytes.data(), kExactMagic, kMagicLength) != 0) {
+std::size_t ExactAccumulators::ExactCountsHeaderSize() { return kMagicLength + 4 * kHeaderWords; }
+
+AccumulatorShape ExactAccumulators::CheckExactCounts(const std::uint8_t* head, std::size_t head_size, std::uint64_t file_size,
+                                                     const std::string& path, bool& pass2var) {
+  if (head_size < kMagicLength + 4 * kHeaderWords || std::memcmp(head, kExactMagic, kMagicLength) != 0) {
     throw FileError(path, "not a pstrain exact_counts file (bad magic line or truncated header)");
   }
   std::uint32_t header[kHeaderWords];
   for (std::size_t w = 0; w < kHeaderWords; ++w) {
     header[w] = 0;
-    for (int i = 0; i < 4; ++i) header[w] |= std::uint32_t(bytes[kMagicLength + 4 * w + i]) << (8 * i);
+    for (int i = 0; i < 4; ++i) header[w] |= std::uint32_t(head[kMagicLength + 4 * w + i]) << (8 * i);
   }
   const AccumulatorShape shape{header[0], header[1], header[2], header[3], header[4]};
   if (header[5] > 1) throw FileError(path, "bad pass2var flag " + std::to_string(header[5]));
@@ -228,8 +230,8 @@ AccumulatorShape ExactAccumulators::CheckExactCounts(const std::vector<std::uint
                               std::to_string(shape.veclen) + ", " + std::to_string(shape.n_tmat) + " x " +
                               std::to_string(shape.n_emit_state) + " overflow the size computation: corrupt");
   }
-  if (n_elements > (1ull << 32) || bytes.size() != expected_size) {
-    throw FileError(path, "size " + std::to_string(bytes.size()) + " bytes does not match its header (expected " +
+  if (n_elements > (1ull << 32) || file_size != expected_size) {
+    throw FileError(path, "size " + std::to_string(file_size) + " bytes does not match its header (expected " +
                               std::to_string(expected_size) + "): truncated or corrupt");
   }
   pass2var = header[5] == 1;

@@ -52,9 +52,13 @@ class ExactAccumulators {
   void EmitExactCounts(const ByteSink& sink) const;
   std::size_t ExactCountsSize() const;
   static ExactAccumulators DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path);
-  // Every check DecodeExactCounts makes (the values themselves are any 128-bit integers), without
-  // building the sums: the shape, and the pass2var flag into `pass2var`. Throws as it does.
-  static AccumulatorShape CheckExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path, bool& pass2var);
+  // Every check DecodeExactCounts makes (the values themselves are any 128-bit integers), from the
+  // file's first bytes `head` (at least ExactCountsHeaderSize() of them, or the whole file if it is
+  // shorter) and its size, without reading or building the sums: the shape, and the pass2var flag
+  // into `pass2var`. Throws as DecodeExactCounts does.
+  static AccumulatorShape CheckExactCounts(const std::uint8_t* head, std::size_t head_size, std::uint64_t file_size,
+                                           const std::string& path, bool& pass2var);
+  static std::size_t ExactCountsHeaderSize();
 
   // Equal shapes, pass2var and canonical values (however the limbs hold them).
   bool operator==(const ExactAccumulators& other) const;
