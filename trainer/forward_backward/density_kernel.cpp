@@ -43,14 +43,15 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
     const std::size_t n_pairs = n * n_density;
     pair_means_.resize(n_pairs);
     pair_precisions_.resize(n_pairs);
-    for (std::size_t p = 0; p < n_pairs; ++p) {
-      const std::uint32_t senone = senones[p / n_density], k = static_cast<std::uint32_t>(p % n_density);
-      pair_means_[p] = model.Mean(senone, k);
-      pair_precisions_[p] = model.Precision(senone, k);
+    for (std::size_t i = 0, p = 0; i < n; ++i) {
+      for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
+        pair_means_[p] = model.Mean(senones[i], k);
+        pair_precisions_[p] = model.Precision(senones[i], k);
+      }
     }
     kernels_->pair_distances(x, pair_means_.data(), pair_precisions_.data(), model.veclen(), n_pairs, many_log_.data());
-    for (std::size_t p = 0; p < n_pairs; ++p) {
-      many_log_[p] = model.LogNorm(senones[p / n_density], static_cast<std::uint32_t>(p % n_density)) - many_log_[p];
+    for (std::size_t i = 0, p = 0; i < n; ++i) {
+      for (std::uint32_t k = 0; k < n_density; ++k, ++p) many_log_[p] = model.LogNorm(senones[i], k) - many_log_[p];
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
