@@ -131,10 +131,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-}  // namespace
-
-namespace {
-
 // A pidfd (Linux 5.3+) of a started worker: poll() on it returns the moment the worker exits. -1
 // where the kernel has no pidfd_open; the launcher then looks every 10 ms, as it always did.
 class PidFd {

@@ -277,7 +277,6 @@ std::optional<std::uint32_t> Mdef::Triphone(std::string_view base, std::string_v
   return Triphone(*b, *l, *r, posn);
 }
 
-
 std::string Mdef::Serialize() const {
   std::string out;
   for (const std::string& comment : leading_comments_) out += comment + "\n";

@@ -69,7 +69,6 @@ struct GaudenCounts {
 };
 
 GaudenCounts ReadGaudenCountsFile(const std::string& path);
-GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 

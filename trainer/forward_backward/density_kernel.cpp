@@ -29,7 +29,6 @@ void DensityKernel::SortOrder(const double* logs) {
   std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
 }
 
-
 void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
                                  std::vector<double>& log) {
   const AcousticModel& model = *model_;

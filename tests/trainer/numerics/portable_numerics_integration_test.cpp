@@ -5,7 +5,6 @@
 // instruction-set level the CPU lacks is bad input (exit 2) naming the level.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -13,21 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "common/file_io.h"
 #include "support/test_util.h"
 
 namespace pstrain::testing {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Whether /proc/cpuinfo lists `flag` for this CPU.
 bool CpuHasFlag(const std::string& flag) {
-  std::istringstream lines(ReadFile("/proc/cpuinfo"));
+  std::istringstream lines(ReadFileText("/proc/cpuinfo"));
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("flags", 0) != 0) continue;
     std::istringstream words(line.substr(line.find(':') + 1));
@@ -81,7 +74,7 @@ std::map<std::string, std::vector<std::string>> CrossReferences(const std::strin
 }
 
 TEST(PortableNumerics, BinaryImportsNoLibmTranscendental) {
-  const std::map<std::string, std::vector<std::string>> refs = CrossReferences(ReadFile(PSTRAIN_LINK_MAP));
+  const std::map<std::string, std::vector<std::string>> refs = CrossReferences(ReadFileText(PSTRAIN_LINK_MAP));
   ASSERT_GT(refs.size(), 1000u) << "no cross-reference table in " << PSTRAIN_LINK_MAP;
   // Every reference to a transcendental, by whom.
   std::set<std::string> allowed_imports;
