@@ -21,53 +21,42 @@ void UtteranceStats::Reset(const SentenceHmm& hmm, const AcousticModel& model, s
 }
 
 // Only what the utterance touched is visited: a density with no occupancy (dnom 0) had no frame
-// added (AddFrame always adds a posterior > 0 to dnom), so its mean and variance sums are zero;
-// its mixture-weight count is visited on its own (a posterior can be below the occupancy floor).
-// Both sinks skip zero values, so skipping them here changes no sum.
+// added (AddFrame always adds a posterior > 0 to dnom), so its mean and variance sums are zero (and
+// not even zeroed: they are not read). A senone's densities are adjacent both here and in the
+// global accumulators, so its mixture-weight and occupancy counts go as one run each (Reset zeroes
+// them, and a count can be nonzero below the occupancy floor), and each stretch of adjacent
+// occupied densities as one run of mean and one of variance sums. Each element still gets exactly
+// one addition per utterance, and both sinks skip zero values, so the runs change no sum: they only
+// make fewer, longer calls (a tied CD utterance has about 70 senones of 8 densities).
 template <typename AddFn>
 void UtteranceStats::ForEachTouched(AddFn&& add) const {
   using Block = ExactAccumulators::Block;
   for (std::size_t local = 0; local < senones_.size(); ++local) {
-    const std::size_t senone = senones_[local];
-    for (std::uint32_t k = 0; k < n_density_; ++k) {
-      const std::size_t dens = local * n_density_ + k;
-      const std::size_t global_dens = senone * n_density_ + k;
-      if (mixw_[dens] != 0.0) add(Block::kMixw, global_dens, &mixw_[dens], 1);
-      if (dnom_[dens] == 0.0) continue;
-      add(Block::kDnom, global_dens, &dnom_[dens], 1);
-      add(Block::kMean, global_dens * veclen_, mean_.data() + dens * veclen_, veclen_);
-      add(Block::kVar, global_dens * veclen_, var_.data() + dens * veclen_, veclen_);
+    const std::size_t first_dens = local * n_density_;
+    const std::size_t global_first_dens = std::size_t(senones_[local]) * n_density_;
+    add(Block::kMixw, global_first_dens, &mixw_[first_dens], n_density_);
+    add(Block::kDnom, global_first_dens, &dnom_[first_dens], n_density_);
+    for (std::uint32_t k = 0; k < n_density_;) {
+      if (dnom_[first_dens + k] == 0.0) {
+        ++k;
+        continue;
+      }
+      std::uint32_t end = k + 1;
+      while (end < n_density_ && dnom_[first_dens + end] != 0.0) ++end;
+      const std::size_t n = std::size_t(end - k) * veclen_;
+      add(Block::kMean, (global_first_dens + k) * veclen_, mean_.data() + (first_dens + k) * veclen_, n);
+      add(Block::kVar, (global_first_dens + k) * veclen_, var_.data() + (first_dens + k) * veclen_, n);
+      k = end;
     }
   }
   add(Block::kTmat, 0, tmat_.data(), tmat_.size());
 }
 
 // The exact form: integer sums, so the order does not matter; AddValues skips zeros.
-// The accumulators of a run are prefetched kAhead runs (about one density) before they are added
-// to: with many senones (a tied CD model) they do not fit in the cache, and each density's runs
-// start at an unpredictable address. The additions keep the traversal order.
 void UtteranceStats::AddTo(ExactAccumulators& global) const {
-  using Block = ExactAccumulators::Block;
-  struct Run {
-    Block block;
-    std::size_t first;
-    const double* values;
-    std::size_t n;
-  };
-  constexpr std::size_t kAhead = 4;
-  Run ring[kAhead];
-  std::size_t queued = 0;
-  ForEachTouched([&](Block block, std::size_t first, const double* values, std::size_t n) {
-    global.Prefetch(block, first, n);
-    Run& slot = ring[queued % kAhead];
-    if (queued >= kAhead) global.AddValues(slot.block, slot.first, slot.values, slot.n);
-    slot = Run{block, first, values, n};
-    ++queued;
+  ForEachTouched([&](ExactAccumulators::Block block, std::size_t first, const double* values, std::size_t n) {
+    global.AddValues(block, first, values, n);
   });
-  for (std::size_t i = queued > kAhead ? queued - kAhead : 0; i < queued; ++i) {
-    const Run& run = ring[i % kAhead];
-    global.AddValues(run.block, run.first, run.values, run.n);
-  }
 }
 
 void UtteranceStats::AddTo(Accumulators& global) const {
