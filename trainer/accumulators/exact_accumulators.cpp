@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "common/error.h"
@@ -182,20 +184,31 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
   return out;
 }
 
+template <typename ReadBytes>
+void ExactAccumulators::ReadValues(ReadBytes&& read) {
+  constexpr std::size_t kPiece = 4096;  // values per read: 64 KiB
+  std::vector<std::uint8_t> piece(16 * kPiece);
+  for (Block block : kBlocks) {
+    CarrySaveSums& sums = BlockData(block);
+    std::vector<FixedPoint> values(sums.size());
+    for (std::size_t first = 0; first < values.size(); first += kPiece) {
+      const std::size_t n = std::min(kPiece, values.size() - first);
+      read(piece.data(), 16 * n);
+      for (std::size_t i = 0; i < n; ++i) values[first + i] = LoadFixed(piece.data() + 16 * i);
+    }
+    sums.Assign(std::move(values));
+  }
+}
+
 ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   bool pass2var = false;
   const AccumulatorShape shape = CheckExactCounts(bytes.data(), bytes.size(), bytes.size(), path, pass2var);
   ExactAccumulators acc(shape, pass2var);
   std::size_t pos = kMagicLength + 4 * kHeaderWords;
-  for (Block block : kBlocks) {
-    CarrySaveSums& sums = acc.BlockData(block);
-    std::vector<FixedPoint> values(sums.size());
-    for (FixedPoint& v : values) {
-      v = LoadFixed(bytes.data() + pos);
-      pos += 16;
-    }
-    sums.Assign(std::move(values));
-  }
+  acc.ReadValues([&](std::uint8_t* into, std::size_t n) {
+    std::memcpy(into, bytes.data() + pos, n);  // CheckExactCounts checked the size
+    pos += n;
+  });
   return acc;
 }
 
@@ -250,7 +263,22 @@ void ExactAccumulators::Write(const std::string& dir_string) const {
 ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {
   const fs::path path = fs::path(dir_string) / "exact_counts";
   if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
-  return DecodeExactCounts(ReadFileBytes(path), path.string());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path.string(), std::string("cannot open for reading: ") + std::strerror(errno));
+  std::error_code size_ec;
+  const std::uint64_t file_size = fs::file_size(path, size_ec);
+  if (size_ec) throw FileError(path.string(), "cannot determine the file size: " + size_ec.message());
+  std::uint8_t head[kMagicLength + 4 * kHeaderWords];
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  bool pass2var = false;
+  const AccumulatorShape shape = CheckExactCounts(head, static_cast<std::size_t>(in.gcount()), file_size, path.string(), pass2var);
+  ExactAccumulators acc(shape, pass2var);
+  acc.ReadValues([&](std::uint8_t* into, std::size_t n) {
+    if (!in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(n))) {
+      throw FileError(path.string(), "read error (file shrank?)");
+    }
+  });
+  return acc;
 }
 
 }  // namespace pstrain

@@ -46,6 +46,7 @@ class ExactAccumulators {
   // Writes the bw-format files (as ToAccumulators().Write would, without its double copy) and
   // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
+  // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
   static ExactAccumulators Read(const std::string& dir);
   // The exact_counts bytes (also what Write stores): whole, or piece by piece in order.
   std::vector<std::uint8_t> EncodeExactCounts() const;
@@ -66,6 +67,10 @@ class ExactAccumulators {
  private:
   CarrySaveSums& BlockData(Block block);
   const CarrySaveSums& BlockData(Block block) const;
+  // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
+  // of the file's values at `into` (exact_accumulators.cpp).
+  template <typename ReadBytes>
+  void ReadValues(ReadBytes&& read);
 
   AccumulatorShape shape_;
   bool pass2var_ = false;

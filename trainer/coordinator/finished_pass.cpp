@@ -70,10 +70,11 @@ std::vector<ShardArtifact> ValidateFinishedPass(const fs::path& pass_dir, const 
     // accum/ must be the reduction of the shards: the bw-format files (what norm reads) in both
     // modes, and the exact statistics in exact mode.
     const Accumulators stored = Accumulators::ReadBwFormat(accum.string());
-    const GaudenCounts a = stored.ToGaudenCounts(), b = reduced.accumulators.ToGaudenCounts();
+    const Accumulators reduced_view = DoubleView(reduced);
+    const GaudenCounts a = stored.ToGaudenCounts(), b = reduced_view.ToGaudenCounts();
     bool same = a.pass2var == b.pass2var && a.mean == b.mean && a.var == b.var && a.dnom == b.dnom &&
-                stored.ToMixwCounts().data == reduced.accumulators.ToMixwCounts().data &&
-                stored.ToTmatCounts().data == reduced.accumulators.ToTmatCounts().data;
+                stored.ToMixwCounts().data == reduced_view.ToMixwCounts().data &&
+                stored.ToTmatCounts().data == reduced_view.ToTmatCounts().data;
     if (same && pass.reduction == ReductionMode::kExact) same = ExactAccumulators::Read(accum.string()) == *reduced.exact;
     if (same && pass.expected.multipron) {
       same = ReadFileText(accum / kFallbackSidecarFile) == EncodeFallbackSidecar(reduced.fallback_senones);

@@ -46,7 +46,6 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
       else reduced.accumulators.AddInFloat32(shard_stats, dir);
     }
   }
-  if (reduced.exact) reduced.accumulators = reduced.exact->ToAccumulators();
   return reduced;
 }
 
@@ -54,6 +53,17 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   if (reduced.exact) reduced.exact->Write(dir.string());
   else reduced.accumulators.Write(dir.string());
   if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+}
+
+Accumulators DoubleView(const ReducedPass& reduced) {
+  return reduced.exact ? reduced.exact->ToAccumulators() : reduced.accumulators;
+}
+
+Accumulators ReleaseForReestimation(ReducedPass& reduced) {
+  if (!reduced.exact) return std::move(reduced.accumulators);
+  Accumulators view = reduced.exact->ToAccumulators();
+  reduced.exact.reset();
+  return view;
 }
 
 }  // namespace pstrain

@@ -19,7 +19,7 @@
 namespace pstrain {
 
 struct ReducedPass {
-  Accumulators accumulators;               // what re-estimation uses
+  Accumulators accumulators;               // float32 mode only (exact mode: DoubleView)
   std::optional<ExactAccumulators> exact;  // exact mode only
   ExactSum log_likelihood;
   std::uint64_t total_frames = 0;
@@ -35,5 +35,13 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
 // the bw-format files, exact_counts in exact mode, and the union of the activation sidecars in a
 // multipron pass.
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
+
+// The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
+// double view.
+Accumulators DoubleView(const ReducedPass& reduced);
+// The same, for a pass whose statistics are written: in exact mode the exact sums are freed once
+// their double view is built, so that the two are never held beside the buffers of the write (the
+// coordinator's peak memory at the end of a pass).
+Accumulators ReleaseForReestimation(ReducedPass& reduced);
 
 }  // namespace pstrain

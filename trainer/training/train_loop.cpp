@@ -268,17 +268,18 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
 
   // Run, validate and reduce.
   ShardedPassResult sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
-  const ReducedPass& reduced = sharded.reduced;
+  ReducedPass& reduced = sharded.reduced;
   if (reduced.total_frames == 0) {
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
   WriteReducedStatistics(reduced, pass_dir / "accum");
+  const Accumulators statistics = ReleaseForReestimation(reduced);
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap.
   ReestimationReport report;
-  ModelFiles next = Reestimate(reduced.accumulators, state.model, &report, &reduced.fallback_senones);
+  ModelFiles next = Reestimate(statistics, state.model, &report, &reduced.fallback_senones);
   SaveModelDir(next, pass_dir / "model");
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);

@@ -1,0 +1,87 @@
+// ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
+// several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, and a file cut short or grown
+// is refused with its path and the size it should have.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "accumulators/exact_accumulators.h"
+#include "common/error.h"
+#include "common/file_io.h"
+
+namespace pstrain {
+namespace {
+
+namespace fs = std::filesystem;
+
+// 20 senones x 8 densities x 39 dims: 6,240 mean and 6,240 variance sums (two pieces each).
+ExactAccumulators Filled() {
+  using Block = ExactAccumulators::Block;
+  const AccumulatorShape shape{20, 8, 39, 3, 3};
+  ExactAccumulators acc(shape, true);
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-60, 40);  // some go past the limbs, to base
+  const std::size_t n_dens = 20 * 8, n_mean = n_dens * 39, n_tmat = 3 * 3 * 4;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < n_dens; ++i) acc.AddValue(Block::kMixw, i, std::ldexp(mantissa(rng), exponent(rng)));
+    for (std::size_t i = 0; i < n_dens; ++i) acc.AddValue(Block::kDnom, i, std::ldexp(mantissa(rng), exponent(rng)));
+    for (std::size_t i = 0; i < n_mean; ++i) acc.AddValue(Block::kMean, i, std::ldexp(mantissa(rng), exponent(rng)));
+    for (std::size_t i = 0; i < n_mean; ++i) acc.AddValue(Block::kVar, i, std::ldexp(mantissa(rng), exponent(rng)));
+    for (std::size_t i = 0; i < n_tmat; ++i) acc.AddValue(Block::kTmat, i, std::ldexp(mantissa(rng), exponent(rng)));
+  }
+  return acc;
+}
+
+class ExactCountsFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pstrain-exact-counts-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(ExactCountsFileTest, ReadGivesBackWhatWriteStored) {
+  const ExactAccumulators acc = Filled();
+  acc.Write(dir_.string());
+  const ExactAccumulators read = ExactAccumulators::Read(dir_.string());
+  EXPECT_TRUE(read == acc);
+  EXPECT_TRUE(ExactAccumulators::DecodeExactCounts(ReadFileBytes(dir_ / "exact_counts"), "exact_counts") == acc);
+  EXPECT_EQ(read.EncodeExactCounts(), ReadFileBytes(dir_ / "exact_counts"));
+  // One value changed in the second piece of the variance block: the comparison sees it.
+  ExactAccumulators changed = Filled();
+  changed.AddValue(ExactAccumulators::Block::kVar, 5000, 1.0);
+  EXPECT_FALSE(read == changed);
+}
+
+TEST_F(ExactCountsFileTest, AFileOfTheWrongSizeIsRefusedWithItsPath) {
+  const ExactAccumulators acc = Filled();
+  acc.Write(dir_.string());
+  const fs::path path = dir_ / "exact_counts";
+  const auto size = fs::file_size(path);
+  for (const std::uintmax_t new_size : {size - 16, size + 16, std::uintmax_t{30}}) {
+    SCOPED_TRACE(new_size);
+    acc.Write(dir_.string());
+    fs::resize_file(path, new_size);
+    try {
+      ExactAccumulators::Read(dir_.string());
+      ADD_FAILURE() << "a file of " << new_size << " bytes was read";
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+      EXPECT_TRUE(message.find("expected " + std::to_string(size)) != std::string::npos ||
+                  message.find("truncated header") != std::string::npos)
+          << message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pstrain
