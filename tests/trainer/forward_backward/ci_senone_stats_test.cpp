@@ -10,6 +10,7 @@
 #include "forward_backward/forward_backward.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
+#include "support/model_fixture_util.h"
 
 namespace pstrain {
 namespace {
@@ -32,13 +33,7 @@ ModelFiles MakeModel(float ci_mean) {
   }
   files.variances = GaussianParams{n_senones, 1, 1, {veclen}, std::vector<float>(n_senones * veclen, 0.001f)};
   files.mixture_weights = Array3D{n_senones, 1, 1, std::vector<float>(n_senones, 1.0f)};
-  files.transition_matrices = Array3D{2, 3, 4, std::vector<float>(2 * 12, 0.0f)};
-  for (std::uint32_t tmat = 0; tmat < 2; ++tmat) {
-    for (std::uint32_t from = 0; from < 3; ++from) {
-      files.transition_matrices.at(tmat, from, from) = 0.5f;
-      files.transition_matrices.at(tmat, from, from + 1) = 0.5f;
-    }
-  }
+  files.transition_matrices = testing::LinearTransitionMatrices(2, 3);
   return files;
 }
 

@@ -14,6 +14,7 @@
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
+#include "support/model_fixture_util.h"
 
 namespace pstrain {
 namespace {
@@ -31,13 +32,7 @@ ModelFiles MakeModel() {
   files.means = GaussianParams{kSenones, 1, kDensities, {kVeclen}, std::vector<float>(n, 0.25f)};
   files.variances = GaussianParams{kSenones, 1, kDensities, {kVeclen}, std::vector<float>(n, 0.5f)};
   files.mixture_weights = Array3D{kSenones, 1, kDensities, std::vector<float>(kSenones * kDensities, 1.0f / kDensities)};
-  files.transition_matrices = Array3D{2, 3, 4, std::vector<float>(2 * 12, 0.0f)};
-  for (std::uint32_t tmat = 0; tmat < 2; ++tmat) {
-    for (std::uint32_t from = 0; from < 3; ++from) {
-      files.transition_matrices.at(tmat, from, from) = 0.5f;
-      files.transition_matrices.at(tmat, from, from + 1) = 0.5f;
-    }
-  }
+  files.transition_matrices = testing::LinearTransitionMatrices(2, 3);
   return files;
 }
 
