@@ -8,6 +8,7 @@
 
 #include <boost/process.hpp>
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -179,18 +180,19 @@ void WaitForAnExit(const std::vector<int>& fds) {
 
 }  // namespace
 
-void InlineLauncher::Run(const std::vector<ShardTask>& tasks) {
+void InlineLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) {
   ProgressLine progress(progress_, tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     RunShardTask(tasks[i]);
     progress.ShardDone(tasks[i]);
+    if (on_done) on_done(i);
   }
 }
 
 LocalProcessLauncher::LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel)
     : executable_(std::move(pstrain_executable)), max_parallel_(std::max<std::uint32_t>(1, max_parallel)) {}
 
-void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
+void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) {
   InterruptGuard interrupt_guard;
   struct Running {
     std::size_t task;
@@ -202,6 +204,22 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
   std::size_t next = 0;
   std::optional<std::string> failure;
   std::optional<std::string> input_failure;  // a worker's bad-input report: fails the pass as an InputError
+
+  std::vector<std::size_t> finished;  // ended successfully, not yet passed to on_done
+  std::exception_ptr callback_error;
+  // false (and callback_error set) when on_done threw: the pass stops.
+  auto notify_finished = [&]() {
+    for (std::size_t task : finished) {
+      if (!on_done || callback_error) break;
+      try {
+        on_done(task);
+      } catch (...) {
+        callback_error = std::current_exception();
+      }
+    }
+    finished.clear();
+    return !callback_error;
+  };
 
   auto stop_all = [&]() {
     for (Running& r : running) {
@@ -229,6 +247,9 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
       ++next;
     }
     if (failure) break;
+    // The tasks that ended since the last look, reported once their slots are refilled: the other
+    // workers run meanwhile.
+    if (!notify_finished()) break;
     // Reap finished workers; any failure stops the pass.
     for (std::size_t i = 0; i < running.size() && !failure;) {
       std::error_code ec;
@@ -250,25 +271,30 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks) {
         if (fs::file_size(stderr_log, size_ec) > 0 && !size_ec) {
           *failure += "\nits output " + stderr_log.string() + " ends:\n" + Tail(stderr_log, 2000);
         }
-      } else {
-        progress.ShardDone(task);
+        running.erase(running.begin() + static_cast<long>(i));
+        continue;
       }
+      progress.ShardDone(task);
+      finished.push_back(running[i].task);
       running.erase(running.begin() + static_cast<long>(i));
     }
     if (const int signal_number = InterruptSignal()) {
       failure = "interrupted by signal " + std::to_string(signal_number) + "; stopped " + std::to_string(running.size()) + " running workers";
       break;
     }
-    if (!running.empty()) {
+    if (!running.empty() && finished.empty()) {
       std::vector<int> fds;
       for (const Running& r : running) fds.push_back(r.exit_fd.fd());
       WaitForAnExit(fds);
     }
   }
   stop_all();
+  if (callback_error) std::rethrow_exception(callback_error);
   // Bad input found by a worker: the same InputError (exit 2, same message) as with one job.
   if (input_failure) throw InputError(*input_failure);
   if (failure) throw TrainingError(*failure);
+  notify_finished();
+  if (callback_error) std::rethrow_exception(callback_error);
 }
 
 }  // namespace pstrain

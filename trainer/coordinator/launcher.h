@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -16,10 +17,17 @@ namespace pstrain {
 
 class Launcher {
  public:
+  // Called with the index of a task that finished successfully, on the thread that called Run.
+  using TaskDone = std::function<void(std::size_t task)>;
   virtual ~Launcher() = default;
   // Runs every task; returns when all finished. Throws TrainingError naming the shard and the cause
   // (with the tail of its log) when any task fails, after stopping and reaping the others.
-  virtual void Run(const std::vector<ShardTask>& tasks) = 0;
+  // `on_done` (may be empty) is called once per successful task: the local launchers call it as
+  // each task ends, while the others still run, so that the caller can check a shard's artifact
+  // on the core its worker has freed; the Slurm launcher calls it for every task, in ascending
+  // order, once all have succeeded. An exception from `on_done` stops the running tasks and
+  // leaves Run.
+  virtual void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) = 0;
   virtual std::string name() const = 0;
   // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
   void set_progress(bool enabled) { progress_ = enabled; }
@@ -31,7 +39,7 @@ class Launcher {
 // Runs the tasks one after another in this process (the single-job transport: no process pool).
 class InlineLauncher : public Launcher {
  public:
-  void Run(const std::vector<ShardTask>& tasks) override;
+  void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "inline"; }
 };
 
@@ -41,7 +49,7 @@ class InlineLauncher : public Launcher {
 class LocalProcessLauncher : public Launcher {
  public:
   LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel);
-  void Run(const std::vector<ShardTask>& tasks) override;
+  void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "local"; }
 
  private:

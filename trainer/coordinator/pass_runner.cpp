@@ -1,6 +1,9 @@
 // One sharded pass (partition, launch, validate, reduce) and MakeLauncher.
 #include "coordinator/pass_runner.h"
 
+#include <exception>
+#include <optional>
+
 #include "common/error.h"
 #include "formats/mdef.h"
 #include "provenance/provenance.h"
@@ -32,6 +35,7 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
 
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const fs::path& work_dir, Launcher& launcher) {
+  if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   std::vector<ShardTask> tasks;
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
     ShardTask task;
@@ -42,14 +46,45 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     task.shard_dir = (work_dir / ShardDirName(shard)).string();
     tasks.push_back(std::move(task));
   }
-  launcher.Run(tasks);
+  // Each shard is validated as soon as its worker ends, and reduced as soon as it and every lower
+  // shard are validated, while the other workers still run. What is reported stays what a check
+  // after the last worker would report: the lowest shard's rejection, then a reduction error.
+  std::optional<PassExpectation> expected;
+  std::vector<std::optional<ShardArtifact>> artifacts(shard_count);
+  std::vector<std::exception_ptr> rejections(shard_count);
+  std::exception_ptr reduction_error;
+  ShardReducer reducer(work_dir, inputs.reduction);
+  auto shard_done = [&](std::size_t shard) {
+    try {
+      if (!expected) expected = ExpectationFor(inputs, manifest, pass, shard_count);
+      artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected);
+    } catch (...) {
+      rejections[shard] = std::current_exception();
+      return;
+    }
+    try {
+      for (std::uint32_t next = reducer.reduced_shards(); !reduction_error && next < shard_count && artifacts[next]; ++next) {
+        reducer.Add(next, *artifacts[next]);
+      }
+    } catch (...) {
+      reduction_error = std::current_exception();
+    }
+  };
+  launcher.Run(tasks, shard_done);
+  for (const std::exception_ptr& rejection : rejections) {
+    if (rejection) std::rethrow_exception(rejection);
+  }
+  if (reduction_error) std::rethrow_exception(reduction_error);
+  if (reducer.reduced_shards() != shard_count) {
+    throw TrainingError("pass " + std::to_string(pass) + ": " + std::to_string(shard_count - reducer.reduced_shards()) +
+                        " shard(s) were never reported finished by the " + launcher.name() + " launcher");
+  }
   ShardedPassResult result;
   result.shard_count = shard_count;
-  const PassExpectation expected = ExpectationFor(inputs, manifest, pass, shard_count);
-  result.fingerprints = expected.fingerprints;
-  result.code_identity = expected.code_identity;
-  result.artifacts = ValidatePass(work_dir, expected);
-  result.reduced = ReducePass(work_dir, result.artifacts, inputs.reduction);
+  result.fingerprints = expected->fingerprints;
+  result.code_identity = expected->code_identity;
+  for (std::optional<ShardArtifact>& artifact : artifacts) result.artifacts.push_back(std::move(*artifact));
+  result.reduced = std::move(reducer).Finish();
   return result;
 }
 

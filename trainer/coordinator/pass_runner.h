@@ -1,5 +1,5 @@
-// One sharded pass: partition the manifest, run every shard through a launcher, validate every
-// artifact, reduce in ascending shard order. Used by `pstrain train` (each pass) and by
+// One sharded pass: partition the manifest, run every shard through a launcher, validate each
+// artifact as its worker ends, reduce in ascending shard order. Used by `pstrain train` (each pass) and by
 // `pstrain accumulate --jobs N`.
 #pragma once
 
@@ -27,7 +27,10 @@ struct ShardedPassResult {
 // The expectations every artifact of the pass must meet.
 PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count);
 
-// Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`.
+// Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`. Each
+// shard is validated (ValidateShard) when the launcher reports it finished, and reduced once it and
+// every lower shard are valid. Throws, after the launcher returns: the lowest shard's
+// ArtifactRejected, else a reduction error, else a TrainingError for a shard never reported.
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "model/acoustic_model.h"
 
@@ -36,9 +37,9 @@ PassOutcomes OutcomesFrom(const std::vector<ShardArtifact>& artifacts, const Red
 std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir) {
   namespace fs = std::filesystem;
   std::vector<PassFileDigest> files;
-  auto add = [&](const std::string& relative) { files.push_back({relative, Sha256OfFile(pass_dir / relative)}); };
   for (const char* name : kModelFiles) {
-    if (fs::is_regular_file(pass_dir / "model" / name)) add(std::string("model/") + name);
+    const std::string relative = std::string("model/") + name;
+    if (fs::is_regular_file(pass_dir / relative)) files.push_back({relative, ""});
   }
   std::vector<std::string> accum;
   if (fs::is_directory(pass_dir / "accum")) {
@@ -47,7 +48,8 @@ std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_di
     }
   }
   std::sort(accum.begin(), accum.end());
-  for (const std::string& name : accum) add("accum/" + name);
+  for (const std::string& name : accum) files.push_back({"accum/" + name, ""});
+  ParallelFor(files.size(), CheckParallelism(), [&](std::size_t i) { files[i].sha256 = Sha256OfFile(pass_dir / files[i].file); });
   return files;
 }
 

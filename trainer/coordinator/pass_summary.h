@@ -34,6 +34,7 @@ struct PassRecordInput {
 
 // The SHA-256 of every file of the pass's model/ (the model files, in their fixed order) and accum/
 // (by name): "model/means", ..., recorded in pass.json and verified on resume.
+// The files are hashed on a few threads (common/parallel_for.h).
 std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir);
 
 // pass.json's value for a finished pass (SerializePassFile gives its bytes).

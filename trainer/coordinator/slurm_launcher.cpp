@@ -258,7 +258,7 @@ std::string SlurmBatchScript(const std::string& executable, const std::vector<Sh
 SlurmLauncher::SlurmLauncher(std::string pstrain_executable, SlurmOptions options)
     : executable_(std::move(pstrain_executable)), options_(std::move(options)) {}
 
-void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
+void SlurmLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) {
   if (tasks.empty()) return;
   InterruptGuard interrupt_guard;
   const std::uint32_t pass = tasks.front().pass;
@@ -580,6 +580,9 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks) {
       message += "\n(" + std::to_string(failed.size() - 1) + " more failed task(s) of this pass; see " + (slurm_dir / "job.json").string() + ")";
     }
     throw TrainingError(message);
+  }
+  if (on_done) {
+    for (std::size_t i = 0; i < tasks.size(); ++i) on_done(i);
   }
 }
 

@@ -39,7 +39,7 @@ struct SlurmOptions {
 class SlurmLauncher : public Launcher {
  public:
   SlurmLauncher(std::string pstrain_executable, SlurmOptions options);
-  void Run(const std::vector<ShardTask>& tasks) override;
+  void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "slurm"; }
 
  private:

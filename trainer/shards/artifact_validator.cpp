@@ -84,7 +84,9 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
   }
 }
 
-void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpectation& expected, ShardArtifact& out) {
+}  // namespace
+
+ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpectation& expected) {
   const fs::path dir = pass_dir / ShardDirName(shard);
   std::error_code ec;
   const fs::file_status dir_status = fs::symlink_status(dir, ec);
@@ -169,15 +171,13 @@ void ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpe
     CheckPayloadHeader(path, file.name, shard, expected);
   }
   if (PayloadDigest(a.payload) != a.payload_sha256) reject("payload-digest", "payload_sha256 does not cover the listed payload files");
-  out = std::move(a);
+  return a;
 }
-
-}  // namespace
 
 std::vector<ShardArtifact> ValidatePass(const fs::path& pass_dir, const PassExpectation& expected) {
   if (expected.shard_count == 0) throw TrainingError("pass " + std::to_string(expected.pass) + ": no shards to validate");
   std::vector<ShardArtifact> artifacts(expected.shard_count);
-  for (std::uint32_t shard = 0; shard < expected.shard_count; ++shard) ValidateShard(pass_dir, shard, expected, artifacts[shard]);
+  for (std::uint32_t shard = 0; shard < expected.shard_count; ++shard) artifacts[shard] = ValidateShard(pass_dir, shard, expected);
   return artifacts;
 }
 

@@ -49,6 +49,10 @@ class ArtifactRejected : public TrainingError {
   std::string check_;
 };
 
+// Validates the artifact of one shard of the pass directory (every check above); throws
+// ArtifactRejected for the first failing check.
+ShardArtifact ValidateShard(const std::filesystem::path& pass_dir, std::uint32_t shard, const PassExpectation& expected);
+
 // Validates every shard of the pass directory; returns the artifacts in shard order. Throws
 // ArtifactRejected for the first failing check (lowest shard first).
 std::vector<ShardArtifact> ValidatePass(const std::filesystem::path& pass_dir, const PassExpectation& expected);

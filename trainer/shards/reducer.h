@@ -27,8 +27,28 @@ struct ReducedPass {
   std::vector<std::uint8_t> fallback_senones;
 };
 
-// `artifacts` must have passed ValidatePass (sidecars included); a shard whose payload lists the
-// activation sidecar contributes it to the union.
+// The reduction of one pass, a shard at a time: Add(0, a0), Add(1, a1), ... in ascending shard
+// id (anything else is a TrainingError), each artifact as ValidateShard returned it (sidecars
+// included; a shard whose payload lists the activation sidecar contributes it to the union). Holds
+// the running sums and, during Add, one shard's statistics. The coordinator adds each shard as
+// soon as it and every lower shard are validated, while later shards still run.
+class ShardReducer {
+ public:
+  ShardReducer(std::filesystem::path pass_dir, ReductionMode mode);
+  void Add(std::uint32_t shard, const ShardArtifact& artifact);
+  std::uint32_t reduced_shards() const { return next_; }
+  // The sums of the shards added so far (at least one).
+  ReducedPass Finish() &&;
+
+ private:
+  std::filesystem::path pass_dir_;
+  ReductionMode mode_;
+  std::uint32_t next_ = 0;
+  ReducedPass reduced_;
+};
+
+// All of `artifacts` (shard i at index i), which must have passed ValidatePass, through a
+// ShardReducer.
 ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<ShardArtifact>& artifacts, ReductionMode mode);
 
 // Writes the reduced statistics into `dir` (a pass's accum/, or `pstrain accumulate`'s output):

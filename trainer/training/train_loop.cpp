@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <ostream>
 #include <utility>
 
@@ -371,7 +372,11 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
   // nothing is promoted, and the error says why.
   InterruptGuard interrupt_guard;
+  // The build identity hashes this binary and its shared libraries (once per process): on a second
+  // thread while the inputs are loaded and checked, which is mostly one thread's work.
+  std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
   CheckedInputs checked = ResolveInputs(options);
+  build_identity.get();
   const TrainingIdentity identity = FingerprintInputs(options, checked);
   TrainResult result;
   result.training_fingerprint = TrainingFingerprint(identity);

@@ -1,0 +1,175 @@
+// Shards checked as they finish (coordinator/pass_runner.h, coordinator/launcher.h): the local
+// launcher reports each finished worker while the others still run, an exception from that report
+// stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
+// the shards finish in.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "accumulators/exact_accumulators.h"
+#include "common/error.h"
+#include "coordinator/pass_runner.h"
+#include "formats/dictionary.h"
+#include "manifest/manifest.h"
+#include "shards/run_layout.h"
+#include "support/shard_fixture.h"
+#include "support/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+PassInputs SmallPassInputs(const fs::path& dir) {
+  const CorpusFixture corpus = SmallCorpus(dir);
+  PassInputs inputs;
+  inputs.model_dir = An4Model().string();
+  inputs.manifest_path = corpus.manifest.string();
+  inputs.corpus_root = corpus.corpus_root.string();
+  inputs.dict = (CorpusDir() / "corpus.dic").string();
+  inputs.filler = (CorpusDir() / "corpus.filler").string();
+  return inputs;
+}
+
+std::vector<ShardTask> Tasks(const PassInputs& inputs, const fs::path& pass_dir, std::uint32_t shard_count) {
+  std::vector<ShardTask> tasks;
+  for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
+    ShardTask task;
+    task.inputs = inputs;
+    task.pass = 1;
+    task.shard = shard;
+    task.shard_count = shard_count;
+    task.shard_dir = (pass_dir / ShardDirName(shard)).string();
+    tasks.push_back(task);
+  }
+  return tasks;
+}
+
+// PSTRAIN_FAULT_INJECTION for the workers this test starts, unset again when the scope ends.
+class FaultScope {
+ public:
+  explicit FaultScope(const char* faults) { ::setenv("PSTRAIN_FAULT_INJECTION", faults, 1); }
+  ~FaultScope() { ::unsetenv("PSTRAIN_FAULT_INJECTION"); }
+};
+
+// Runs every task in this process, in shard order, then reports them in the order given, after
+// `before_report` (which may tamper with the shard directories).
+class ReorderingLauncher : public Launcher {
+ public:
+  ReorderingLauncher(std::vector<std::size_t> report_order, std::function<void()> before_report = {})
+      : order_(std::move(report_order)), before_report_(std::move(before_report)) {}
+  void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override {
+    for (const ShardTask& task : tasks) RunShardTask(task);
+    if (before_report_) before_report_();
+    for (std::size_t task : order_) on_done(task);
+  }
+  std::string name() const override { return "reordering"; }
+
+ private:
+  std::vector<std::size_t> order_;
+  std::function<void()> before_report_;
+};
+
+TEST(ShardsCheckedAsTheyFinish, TheLocalLauncherReportsAShardWhileTheOtherStillRuns) {
+  const fs::path dir = FreshDir("pass-runner/report-while-running");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const std::vector<ShardTask> tasks = Tasks(inputs, dir / "pass", 2);
+  FaultScope faults("delay:1:3000");  // shard 1 waits 3 s before writing its artifact
+  LocalProcessLauncher launcher(PSTRAIN_BINARY, 2);
+  std::vector<std::size_t> reported;
+  std::vector<bool> other_artifact_present;
+  launcher.Run(tasks, [&](std::size_t task) {
+    reported.push_back(task);
+    const std::size_t other = 1 - task;
+    other_artifact_present.push_back(fs::exists(fs::path(tasks[other].shard_dir) / "artifact.json"));
+  });
+  ASSERT_EQ(reported, (std::vector<std::size_t>{0, 1}));
+  EXPECT_FALSE(other_artifact_present[0]) << "shard 0 was reported only after shard 1 had finished";
+  EXPECT_TRUE(other_artifact_present[1]);
+}
+
+TEST(ShardsCheckedAsTheyFinish, AnExceptionFromTheReportStopsTheOtherWorkers) {
+  const fs::path dir = FreshDir("pass-runner/report-throws");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const std::vector<ShardTask> tasks = Tasks(inputs, dir / "pass", 2);
+  FaultScope faults("hang:1:1");  // shard 1 sleeps for an hour before its artifact
+  LocalProcessLauncher launcher(PSTRAIN_BINARY, 2);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(launcher.Run(tasks, [](std::size_t task) {
+    if (task == 0) throw std::runtime_error("shard 0 rejected");
+  }),
+               std::runtime_error);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 120.0) << "Run waited for the hanging worker";
+  EXPECT_FALSE(fs::exists(fs::path(tasks[1].shard_dir) / "artifact.json"));
+}
+
+TEST(ShardsCheckedAsTheyFinish, TheCompletionOrderChangesNeitherTheReducedPassNorTheArtifacts) {
+  const fs::path dir = FreshDir("pass-runner/order");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher in_order;
+  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  ASSERT_TRUE(reference.reduced.exact.has_value());
+  for (const std::vector<std::size_t>& order : {std::vector<std::size_t>{2, 1, 0}, std::vector<std::size_t>{1, 2, 0}}) {
+    ReorderingLauncher launcher(order);
+    const fs::path pass_dir = dir / ("order-" + std::to_string(order[0]) + std::to_string(order[1]));
+    const ShardedPassResult result = RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher);
+    ASSERT_TRUE(result.reduced.exact.has_value());
+    EXPECT_TRUE(*result.reduced.exact == *reference.reduced.exact);
+    EXPECT_EQ(result.reduced.total_frames, reference.reduced.total_frames);
+    EXPECT_TRUE(result.reduced.log_likelihood.fixed() == reference.reduced.log_likelihood.fixed());
+    ASSERT_EQ(result.artifacts.size(), 3u);
+    for (std::size_t shard = 0; shard < 3; ++shard) {
+      EXPECT_EQ(result.artifacts[shard].shard, shard);
+      EXPECT_EQ(result.artifacts[shard].assigned_ids, reference.artifacts[shard].assigned_ids);
+    }
+  }
+}
+
+// Appends a byte to a payload file: ValidateShard rejects it by its size.
+void Lengthen(const fs::path& file) { std::ofstream(file, std::ios::app | std::ios::binary) << '\0'; }
+
+TEST(ShardsCheckedAsTheyFinish, TheLowestRejectedShardIsReportedWhicheverFinishedFirst) {
+  const fs::path dir = FreshDir("pass-runner/rejection");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  const fs::path pass_dir = dir / "pass";
+  ReorderingLauncher launcher({2, 1, 0}, [&] {
+    Lengthen(pass_dir / ShardDirName(2) / "mixw_counts");
+    Lengthen(pass_dir / ShardDirName(1) / "mixw_counts");
+  });
+  try {
+    RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher);
+    FAIL() << "tampered shards were accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 1u);
+    EXPECT_EQ(rejected.check(), "payload-size");
+  }
+}
+
+TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {
+  const fs::path dir = FreshDir("pass-runner/unreported");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  ReorderingLauncher launcher({0});  // shard 1 runs but is never reported
+  EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "pass", launcher), TrainingError);
+}
+
+TEST(ShardsCheckedAsTheyFinish, TheReducerTakesShardsInAscendingOrderOnly) {
+  ShardReducer reducer("/nonexistent-pass", ReductionMode::kExact);
+  ShardArtifact artifact;
+  EXPECT_THROW(reducer.Add(1, artifact), TrainingError);
+  EXPECT_EQ(reducer.reduced_shards(), 0u);
+  EXPECT_THROW(std::move(reducer).Finish(), TrainingError);
+}
+
+}  // namespace
+}  // namespace pstrain::testing
