@@ -190,6 +190,10 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
     discard();
     return TrainingError(path.string() + ": " + what + ": " + detail);
   };
+  // Write-back of each full MiB is started as the file grows (sync_file_range: a hint, its errors
+  // are ignored), so that the fsync below waits for the last piece, not for the whole file.
+  constexpr off_t kWritebackStep = off_t(1) << 20;
+  off_t file_size = 0, started = 0;
   const ByteSink sink = [&](const void* data, std::size_t size) {
     const auto* bytes = static_cast<const char*>(data);
     std::size_t written = 0;
@@ -200,6 +204,12 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
         throw fail("write failed");
       }
       written += static_cast<std::size_t>(n);
+    }
+    file_size += static_cast<off_t>(size);
+    if (file_size - started >= kWritebackStep) {
+      const off_t end = file_size - file_size % kWritebackStep;
+      (void)::sync_file_range(fd, started, end - started, SYNC_FILE_RANGE_WRITE);
+      started = end;
     }
   };
   try {

@@ -1,5 +1,5 @@
-// WriteFileAtomicStreamed: pieces land in order; a producer that throws leaves the old file and no
-// temporary behind.
+// WriteFileAtomicStreamed: pieces land in order, also across the MiB steps at which write-back is
+// started; a producer that throws leaves the old file and no temporary behind.
 #include "common/file_io.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +47,23 @@ TEST_F(FileIoTest, StreamedPiecesAreWrittenInOrder) {
   for (int i = 0; i < 1000; ++i) expected += "0123456789";
   expected += "xyz";
   EXPECT_EQ(ReadFileText(path), expected);
+  EXPECT_EQ(EntriesInDir(), 1u);
+}
+
+TEST_F(FileIoTest, AFileOfSeveralMebibytesInUnevenPiecesIsWrittenExactly) {
+  const fs::path path = dir_ / "exact_counts";
+  std::string expected;
+  WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+    std::string piece;
+    for (std::size_t i = 0; expected.size() < (std::size_t(5) << 20) + 12345; ++i) {
+      piece.assign(1 + (i * 7919) % 200000, static_cast<char>('a' + i % 26));  // 1 B to ~195 KiB
+      sink(piece.data(), piece.size());
+      expected += piece;
+    }
+  });
+  const std::string written = ReadFileText(path);
+  EXPECT_EQ(written.size(), expected.size());
+  EXPECT_TRUE(written == expected);
   EXPECT_EQ(EntriesInDir(), 1u);
 }
 
