@@ -33,9 +33,7 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
   return expected;
 }
 
-ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
-                                 const fs::path& work_dir, Launcher& launcher) {
-  if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
+std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count, const fs::path& work_dir) {
   std::vector<ShardTask> tasks;
   for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
     ShardTask task;
@@ -46,6 +44,13 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     task.shard_dir = (work_dir / ShardDirName(shard)).string();
     tasks.push_back(std::move(task));
   }
+  return tasks;
+}
+
+ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
+                                 const fs::path& work_dir, Launcher& launcher) {
+  if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
+  const std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
   // Each shard is validated as soon as its worker ends, and reduced as soon as it and every lower
   // shard are validated, while the other workers still run. What is reported stays what a check
   // after the last worker would report: the lowest shard's rejection, then a reduction error.

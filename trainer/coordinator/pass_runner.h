@@ -27,6 +27,10 @@ struct ShardedPassResult {
 // The expectations every artifact of the pass must meet.
 PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count);
 
+// The tasks of pass `pass`: shard i of `shard_count` in work_dir/shard-XXX.
+std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count,
+                                  const std::filesystem::path& work_dir);
+
 // Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`. Each
 // shard is validated (ValidateShard) when the launcher reports it finished, and reduced once it and
 // every lower shard are valid. Throws, after the launcher returns: the lowest shard's

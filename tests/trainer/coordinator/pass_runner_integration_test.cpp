@@ -16,7 +16,6 @@
 #include "accumulators/exact_accumulators.h"
 #include "common/error.h"
 #include "coordinator/pass_runner.h"
-#include "formats/dictionary.h"
 #include "manifest/manifest.h"
 #include "shards/run_layout.h"
 #include "support/shard_fixture.h"
@@ -36,20 +35,6 @@ PassInputs SmallPassInputs(const fs::path& dir) {
   inputs.dict = (CorpusDir() / "corpus.dic").string();
   inputs.filler = (CorpusDir() / "corpus.filler").string();
   return inputs;
-}
-
-std::vector<ShardTask> Tasks(const PassInputs& inputs, const fs::path& pass_dir, std::uint32_t shard_count) {
-  std::vector<ShardTask> tasks;
-  for (std::uint32_t shard = 0; shard < shard_count; ++shard) {
-    ShardTask task;
-    task.inputs = inputs;
-    task.pass = 1;
-    task.shard = shard;
-    task.shard_count = shard_count;
-    task.shard_dir = (pass_dir / ShardDirName(shard)).string();
-    tasks.push_back(task);
-  }
-  return tasks;
 }
 
 // PSTRAIN_FAULT_INJECTION for the workers this test starts, unset again when the scope ends.
@@ -80,7 +65,7 @@ class ReorderingLauncher : public Launcher {
 TEST(ShardsCheckedAsTheyFinish, TheLocalLauncherReportsAShardWhileTheOtherStillRuns) {
   const fs::path dir = FreshDir("pass-runner/report-while-running");
   const PassInputs inputs = SmallPassInputs(dir);
-  const std::vector<ShardTask> tasks = Tasks(inputs, dir / "pass", 2);
+  const std::vector<ShardTask> tasks = ShardTasks(inputs, 1, 2, dir / "pass");
   FaultScope faults("delay:1:3000");  // shard 1 waits 3 s before writing its artifact
   LocalProcessLauncher launcher(PSTRAIN_BINARY, 2);
   std::vector<std::size_t> reported;
@@ -98,7 +83,7 @@ TEST(ShardsCheckedAsTheyFinish, TheLocalLauncherReportsAShardWhileTheOtherStillR
 TEST(ShardsCheckedAsTheyFinish, AnExceptionFromTheReportStopsTheOtherWorkers) {
   const fs::path dir = FreshDir("pass-runner/report-throws");
   const PassInputs inputs = SmallPassInputs(dir);
-  const std::vector<ShardTask> tasks = Tasks(inputs, dir / "pass", 2);
+  const std::vector<ShardTask> tasks = ShardTasks(inputs, 1, 2, dir / "pass");
   FaultScope faults("hang:1:1");  // shard 1 sleeps for an hour before its artifact
   LocalProcessLauncher launcher(PSTRAIN_BINARY, 2);
   const auto start = std::chrono::steady_clock::now();

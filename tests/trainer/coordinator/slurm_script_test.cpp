@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "coordinator/pass_runner.h"
 #include "coordinator/slurm_launcher.h"
 #include "shards/run_layout.h"
 
@@ -25,21 +26,13 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 std::vector<ShardTask> Tasks(const fs::path& pass_dir, std::uint32_t count) {
-  std::vector<ShardTask> tasks;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    ShardTask task;
-    task.inputs.model_dir = "/models/it's here";  // a quote, to check the quoting
-    task.inputs.manifest_path = "relative/train.manifest";
-    task.inputs.corpus_root = "/data";
-    task.inputs.dict = "/data/corpus.dic";
-    task.inputs.filler = "/data/corpus.filler";
-    task.pass = 2;
-    task.shard = i;
-    task.shard_count = count;
-    task.shard_dir = (pass_dir / ShardDirName(i)).string();
-    tasks.push_back(task);
-  }
-  return tasks;
+  PassInputs inputs;
+  inputs.model_dir = "/models/it's here";  // a quote, to check the quoting
+  inputs.manifest_path = "relative/train.manifest";
+  inputs.corpus_root = "/data";
+  inputs.dict = "/data/corpus.dic";
+  inputs.filler = "/data/corpus.filler";
+  return ShardTasks(inputs, 2, count, pass_dir);
 }
 
 int RunScript(const fs::path& script, const std::string& task_id, const fs::path& output) {
