@@ -16,6 +16,11 @@
 //                                             CPU lacks is skipped with the reason), used with topn = all
 //                                             and >= 4 densities; checked bit-identical to the loop above
 //                                             before timing
+//   BM_GaussianLogDensityPairs/isa:L/densities:N  the pair_distances kernel of level L: every density of
+//                                             the frame's senones, each anywhere in memory, several at once
+//                                             in vector lanes (DensityKernel::EvaluateMany's path for fewer
+//                                             than 4 densities per senone or top-n < all); checked
+//                                             bit-identical to the one-at-a-time loop before timing
 //
 // The arithmetic is bw's: float32 difference
 // x - mean promoted to double, dist += precision * diff * diff in double over the dimensions in
@@ -33,6 +38,7 @@
 #include <x86intrin.h>
 #endif
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -175,11 +181,79 @@ void BM_GaussianLogDensity(benchmark::State& state) {
   state.counters["per_density"] =
       benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
+// The pair_distances kernel (DensityKernel::EvaluateMany's one-at-a-time path) over the densities
+// of kSenonesPerFrame senones, then log_norm - dist, as EvaluateMany does.
+void BM_GaussianLogDensityPairs(benchmark::State& state) {
+  const auto n_density = static_cast<std::uint32_t>(state.range(1));
+  const numerics::VectorKernels* kernels = KernelsOrSkip(state, state.range(0));
+  if (kernels == nullptr) return;
+  GaussianCase c;
+  const std::string error = LoadGaussianCase(n_density, c);
+  if (!error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const AcousticModel& model = *c.model;
+  const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
+  const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
+  // The senones of each frame: kSenonesPerFrame of them, stepping by 7 as the other benchmarks do.
+  std::vector<const float*> means(std::size_t(kFrames) * n_pairs), precisions(means.size());
+  std::vector<float> log_norms(means.size());
+  for (std::uint32_t t = 0, senone = 0, p = 0; t < kFrames; ++t) {
+    for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
+      for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
+        means[p] = model.Mean(senone, k);
+        precisions[p] = model.Precision(senone, k);
+        log_norms[p] = model.LogNorm(senone, k);
+      }
+    }
+  }
+  std::vector<double> log_dens(n_pairs), want(n_pairs);
+  // Bit-identical to the one-at-a-time loop (checked for every frame, outside the timing).
+  for (std::uint32_t t = 0, senone = 0; t < kFrames; ++t) {
+    const float* x = c.frames.data() + std::size_t(t) * veclen;
+    kernels->pair_distances(x, means.data() + t * n_pairs, precisions.data() + t * n_pairs, veclen, n_pairs,
+                            log_dens.data());
+    for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
+      EvaluateSenoneLogDensities(model, senone, x, want.data() + std::size_t(i) * n_density);
+    }
+    for (std::size_t p = 0; p < n_pairs; ++p) {
+      if (std::bit_cast<std::uint64_t>(log_norms[t * n_pairs + p] - log_dens[p]) != std::bit_cast<std::uint64_t>(want[p])) {
+        state.SkipWithError("pair and one-at-a-time log densities differ");
+        return;
+      }
+    }
+  }
+  std::uint32_t frame = 0;
+#if defined(__x86_64__)
+  const std::uint64_t tsc_start = __rdtsc();
+#endif
+  for (auto _ : state) {
+    const float* x = c.frames.data() + std::size_t(frame) * veclen;
+    const std::size_t first = std::size_t(frame) * n_pairs;
+    kernels->pair_distances(x, means.data() + first, precisions.data() + first, veclen, n_pairs, log_dens.data());
+    for (std::size_t p = 0; p < n_pairs; ++p) log_dens[p] = log_norms[first + p] - log_dens[p];
+    benchmark::DoNotOptimize(log_dens.data());
+    benchmark::ClobberMemory();
+    if (++frame == kFrames) frame = 0;
+  }
+#if defined(__x86_64__)
+  const std::uint64_t tsc_ticks = __rdtsc() - tsc_start;
+  const double flops = static_cast<double>(state.iterations()) * static_cast<double>(n_pairs) * (4.0 * veclen + 1.0);
+  if (tsc_ticks > 0) state.counters["flops_per_cycle"] = flops / static_cast<double>(tsc_ticks);
+#endif
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n_pairs));
+  state.counters["dims"] = veclen;
+  state.counters["per_density"] = benchmark::Counter(static_cast<double>(n_pairs),
+                                                     benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 BENCHMARK_TEMPLATE(BM_GaussianLogDensity, false)->Name("BM_GaussianLogDensity")->ArgName("densities")->Arg(1)->Arg(8)->Arg(16);
 BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)
     ->Name("BM_GaussianLogDensityGrouped")
     ->ArgNames({"isa", "densities"})
     ->ArgsProduct({{0, 1, 2, 3}, {8, 16}});
+BENCHMARK(BM_GaussianLogDensityPairs)->ArgNames({"isa", "densities"})->ArgsProduct({{0, 1, 2, 3}, {1, 8}});
 
 }  // namespace
 }  // namespace pstrain::bench

@@ -235,25 +235,31 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
         EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "two_pass " << two_pass << " dim " << l;
       }
     }
-    // Pair distances: densities anywhere in memory, in any order, every count 1..9 (short last
-    // groups of 1 to 3), against EvaluateLogDensity's loop over the same float32 values.
-    for (std::size_t n = 1; n <= 9; ++n) {
-      std::vector<const float*> means(n), precisions(n);
-      std::vector<double> want(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t at = ((i * 5 + 3) % n_groups) * veclen * 4 + i % 4;  // a stretch of `mean`, not aligned
-        means[i] = mean.data() + at;
-        precisions[i] = pair_precision.data() + at;
-        double d = 0.0;
-        for (std::uint32_t l = 0; l < veclen; ++l) {
-          const double diff = x[l] - means[i][l];
-          d += precisions[i][l] * diff * diff;
+    // Pair distances: densities anywhere in memory, in any order, every count 1..20 (every short
+    // last group of the 4- and 8-density loops), against EvaluateLogDensity's loop over the same
+    // float32 values; with 39 dimensions and with lengths below, at and around the kernels' blocks
+    // of four.
+    for (const std::uint32_t pair_veclen : {veclen, 1u, 3u, 4u, 5u, 8u, 13u}) {
+      for (std::size_t n = 1; n <= 20; ++n) {
+        std::vector<const float*> means(n), precisions(n);
+        std::vector<double> want(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::size_t at = ((i * 5 + 3) % n_groups) * veclen * 4 + i % 4;  // a stretch of `mean`, not aligned
+          means[i] = mean.data() + at;
+          precisions[i] = pair_precision.data() + at;
+          double d = 0.0;
+          for (std::uint32_t l = 0; l < pair_veclen; ++l) {
+            const double diff = x[l] - means[i][l];
+            d += precisions[i][l] * diff * diff;
+          }
+          want[i] = d;
         }
-        want[i] = d;
+        std::vector<double> got(n, -1.0);
+        kernels.pair_distances(x.data(), means.data(), precisions.data(), pair_veclen, n, got.data());
+        for (std::size_t i = 0; i < n; ++i) {
+          EXPECT_EQ(BitsOf(got[i]), BitsOf(want[i])) << "pair distances, veclen " << pair_veclen << ", n = " << n << ", " << i;
+        }
       }
-      std::vector<double> got(n, -1.0);
-      kernels.pair_distances(x.data(), means.data(), precisions.data(), veclen, n, got.data());
-      for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(BitsOf(got[i]), BitsOf(want[i])) << "pair distances, n = " << n << ", " << i;
     }
     // Every count of groups from 1 to 7: the 2-group loop with and without a last single group.
     for (std::uint32_t groups = 1; groups <= n_groups; ++groups) {
