@@ -69,29 +69,29 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     const std::size_t prev_begin = alpha_begin_[t - 1], prev_end = alpha_begin_[t];
     cand_state_.clear();
     cand_alpha_.clear();
+    const float* x_t = features.frame(t);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
-      for (const HmmArc& arc : hmm.states[alpha_state_[s]].next) {
-        const HmmState& next = hmm.states[arc.state];
-        if (!next.emitting() || state_slot_[arc.state] >= 0) continue;
+      for (const ArcTable::Arc& arc : next_arcs_.Next(alpha_state_[s])) {
+        if (arc.local < 0 || state_slot_[arc.state] >= 0) continue;
         state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
         cand_state_.push_back(arc.state);
         cand_alpha_.push_back(0.0);
-        densities_.Request(local_of_senone_[next.senone], features.frame(t));
+        densities_.Request(static_cast<std::uint32_t>(arc.local), x_t);
       }
     }
     dscale_[t] = densities_.FinishFrame(kernel_, model);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
       const double prior_alpha = alpha_value_[s];
-      for (const HmmArc& arc : hmm.states[alpha_state_[s]].next) {
-        if (!hmm.states[arc.state].emitting()) continue;
+      for (const ArcTable::Arc& arc : next_arcs_.Next(alpha_state_[s])) {
+        if (arc.local < 0) continue;
         const double x = prior_alpha * arc.prob;
-        cand_alpha_[state_slot_[arc.state]] += x * densities_.Op(LocalOf(hmm, arc.state));
+        cand_alpha_[state_slot_[arc.state]] += x * densities_.Op(static_cast<std::uint32_t>(arc.local));
       }
     }
     // Emitting states feed their non-emitting successors (exit states) in the same frame.
     for (std::size_t s = 0; s < cand_state_.size(); ++s) {
-      for (const HmmArc& arc : hmm.states[cand_state_[s]].next) {
-        if (hmm.states[arc.state].emitting()) continue;
+      for (const ArcTable::Arc& arc : next_arcs_.Next(cand_state_[s])) {
+        if (arc.local >= 0) continue;
         const double x = cand_alpha_[s] * arc.prob;
         if (state_slot_[arc.state] < 0) {
           state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());

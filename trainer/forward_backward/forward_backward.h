@@ -7,6 +7,7 @@
 //   density_kernel.*       the log densities of a senone at a frame (the replaceable kernel; its
 //                          arithmetic is the active instruction-set level's, numerics/)
 //   frame_densities.*      the forward pass's per-frame density cache, read again backwards
+//   arc_table.*            the HMM's outgoing arcs flattened for the alpha pass
 //   alpha_pass.cpp         ForwardBackward::AlphaPass
 //   beta_pass.cpp          ForwardBackward::BetaPass and its pruning
 //   statistics_gatherer.*  posteriors -> statistics, into the sink utterance_stats.*
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "features/features.h"
+#include "forward_backward/arc_table.h"
 #include "forward_backward/density_kernel.h"
 #include "forward_backward/frame_densities.h"
 #include "forward_backward/statistics_gatherer.h"
@@ -98,6 +100,7 @@ class ForwardBackward {
 
   DensityKernel kernel_;  // holds the vector kernels (kernel_.kernels())
   FrameDensities densities_;
+  ArcTable next_arcs_;    // the utterance's outgoing arcs
   StatisticsGatherer gatherer_;
 
   // Forward results per frame.
