@@ -33,37 +33,48 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
                                  std::vector<double>& log) {
   const AcousticModel& model = *model_;
   const std::uint32_t n_density = model.n_density(), topn = model.topn();
-  many_log_.resize(n * n_density);
+  const std::size_t n_values = n * n_density;
+  if (many_log_.size() < n_values) many_log_.resize(n_values);
+  double* logs = many_log_.data();
   if (grouped_) {
-    for (std::size_t i = 0; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, many_log_.data() + i * n_density);
+    for (std::size_t i = 0; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, logs + i * n_density);
   } else {
     // Every (senone, density) pair, four at a time in the kernel's lanes (each with the arithmetic
     // of EvaluateLogDensity: the same bits), then log_norm - dist.
-    const std::size_t n_pairs = n * n_density;
-    pair_means_.resize(n_pairs);
-    pair_precisions_.resize(n_pairs);
+    if (pair_means_.size() < n_values) {
+      pair_means_.resize(n_values);
+      pair_precisions_.resize(n_values);
+    }
+    const float** means = pair_means_.data();
+    const float** precisions = pair_precisions_.data();
     for (std::size_t i = 0, p = 0; i < n; ++i) {
       for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
-        pair_means_[p] = model.Mean(senones[i], k);
-        pair_precisions_[p] = model.Precision(senones[i], k);
+        means[p] = model.Mean(senones[i], k);
+        precisions[p] = model.Precision(senones[i], k);
       }
     }
-    kernels_->pair_distances(x, pair_means_.data(), pair_precisions_.data(), model.veclen(), n_pairs, many_log_.data());
+    kernels_->pair_distances(x, means, precisions, model.veclen(), n_values, logs);
     for (std::size_t i = 0, p = 0; i < n; ++i) {
-      for (std::uint32_t k = 0; k < n_density; ++k, ++p) many_log_[p] = model.LogNorm(senones[i], k) - many_log_[p];
+      for (std::uint32_t k = 0; k < n_density; ++k, ++p) logs[p] = model.LogNorm(senones[i], k) - logs[p];
     }
   }
+  if (topn >= n_density) {
+    // All densities in index order.
+    const std::size_t first = index.size();
+    index.resize(first + n_values);
+    std::uint32_t* out = index.data() + first;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::uint32_t k = 0; k < n_density; ++k) *out++ = k;
+    }
+    log.insert(log.end(), logs, logs + n_values);
+    return;
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    const double* logs = many_log_.data() + i * n_density;
-    if (topn < n_density) {
-      SortOrder(logs);
-      for (std::uint32_t kk = 0; kk < topn; ++kk) {
-        index.push_back(order_[kk]);
-        log.push_back(logs[order_[kk]]);
-      }
-    } else {
-      for (std::uint32_t k = 0; k < n_density; ++k) index.push_back(k);
-      log.insert(log.end(), logs, logs + n_density);
+    const double* senone_logs = logs + i * n_density;
+    SortOrder(senone_logs);
+    for (std::uint32_t kk = 0; kk < topn; ++kk) {
+      index.push_back(order_[kk]);
+      log.push_back(senone_logs[order_[kk]]);
     }
   }
 }
