@@ -71,7 +71,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     cand_alpha_.clear();
     const float* x_t = features.frame(t);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
-      for (const ArcTable::Arc& arc : next_arcs_.Next(alpha_state_[s])) {
+      for (const ArcTable::Arc& arc : arcs_.Next(alpha_state_[s])) {
         if (arc.local < 0 || state_slot_[arc.state] >= 0) continue;
         state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
         cand_state_.push_back(arc.state);
@@ -82,7 +82,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     dscale_[t] = densities_.FinishFrame(kernel_, model);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
       const double prior_alpha = alpha_value_[s];
-      for (const ArcTable::Arc& arc : next_arcs_.Next(alpha_state_[s])) {
+      for (const ArcTable::Arc& arc : arcs_.Next(alpha_state_[s])) {
         if (arc.local < 0) continue;
         const double x = prior_alpha * arc.prob;
         cand_alpha_[state_slot_[arc.state]] += x * densities_.Op(static_cast<std::uint32_t>(arc.local));
@@ -90,7 +90,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     }
     // Emitting states feed their non-emitting successors (exit states) in the same frame.
     for (std::size_t s = 0; s < cand_state_.size(); ++s) {
-      for (const ArcTable::Arc& arc : next_arcs_.Next(cand_state_[s])) {
+      for (const ArcTable::Arc& arc : arcs_.Next(cand_state_[s])) {
         if (arc.local >= 0) continue;
         const double x = cand_alpha_[s] * arc.prob;
         if (state_slot_[arc.state] < 0) {

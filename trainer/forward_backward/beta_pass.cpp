@@ -41,14 +41,9 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
 
   acc.Reset(hmm, model, model.n_tmat());
   gatherer_.Reset(model, hmm, pass.features, local_of_senone_, options.pass2var, kernel_.kernels(), acc);
-  const std::uint32_t n_emit = model.n_emit_state();
-  const std::uint32_t n_to = n_emit + 1;
-  auto add_tmat = [&](std::uint32_t from_state, std::uint32_t to_state, double value) {
-    const HmmState& from = hmm.states[from_state];
-    const HmmState& to = hmm.states[to_state];
-    if (from.tmat == to.tmat && from.model_state <= to.model_state && from.phone_instance == to.phone_instance) {
-      acc.AddTransition((std::size_t(from.tmat) * n_emit + from.model_state) * n_to + to.model_state, value);
-    }
+  // A transition count, for the arcs inside one phone instance and transition matrix.
+  auto add_tmat = [&](const ArcTable::PrevArc& arc, double value) {
+    if (arc.transition != ArcTable::kNoTransition) acc.AddTransition(arc.transition, value);
   };
   auto set_alpha_slots = [&](std::uint32_t t) {
     for (std::size_t e = alpha_begin_[t]; e < alpha_begin_[t + 1]; ++e) state_slot_[alpha_state_[e]] = static_cast<std::int32_t>(e);
@@ -75,13 +70,13 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
   non_emit.push_back(final_state);
   for (std::size_t s = 0; s < non_emit.size(); ++s) {
     const std::uint32_t j = non_emit[s];
-    for (const HmmArc& arc : hmm.states[j].prev) {
+    for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
       const std::uint32_t i = arc.state;
       const std::int32_t slot = state_slot_[i];
       if (slot < 0) continue;
-      add_tmat(i, j, alpha_value_[slot] * arc.prob * prior_beta_[j] * recip_final_alpha);
+      add_tmat(arc, alpha_value_[slot] * arc.prob * prior_beta_[j] * recip_final_alpha);
       prior_beta_[i] += arc.prob * prior_beta_[j];
-      if (!hmm.states[i].emitting()) {
+      if (!arc.emitting) {
         non_emit.push_back(i);
       } else if (!asf_[i]) {
         asf_[i] = 1;
@@ -102,7 +97,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     for (const std::uint32_t j : active) {
       const double op = op_of_state(j);
       asf_[j] = 0;
-      for (const HmmArc& arc : hmm.states[j].prev) {
+      for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
         const std::uint32_t i = arc.state;
         const std::int32_t slot = state_slot_[i];
         if (slot < 0) continue;  // not active in the forward pass
@@ -113,13 +108,13 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
                                                                 std::to_string(j) + " at frame " + std::to_string(t + 1), true};
         }
         if (post > kMinCountPosterior && post > options.spthresh) {
-          add_tmat(i, j, post);
+          add_tmat(arc, post);
           gatherer_.AddTransitionInto(kernel_, densities_, j, p_reest, post, t + 1);
         }
         beta_[i] += arc.prob * op * prior_beta_[j];
         if (!asf_next_[i]) {
           asf_next_[i] = 1;
-          if (hmm.states[i].emitting()) next_active.push_back(i);
+          if (arc.emitting) next_active.push_back(i);
           else non_emit.push_back(i);
         }
       }
@@ -143,15 +138,15 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     for (std::size_t s = 0; s < tmp_non_emit.size(); ++s) {
       const std::uint32_t j = tmp_non_emit[s];
       asf_next_[j] = 0;
-      for (const HmmArc& arc : hmm.states[j].prev) {
+      for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
         const std::uint32_t i = arc.state;
         const std::int32_t slot = state_slot_[i];
         if (slot < 0) continue;
-        add_tmat(i, j, alpha_value_[slot] * arc.prob * beta_[j] * recip_final_alpha);
+        add_tmat(arc, alpha_value_[slot] * arc.prob * beta_[j] * recip_final_alpha);
         beta_[i] += arc.prob * beta_[j];
         if (!asf_next_[i]) {
           asf_next_[i] = 1;
-          if (!hmm.states[i].emitting()) tmp_non_emit.push_back(i);
+          if (!arc.emitting) tmp_non_emit.push_back(i);
           else active.push_back(i);
         }
       }

@@ -33,7 +33,7 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
   local_of_senone_.resize(model.n_senones());
   for (std::uint32_t local = 0; local < hmm.senones.size(); ++local) local_of_senone_[hmm.senones[local]] = local;
   state_slot_.assign(n_states, -1);
-  next_arcs_.Build(hmm, local_of_senone_);
+  arcs_.Build(hmm, local_of_senone_, model.n_emit_state());
   kernel_.Prepare(model);
   densities_.Reset(hmm.senones, model);
 

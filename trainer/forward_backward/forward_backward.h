@@ -7,7 +7,7 @@
 //   density_kernel.*       the log densities of a senone at a frame (the replaceable kernel; its
 //                          arithmetic is the active instruction-set level's, numerics/)
 //   frame_densities.*      the forward pass's per-frame density cache, read again backwards
-//   arc_table.*            the HMM's outgoing arcs flattened for the alpha pass
+//   arc_table.*            the HMM's arcs, both ways, flattened for the passes
 //   alpha_pass.cpp         ForwardBackward::AlphaPass
 //   beta_pass.cpp          ForwardBackward::BetaPass and its pruning
 //   statistics_gatherer.*  posteriors -> statistics, into the sink utterance_stats.*
@@ -100,7 +100,7 @@ class ForwardBackward {
 
   DensityKernel kernel_;  // holds the vector kernels (kernel_.kernels())
   FrameDensities densities_;
-  ArcTable next_arcs_;    // the utterance's outgoing arcs
+  ArcTable arcs_;         // the utterance's arcs, both ways
   StatisticsGatherer gatherer_;
 
   // Forward results per frame.

@@ -1,5 +1,6 @@
-// ArcTable: each state's outgoing arcs in HmmState::next order, with the target's local senone or
-// -1 for a non-emitting target.
+// ArcTable: each state's outgoing arcs in HmmState::next order with the target's local senone (-1
+// for a non-emitting target), and its incoming arcs in HmmState::prev order with whether the source
+// emits and the transition-count slot (none between phone instances or transition matrices).
 #include "forward_backward/arc_table.h"
 
 #include <gtest/gtest.h>
@@ -12,49 +13,82 @@
 namespace pstrain {
 namespace {
 
-HmmState State(std::uint32_t senone, const std::vector<HmmArc>& next) {
+HmmState State(std::uint32_t senone, std::uint32_t tmat, std::uint32_t model_state, std::uint32_t phone_instance) {
   HmmState state;
   state.senone = senone;
-  for (const HmmArc& arc : next) state.next.push_back(arc);
+  state.tmat = tmat;
+  state.model_state = model_state;
+  state.phone_instance = phone_instance;
   return state;
 }
 
-TEST(ArcTable, HoldsEveryStatesArcsInOrderWithTheTargetsLocalSenone) {
-  // 0 -> {0, 1, 2}, 1 -> {1, 3}, 2 -> {2, 3}, 3 (exit, non-emitting) -> {4, 5, 6, 7, 8} (more arcs
-  // than ArcList holds in place), 4..8 emitting, no arcs.
+void Connect(SentenceHmm& hmm, std::uint32_t from, std::uint32_t to, float prob) {
+  hmm.states[from].next.push_back(HmmArc{to, prob});
+  hmm.states[to].prev.push_back(HmmArc{from, prob});
+}
+
+TEST(ArcTable, HoldsEveryStatesArcsInOrderWithWhatThePassesAskOfTheOtherEnd) {
+  // Phone instance 0 (tmat 2): emitting 0, 1, 2 and exit 3. Phone instance 1 (tmat 5): emitting
+  // 4..8 (model states 0..4), all entered from the exit 3 (more arcs than ArcList holds in place),
+  // and state 5 also entered from 4 with a lower model state (not counted: 5 -> 4 would be).
   SentenceHmm hmm;
-  hmm.states.push_back(State(40, {{0, 0.5f}, {1, 0.25f}, {2, 0.25f}}));
-  hmm.states.push_back(State(41, {{1, 0.75f}, {3, 0.25f}}));
-  hmm.states.push_back(State(40, {{2, 0.125f}, {3, 0.875f}}));
-  hmm.states.push_back(State(kNonEmitting, {{4, 0.2f}, {5, 0.2f}, {6, 0.2f}, {7, 0.2f}, {8, 0.2f}}));
-  for (const std::uint32_t senone : {42u, 41u, 43u, 40u, 44u}) hmm.states.push_back(State(senone, {}));
+  hmm.states = {State(40, 2, 0, 0), State(41, 2, 1, 0), State(40, 2, 2, 0), State(kNonEmitting, 2, 3, 0)};
+  for (std::uint32_t k = 0; k < 5; ++k) hmm.states.push_back(State(std::vector<std::uint32_t>{42, 41, 43, 40, 44}[k], 5, k, 1));
+  Connect(hmm, 0, 0, 0.5f);
+  Connect(hmm, 0, 1, 0.25f);
+  Connect(hmm, 0, 2, 0.25f);
+  Connect(hmm, 1, 1, 0.75f);
+  Connect(hmm, 1, 3, 0.25f);
+  Connect(hmm, 2, 2, 0.125f);
+  Connect(hmm, 2, 3, 0.875f);
+  for (std::uint32_t s = 4; s <= 8; ++s) Connect(hmm, 3, s, 0.2f);
+  Connect(hmm, 5, 4, 0.5f);
   std::vector<std::uint32_t> local_of_senone(50, 999);
   const std::uint32_t locals[] = {3, 1, 0, 4, 2};  // senones 40..44
   for (std::uint32_t s = 0; s < 5; ++s) local_of_senone[40 + s] = locals[s];
+  const std::uint32_t n_emit = 3, n_to = 4;
 
   ArcTable table;
-  table.Build(hmm, local_of_senone);
+  table.Build(hmm, local_of_senone, n_emit);
   for (std::uint32_t s = 0; s < hmm.states.size(); ++s) {
     SCOPED_TRACE(s);
-    const auto arcs = table.Next(s);
-    ASSERT_EQ(arcs.size(), hmm.states[s].next.size());
-    for (std::size_t a = 0; a < arcs.size(); ++a) {
+    const auto next = table.Next(s);
+    ASSERT_EQ(next.size(), hmm.states[s].next.size());
+    for (std::size_t a = 0; a < next.size(); ++a) {
       const HmmArc& want = hmm.states[s].next[a];
-      EXPECT_EQ(arcs[a].state, want.state);
-      EXPECT_EQ(arcs[a].prob, want.prob);
+      EXPECT_EQ(next[a].state, want.state);
+      EXPECT_EQ(next[a].prob, want.prob);
       const HmmState& target = hmm.states[want.state];
-      EXPECT_EQ(arcs[a].local, target.emitting() ? std::int32_t(local_of_senone[target.senone]) : -1);
+      EXPECT_EQ(next[a].local, target.emitting() ? std::int32_t(local_of_senone[target.senone]) : -1);
+    }
+    const auto prev = table.Prev(s);
+    ASSERT_EQ(prev.size(), hmm.states[s].prev.size());
+    for (std::size_t a = 0; a < prev.size(); ++a) {
+      EXPECT_EQ(prev[a].state, hmm.states[s].prev[a].state);
+      EXPECT_EQ(prev[a].prob, hmm.states[s].prev[a].prob);
+      EXPECT_EQ(prev[a].emitting, hmm.states[prev[a].state].emitting());
     }
   }
   EXPECT_EQ(table.Next(1)[1].local, -1);  // into the exit state
   EXPECT_EQ(table.Next(3)[4].local, 2);   // the spilled fifth arc: state 8, senone 44
+  // Transition slots (tmat * n_emit + from) * n_to + to inside a phone instance.
+  EXPECT_EQ(table.Prev(0)[0].transition, (2u * n_emit + 0) * n_to + 0);  // 0 -> 0
+  EXPECT_EQ(table.Prev(2)[0].transition, (2u * n_emit + 0) * n_to + 2);  // 0 -> 2 (skip)
+  EXPECT_EQ(table.Prev(3)[1].transition, (2u * n_emit + 2) * n_to + 3);  // 2 -> exit
+  EXPECT_EQ(table.Prev(4)[0].transition, ArcTable::kNoTransition);       // exit 3 -> the next phone
+  EXPECT_EQ(table.Prev(4)[1].transition, ArcTable::kNoTransition);       // 5 -> 4: backwards
+  EXPECT_FALSE(table.Prev(4)[0].emitting);
+  EXPECT_TRUE(table.Prev(4)[1].emitting);
 
   // Rebuilt for another utterance, nothing of the first remains.
   SentenceHmm small;
-  small.states.push_back(State(44, {{0, 1.0f}}));
-  table.Build(small, local_of_senone);
+  small.states = {State(44, 0, 0, 0)};
+  Connect(small, 0, 0, 1.0f);
+  table.Build(small, local_of_senone, n_emit);
   ASSERT_EQ(table.Next(0).size(), 1u);
   EXPECT_EQ(table.Next(0)[0].local, 2);
+  ASSERT_EQ(table.Prev(0).size(), 1u);
+  EXPECT_EQ(table.Prev(0)[0].transition, 0u);
 }
 
 }  // namespace
