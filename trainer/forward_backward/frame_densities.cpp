@@ -24,33 +24,28 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
   local_entry_.assign(senones.size(), -1);
 }
 
-void FrameDensities::Request(std::uint32_t local, const float* x) {
-  if (local_entry_[local] >= 0) return;
-  local_entry_[local] = static_cast<std::int32_t>(local_.size());
-  local_.push_back(local);
-  pending_senones_.push_back((*senones_)[local]);
-  pending_x_ = x;
-}
-
 double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& model) {
   const std::size_t first_entry = begin_.back();
+  const std::size_t n_entries = local_.size() - first_entry;
   kernel.EvaluateMany(pending_senones_.data(), pending_senones_.size(), pending_x_, index_, pending_log_);
   pending_senones_.clear();
+  const std::size_t n_values = pending_log_.size();  // n_entries * topn
   double max_log = -std::numeric_limits<double>::max();
   for (const double v : pending_log_) max_log = std::max(max_log, v);
   double dscale = max_log - kMaxLogDensity;
   if (dscale <= kMinusLogInfinity) dscale = kMinusLogInfinity + kMaxLogDensity;
-  pending_value_.resize(pending_log_.size());
-  kernel.ExpShifted(pending_log_.data(), dscale, pending_value_.data(), pending_log_.size());
-  for (std::size_t e = first_entry; e < local_.size(); ++e) {
-    const std::uint32_t senone = (*senones_)[local_[e]];
+  // The scaled densities go straight into the cache; each entry's output probability is
+  // sum_k w_k den_k over its top-n in order.
+  value_.resize(value_.size() + n_values);
+  double* values = value_.data() + value_.size() - n_values;
+  kernel.ExpShifted(pending_log_.data(), dscale, values, n_values);
+  op_.resize(first_entry + n_entries);
+  const std::uint32_t* index = index_.data() + first_entry * topn_;
+  for (std::size_t e = 0; e < n_entries; ++e, values += topn_, index += topn_) {
+    const std::uint32_t senone = (*senones_)[local_[first_entry + e]];
     double op = 0.0;
-    for (std::uint32_t kk = 0; kk < topn_; ++kk) {
-      const double den = pending_value_[(e - first_entry) * topn_ + kk];
-      value_.push_back(den);
-      op += model.MixtureWeight(senone, index_[e * topn_ + kk]) * den;
-    }
-    op_.push_back(op);
+    for (std::uint32_t kk = 0; kk < topn_; ++kk) op += model.MixtureWeight(senone, index[kk]) * values[kk];
+    op_[first_entry + e] = op;
   }
   pending_log_.clear();
   begin_.push_back(local_.size());

@@ -24,7 +24,13 @@ class FrameDensities {
 
   // Adds local senone `local` to the frame being built, unless already there. Every request of a
   // frame gives the same x (the frame's features).
-  void Request(std::uint32_t local, const float* x);
+  void Request(std::uint32_t local, const float* x) {
+    if (local_entry_[local] >= 0) return;
+    local_entry_[local] = static_cast<std::int32_t>(local_.size());
+    local_.push_back(local);
+    pending_senones_.push_back((*senones_)[local]);
+    pending_x_ = x;
+  }
   // Evaluates, scales and closes the frame being built; returns its density log-scale.
   double FinishFrame(DensityKernel& kernel, const AcousticModel& model);
 
@@ -49,7 +55,6 @@ class FrameDensities {
   const float* pending_x_ = nullptr;    // the open frame's features
   std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
   std::vector<double> pending_log_;     // the open frame's log densities (entry-major)
-  std::vector<double> pending_value_;   // their scaled values
   std::vector<std::int32_t> local_entry_;
 };
 
