@@ -71,8 +71,8 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     cand_alpha_.clear();
     const float* x_t = features.frame(t);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
-      for (const ArcTable::Arc& arc : arcs_.Next(alpha_state_[s])) {
-        if (arc.local < 0 || state_slot_[arc.state] >= 0) continue;
+      for (const ArcTable::Arc& arc : arcs_.NextEmitting(alpha_state_[s])) {
+        if (state_slot_[arc.state] >= 0) continue;
         state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
         cand_state_.push_back(arc.state);
         cand_alpha_.push_back(0.0);
@@ -82,16 +82,14 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     dscale_[t] = densities_.FinishFrame(kernel_, model);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
       const double prior_alpha = alpha_value_[s];
-      for (const ArcTable::Arc& arc : arcs_.Next(alpha_state_[s])) {
-        if (arc.local < 0) continue;
+      for (const ArcTable::Arc& arc : arcs_.NextEmitting(alpha_state_[s])) {
         const double x = prior_alpha * arc.prob;
         cand_alpha_[state_slot_[arc.state]] += x * densities_.Op(static_cast<std::uint32_t>(arc.local));
       }
     }
     // Emitting states feed their non-emitting successors (exit states) in the same frame.
     for (std::size_t s = 0; s < cand_state_.size(); ++s) {
-      for (const ArcTable::Arc& arc : arcs_.Next(cand_state_[s])) {
-        if (arc.local >= 0) continue;
+      for (const ArcTable::Arc& arc : arcs_.NextExits(cand_state_[s])) {
         const double x = cand_alpha_[s] * arc.prob;
         if (state_slot_[arc.state] < 0) {
           state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());

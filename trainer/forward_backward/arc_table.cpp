@@ -5,18 +5,23 @@ namespace pstrain {
 
 void ArcTable::Build(const SentenceHmm& hmm, const std::vector<std::uint32_t>& local_of_senone, std::uint32_t n_emit) {
   next_begin_.clear();
+  next_exit_.clear();
   prev_begin_.clear();
   next_.clear();
   prev_.clear();
   next_begin_.reserve(hmm.states.size() + 1);
+  next_exit_.reserve(hmm.states.size());
   prev_begin_.reserve(hmm.states.size() + 1);
   const std::size_t n_to = std::size_t(n_emit) + 1;
   for (const HmmState& state : hmm.states) {
     next_begin_.push_back(static_cast<std::uint32_t>(next_.size()));
     for (const HmmArc& arc : state.next) {
       const HmmState& target = hmm.states[arc.state];
-      const std::int32_t local = target.emitting() ? static_cast<std::int32_t>(local_of_senone[target.senone]) : -1;
-      next_.push_back(Arc{arc.state, arc.prob, local});
+      if (target.emitting()) next_.push_back(Arc{arc.state, arc.prob, static_cast<std::int32_t>(local_of_senone[target.senone])});
+    }
+    next_exit_.push_back(static_cast<std::uint32_t>(next_.size()));
+    for (const HmmArc& arc : state.next) {
+      if (!hmm.states[arc.state].emitting()) next_.push_back(Arc{arc.state, arc.prob, -1});
     }
     prev_begin_.push_back(static_cast<std::uint32_t>(prev_.size()));
     for (const HmmArc& arc : state.prev) {

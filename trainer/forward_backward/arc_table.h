@@ -1,6 +1,8 @@
-// The sentence HMM's arcs laid out for the passes: every state's outgoing arcs (in the order of
-// HmmState::next) and incoming arcs (in the order of HmmState::prev), each with what the pass asks
-// of the state at its other end, so that a frame reads the arcs and nothing of the HmmStates.
+// The sentence HMM's arcs laid out for the passes: every state's outgoing arcs and incoming arcs
+// (in the order of HmmState::prev), each with what the pass asks of the state at its other end, so
+// that a frame reads the arcs and nothing of the HmmStates. A state's outgoing arcs are split in
+// two, each part in the order of HmmState::next: into emitting states (the alpha pass's first two
+// loops) and into non-emitting ones (its exit-state loop).
 #pragma once
 
 #include <cstddef>
@@ -34,8 +36,12 @@ class ArcTable {
   // is the model's emitting states per HMM.
   void Build(const SentenceHmm& hmm, const std::vector<std::uint32_t>& local_of_senone, std::uint32_t n_emit);
 
-  std::span<const Arc> Next(std::uint32_t state) const {
-    return {next_.data() + next_begin_[state], next_.data() + next_begin_[state + 1]};
+  // The arcs into emitting states, then those into non-emitting states.
+  std::span<const Arc> NextEmitting(std::uint32_t state) const {
+    return {next_.data() + next_begin_[state], next_.data() + next_exit_[state]};
+  }
+  std::span<const Arc> NextExits(std::uint32_t state) const {
+    return {next_.data() + next_exit_[state], next_.data() + next_begin_[state + 1]};
   }
   std::span<const PrevArc> Prev(std::uint32_t state) const {
     return {prev_.data() + prev_begin_[state], prev_.data() + prev_begin_[state + 1]};
@@ -43,6 +49,7 @@ class ArcTable {
 
  private:
   std::vector<std::uint32_t> next_begin_, prev_begin_;  // state -> its first arc (size n_states + 1)
+  std::vector<std::uint32_t> next_exit_;                // state -> its first arc into a non-emitting state
   std::vector<Arc> next_;
   std::vector<PrevArc> prev_;
 };

@@ -1,5 +1,5 @@
-// ArcTable: each state's outgoing arcs in HmmState::next order with the target's local senone (-1
-// for a non-emitting target), and its incoming arcs in HmmState::prev order with whether the source
+// ArcTable: each state's outgoing arcs into emitting states with the target's local senone, then
+// those into non-emitting states, each part in HmmState::next order, and its incoming arcs in HmmState::prev order with whether the source
 // emits and the transition-count slot (none between phone instances or transition matrices).
 #include "forward_backward/arc_table.h"
 
@@ -52,14 +52,22 @@ TEST(ArcTable, HoldsEveryStatesArcsInOrderWithWhatThePassesAskOfTheOtherEnd) {
   table.Build(hmm, local_of_senone, n_emit);
   for (std::uint32_t s = 0; s < hmm.states.size(); ++s) {
     SCOPED_TRACE(s);
-    const auto next = table.Next(s);
-    ASSERT_EQ(next.size(), hmm.states[s].next.size());
-    for (std::size_t a = 0; a < next.size(); ++a) {
-      const HmmArc& want = hmm.states[s].next[a];
-      EXPECT_EQ(next[a].state, want.state);
-      EXPECT_EQ(next[a].prob, want.prob);
-      const HmmState& target = hmm.states[want.state];
-      EXPECT_EQ(next[a].local, target.emitting() ? std::int32_t(local_of_senone[target.senone]) : -1);
+    // The arcs into emitting states, then the others, each part in HmmState::next order.
+    std::vector<HmmArc> want_emitting, want_exits;
+    for (const HmmArc& arc : hmm.states[s].next) (hmm.states[arc.state].emitting() ? want_emitting : want_exits).push_back(arc);
+    const auto emitting = table.NextEmitting(s);
+    ASSERT_EQ(emitting.size(), want_emitting.size());
+    for (std::size_t a = 0; a < emitting.size(); ++a) {
+      EXPECT_EQ(emitting[a].state, want_emitting[a].state);
+      EXPECT_EQ(emitting[a].prob, want_emitting[a].prob);
+      EXPECT_EQ(emitting[a].local, std::int32_t(local_of_senone[hmm.states[want_emitting[a].state].senone]));
+    }
+    const auto exits = table.NextExits(s);
+    ASSERT_EQ(exits.size(), want_exits.size());
+    for (std::size_t a = 0; a < exits.size(); ++a) {
+      EXPECT_EQ(exits[a].state, want_exits[a].state);
+      EXPECT_EQ(exits[a].prob, want_exits[a].prob);
+      EXPECT_EQ(exits[a].local, -1);
     }
     const auto prev = table.Prev(s);
     ASSERT_EQ(prev.size(), hmm.states[s].prev.size());
@@ -69,8 +77,9 @@ TEST(ArcTable, HoldsEveryStatesArcsInOrderWithWhatThePassesAskOfTheOtherEnd) {
       EXPECT_EQ(prev[a].emitting, hmm.states[prev[a].state].emitting());
     }
   }
-  EXPECT_EQ(table.Next(1)[1].local, -1);  // into the exit state
-  EXPECT_EQ(table.Next(3)[4].local, 2);   // the spilled fifth arc: state 8, senone 44
+  ASSERT_EQ(table.NextExits(1).size(), 1u);  // 1 -> the exit state 3
+  EXPECT_EQ(table.NextExits(1)[0].state, 3u);
+  EXPECT_EQ(table.NextEmitting(3)[4].local, 2);  // the spilled fifth arc: state 8, senone 44
   // Transition slots (tmat * n_emit + from) * n_to + to inside a phone instance.
   EXPECT_EQ(table.Prev(0)[0].transition, (2u * n_emit + 0) * n_to + 0);  // 0 -> 0
   EXPECT_EQ(table.Prev(2)[0].transition, (2u * n_emit + 0) * n_to + 2);  // 0 -> 2 (skip)
@@ -85,8 +94,9 @@ TEST(ArcTable, HoldsEveryStatesArcsInOrderWithWhatThePassesAskOfTheOtherEnd) {
   small.states = {State(44, 0, 0, 0)};
   Connect(small, 0, 0, 1.0f);
   table.Build(small, local_of_senone, n_emit);
-  ASSERT_EQ(table.Next(0).size(), 1u);
-  EXPECT_EQ(table.Next(0)[0].local, 2);
+  ASSERT_EQ(table.NextEmitting(0).size(), 1u);
+  EXPECT_EQ(table.NextEmitting(0)[0].local, 2);
+  EXPECT_TRUE(table.NextExits(0).empty());
   ASSERT_EQ(table.Prev(0).size(), 1u);
   EXPECT_EQ(table.Prev(0)[0].transition, 0u);
 }
