@@ -114,6 +114,14 @@ std::string LoadGaussianCase(std::uint32_t n_density, GaussianCase& out) {
   return "";
 }
 
+// LoadGaussianCase, or false after SkipWithError.
+bool LoadOrSkip(benchmark::State& state, std::uint32_t n_density, GaussianCase& out) {
+  const std::string error = LoadGaussianCase(n_density, out);
+  if (error.empty()) return true;
+  state.SkipWithError(error.c_str());
+  return false;
+}
+
 // One iteration = one frame of the forward pass: all densities of kSenonesPerFrame senones.
 constexpr std::uint32_t kSenonesPerFrame = 16;
 
@@ -128,11 +136,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
     if (kernels == nullptr) return;
   }
   GaussianCase c;
-  const std::string error = LoadGaussianCase(n_density, c);
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  if (!LoadOrSkip(state, n_density, c)) return;
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   std::vector<double> log_dens(std::size_t(kSenonesPerFrame) * n_density);
@@ -181,6 +185,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
   state.counters["per_density"] =
       benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
+
 // The pair_distances kernel (DensityKernel::EvaluateMany's one-at-a-time path) over the densities
 // of kSenonesPerFrame senones, then log_norm - dist, as EvaluateMany does.
 void BM_GaussianLogDensityPairs(benchmark::State& state) {
@@ -188,11 +193,7 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const numerics::VectorKernels* kernels = KernelsOrSkip(state, state.range(0));
   if (kernels == nullptr) return;
   GaussianCase c;
-  const std::string error = LoadGaussianCase(n_density, c);
-  if (!error.empty()) {
-    state.SkipWithError(error.c_str());
-    return;
-  }
+  if (!LoadOrSkip(state, n_density, c)) return;
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
