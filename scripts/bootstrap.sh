@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev googletest libbenchmark-dev libmpfr-dev
   libclang-14-dev
   sphinxtrain pocketsphinx pocketsphinx-en-us pocketsphinx-testdata sphinxbase-utils
-  espeak-ng sox strace time valgrind
+  espeak-ng sox strace time valgrind linux-perf
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
   chromium libxml2-utils
   slurm-wlm munge
