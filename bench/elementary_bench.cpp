@@ -7,6 +7,8 @@
 //   BM_ExpShifted/isa:L  the vector exp of level L over 1,024 values (0 scalar, 1 sse2, 2 avx2,
 //                        3 avx512; a level the CPU lacks is skipped with the reason)
 //   BM_LogArray/isa:L    the vector log of level L over 1,024 values
+//   BM_ExpShiftedRuns/isa:L/run:N  the vector exp over the same values in calls of N (a frame's
+//                        densities: a 1-Gaussian model's frame has a few dozen, so the tail counts)
 //
 // items_per_second = calls (values) per second. glibc is called here only to be measured: the
 // trainer never calls it (tests/trainer/numerics/portable_numerics_integration_test.cpp).
@@ -75,6 +77,23 @@ void BM_ExpShifted(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(in.size()));
 }
 BENCHMARK(BM_ExpShifted)->ArgName("isa")->Arg(0)->Arg(1)->Arg(2)->Arg(3);
+
+void BM_ExpShiftedRuns(benchmark::State& state) {
+  const numerics::VectorKernels* kernels_ptr = KernelsOrSkip(state, state.range(0));
+  if (kernels_ptr == nullptr) return;
+  const numerics::VectorKernels& kernels = *kernels_ptr;
+  const std::size_t run = static_cast<std::size_t>(state.range(1));
+  const std::vector<double> in = Inputs(-50.0, 20.0, false);
+  const std::size_t runs = in.size() / run;
+  std::vector<double> out(in.size());
+  for (auto _ : state) {
+    for (std::size_t r = 0; r < runs; ++r) kernels.exp_shifted(in.data() + r * run, 10.0, out.data() + r * run, run);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(runs * run));
+}
+BENCHMARK(BM_ExpShiftedRuns)->ArgNames({"isa", "run"})->ArgsProduct({{0, 1, 2, 3}, {5, 41}});
 
 void BM_LogArray(benchmark::State& state) {
   const numerics::VectorKernels* kernels_ptr = KernelsOrSkip(state, state.range(0));

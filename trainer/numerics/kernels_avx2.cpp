@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <immintrin.h>  // the gather (lanes_vector.inc Gather)
+
 #include "numerics/elementary_constants.h"
 #include "numerics/kernel_entries.h"
 

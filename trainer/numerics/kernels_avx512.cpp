@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <immintrin.h>  // the gather and masked tails (lanes_vector.inc)
+
 #include "numerics/elementary_constants.h"
 #include "numerics/kernel_entries.h"
 

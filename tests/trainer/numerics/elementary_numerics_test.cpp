@@ -209,30 +209,53 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   for (const IsaLevel level : SupportedIsaLevels()) {
     SCOPED_TRACE(std::string(IsaName(level)));
     const VectorKernels& kernels = KernelsFor(level);
-    for (const std::size_t n : {in.size(), std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{0}}) {
-      std::vector<double> out(n, -1.0);
-      kernels.exp_shifted(in.data(), shift, out.data(), n);
-      std::size_t mismatches = 0;
-      for (std::size_t i = 0; i < n; ++i) mismatches += BitsOf(out[i]) != BitsOf(expected[i]) && !(std::isnan(out[i]) && std::isnan(expected[i]));
-      EXPECT_EQ(mismatches, 0u) << "n = " << n;
+    // Every length below, at and around the lanes (2, 4 or 8) and a frame's few dozen, into a
+    // separate array and in place (the statistics gatherer's call), from an offset start.
+    for (const std::size_t n : {in.size(), std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4},
+                                std::size_t{5}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{15},
+                                std::size_t{16}, std::size_t{17}, std::size_t{41}}) {
+      for (const bool in_place : {false, true}) {
+        const std::size_t first = n < in.size() ? 3 : 0;
+        std::vector<double> out(n, -1.0);
+        if (in_place) out.assign(in.begin() + first, in.begin() + first + n);
+        kernels.exp_shifted(in_place ? out.data() : in.data() + first, shift, out.data(), n);
+        std::size_t mismatches = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const double want = expected[first + i];
+          mismatches += BitsOf(out[i]) != BitsOf(want) && !(std::isnan(out[i]) && std::isnan(want));
+        }
+        EXPECT_EQ(mismatches, 0u) << "exp, n = " << n << (in_place ? ", in place" : "");
+        std::vector<double> logs(n, -1.0);
+        if (in_place) logs.assign(in.begin() + first, in.begin() + first + n);
+        kernels.log(in_place ? logs.data() : in.data() + first, logs.data(), n);
+        std::size_t log_mismatches = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const double want = Log(in[first + i]);
+          log_mismatches += BitsOf(logs[i]) != BitsOf(want) && !(std::isnan(logs[i]) && std::isnan(want));
+        }
+        EXPECT_EQ(log_mismatches, 0u) << "log, n = " << n << (in_place ? ", in place" : "");
+      }
     }
-    std::vector<double> logs(in.size());
-    kernels.log(in.data(), logs.data(), in.size());
-    std::size_t log_mismatches = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const double want = Log(in[i]);
-      log_mismatches += BitsOf(logs[i]) != BitsOf(want) && !(std::isnan(logs[i]) && std::isnan(want));
-    }
-    EXPECT_EQ(log_mismatches, 0u);
-    // Frame statistics, one- and two-pass variance, from non-zero sums (veclen 39 leaves a tail).
-    for (const bool two_pass : {false, true}) {
-      std::vector<double> mean_want(veclen, 0.25), var_want(veclen, 1.5), mean_got(veclen, 0.25), var_got(veclen, 1.5);
-      const float* input_mean = two_pass ? mean.data() : nullptr;
-      KernelsFor(IsaLevel::kScalar).accumulate_frame(0.375, x.data(), input_mean, mean_want.data(), var_want.data(), veclen);
-      kernels.accumulate_frame(0.375, x.data(), input_mean, mean_got.data(), var_got.data(), veclen);
-      for (std::uint32_t l = 0; l < veclen; ++l) {
-        EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "two_pass " << two_pass << " dim " << l;
-        EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "two_pass " << two_pass << " dim " << l;
+    // Frame statistics, one- and two-pass variance, from non-zero sums, for 39 dimensions and every
+    // length up to 17 (each tail of the 2-, 4- and 8-lane loops); the element after the last
+    // dimension must stay untouched.
+    for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u}) {
+      for (const bool two_pass : {false, true}) {
+        std::vector<double> mean_want(acc_veclen + 1, 0.25), var_want(acc_veclen + 1, 1.5);
+        for (std::uint32_t l = 0; l < acc_veclen; ++l) {
+          mean_want[l] += 0.125 * l;
+          var_want[l] += 0.0625 * l;
+        }
+        std::vector<double> mean_got = mean_want, var_got = var_want;
+        const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
+        KernelsFor(IsaLevel::kScalar).accumulate_frame(0.3718281828459045, x.data(), input_mean, mean_want.data(), var_want.data(), acc_veclen);
+        kernels.accumulate_frame(0.3718281828459045, x.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen);
+        for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
+          EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
+          EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
+        }
+        EXPECT_EQ(mean_got[acc_veclen], 0.25);
+        EXPECT_EQ(var_got[acc_veclen], 1.5);
       }
     }
     // Pair distances: densities anywhere in memory, in any order, every count 1..20 (every short
