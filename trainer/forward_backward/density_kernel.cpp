@@ -34,8 +34,16 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
   const AcousticModel& model = *model_;
   const std::uint32_t n_density = model.n_density(), topn = model.topn();
   const std::size_t n_values = n * n_density;
-  if (many_log_.size() < n_values) many_log_.resize(n_values);
-  double* logs = many_log_.data();
+  // With topn = all the results are the log densities in index order: computed straight into `log`.
+  const bool all = topn >= n_density;
+  double* logs;
+  if (all) {
+    log.resize(log.size() + n_values);
+    logs = log.data() + log.size() - n_values;
+  } else {
+    if (many_log_.size() < n_values) many_log_.resize(n_values);
+    logs = many_log_.data();
+  }
   if (grouped_) {
     for (std::size_t i = 0; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, logs + i * n_density);
   } else {
@@ -58,17 +66,7 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
       for (std::uint32_t k = 0; k < n_density; ++k, ++p) logs[p] = model.LogNorm(senones[i], k) - logs[p];
     }
   }
-  if (topn >= n_density) {
-    // All densities in index order.
-    const std::size_t first = index.size();
-    index.resize(first + n_values);
-    std::uint32_t* out = index.data() + first;
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::uint32_t k = 0; k < n_density; ++k) *out++ = k;
-    }
-    log.insert(log.end(), logs, logs + n_values);
-    return;
-  }
+  if (all) return;  // (no indices: they are 0 .. n_density - 1)
   for (std::size_t i = 0; i < n; ++i) {
     const double* senone_logs = logs + i * n_density;
     SortOrder(senone_logs);

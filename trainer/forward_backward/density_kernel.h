@@ -35,7 +35,8 @@ class DensityKernel {
 
   // Evaluate for each of senones[0..n) at x, the results of senone i appended to `index` (its
   // top-n density indices, best first) and `log` (their log densities): the same values, in the
-  // same order, as Evaluate then Order and LogDensity for each senone in turn. Densities evaluated
+  // same order, as Evaluate then Order and LogDensity for each senone in turn. With topn = all
+  // nothing is appended to `index`: the order is 0 .. n_density - 1 for every senone. Densities evaluated
   // one at a time (topn < all, or fewer than 4 per senone) run four at once in the lanes of the
   // pair_distances kernel (numerics/vector_kernels.h), each lane with the arithmetic of
   // EvaluateLogDensity, so the bits do not change.

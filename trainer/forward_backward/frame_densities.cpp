@@ -14,6 +14,7 @@ constexpr double kMinusLogInfinity = -708.407751281802;  // log of the smallest 
 void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const AcousticModel& model) {
   senones_ = &senones;
   topn_ = model.topn();
+  all_ = topn_ >= model.n_density();
   begin_.assign(1, 0);
   local_.clear();
   op_.clear();
@@ -40,11 +41,15 @@ double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& m
   double* values = value_.data() + value_.size() - n_values;
   kernel.ExpShifted(pending_log_.data(), dscale, values, n_values);
   op_.resize(first_entry + n_entries);
-  const std::uint32_t* index = index_.data() + first_entry * topn_;
-  for (std::size_t e = 0; e < n_entries; ++e, values += topn_, index += topn_) {
+  for (std::size_t e = 0; e < n_entries; ++e, values += topn_) {
     const std::uint32_t senone = (*senones_)[local_[first_entry + e]];
     double op = 0.0;
-    for (std::uint32_t kk = 0; kk < topn_; ++kk) op += model.MixtureWeight(senone, index[kk]) * values[kk];
+    if (all_) {
+      for (std::uint32_t k = 0; k < topn_; ++k) op += model.MixtureWeight(senone, k) * values[k];
+    } else {
+      const std::uint32_t* index = index_.data() + (first_entry + e) * topn_;
+      for (std::uint32_t kk = 0; kk < topn_; ++kk) op += model.MixtureWeight(senone, index[kk]) * values[kk];
+    }
     op_[first_entry + e] = op;
   }
   pending_log_.clear();

@@ -40,18 +40,19 @@ class FrameDensities {
   std::size_t Entry(std::uint32_t local) const { return static_cast<std::size_t>(local_entry_[local]); }
   double Op(std::uint32_t local) const { return op_[Entry(local)]; }
   double Value(std::size_t entry, std::uint32_t kk) const { return value_[entry * topn_ + kk]; }
-  std::uint32_t Index(std::size_t entry, std::uint32_t kk) const { return index_[entry * topn_ + kk]; }
+  std::uint32_t Index(std::size_t entry, std::uint32_t kk) const { return all_ ? kk : index_[entry * topn_ + kk]; }
   // Entries of the first frame (its first entry is 0).
   double FirstOp() const { return op_[0]; }
 
  private:
   const std::vector<std::uint32_t>* senones_ = nullptr;
   std::uint32_t topn_ = 0;
+  bool all_ = false;                    // topn = all densities: entry kk is density kk, index_ stays empty
   std::vector<std::size_t> begin_;      // frame -> first entry (closed frames + 1)
   std::vector<std::uint32_t> local_;    // entry -> local senone
   std::vector<double> op_;              // entry -> output probability
   std::vector<double> value_;           // entry * topn -> scaled density
-  std::vector<std::uint32_t> index_;    // entry * topn -> density index
+  std::vector<std::uint32_t> index_;    // entry * topn -> density index (topn < all only)
   const float* pending_x_ = nullptr;    // the open frame's features
   std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
   std::vector<double> pending_log_;     // the open frame's log densities (entry-major)

@@ -76,18 +76,23 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
       std::size_t at = 0;
       for (std::size_t batch = 1; at < senones.size(); batch = batch % 9 + 1) {
         const std::size_t n = std::min(batch, senones.size() - at);
-        std::vector<std::uint32_t> index;
-        std::vector<double> log;
+        // Appended after what is there; with topn = all no index is appended (the order is the
+        // identity, which Evaluate's Order must then be).
+        std::vector<std::uint32_t> index{99};
+        std::vector<double> log{7.0};
         many.EvaluateMany(senones.data() + at, n, x.data(), index, log);
-        ASSERT_EQ(index.size(), n * topn);
-        ASSERT_EQ(log.size(), n * topn);
+        const bool all = topn >= model.n_density();
+        ASSERT_EQ(index.size(), 1 + (all ? 0 : n * topn));
+        ASSERT_EQ(log.size(), 1 + n * topn);
+        EXPECT_EQ(index[0], 99u);
+        EXPECT_EQ(log[0], 7.0);
         for (std::size_t i = 0; i < n; ++i) {
           one.Evaluate(senones[at + i], x.data());
           for (std::uint32_t kk = 0; kk < topn; ++kk) {
-            EXPECT_EQ(index[i * topn + kk], one.Order(kk)) << "senone " << senones[at + i] << " rank " << kk;
+            EXPECT_EQ(all ? kk : index[1 + i * topn + kk], one.Order(kk)) << "senone " << senones[at + i] << " rank " << kk;
             const double want = one.LogDensity(one.Order(kk));
-            EXPECT_EQ(std::memcmp(&log[i * topn + kk], &want, sizeof want), 0)
-                << "senone " << senones[at + i] << " rank " << kk << ": " << log[i * topn + kk] << " vs " << want;
+            EXPECT_EQ(std::memcmp(&log[1 + i * topn + kk], &want, sizeof want), 0)
+                << "senone " << senones[at + i] << " rank " << kk << ": " << log[1 + i * topn + kk] << " vs " << want;
           }
         }
         at += n;
