@@ -67,7 +67,8 @@ fi
 echo "nightly: SphinxTrain's perl stages 20-50 with pstrain's bindir, CFG_NPART 1/2/3 (ctest sphinxtrain_dropin_full, about 5 min)"
 dropin_rc=0
 cmake --build "$BUILD_DIR" -j"$JOBS" --target pstrain audit
-ctest --test-dir "$BUILD_DIR" -L nightly -R '^sphinxtrain_dropin_full$' --output-on-failure 2>&1 |
+# -V: the check's verdict line is in its output, which --output-on-failure drops for a passing test
+ctest --test-dir "$BUILD_DIR" -L nightly -R '^sphinxtrain_dropin_full$' -V 2>&1 |
   tee "$REPORTS/sphinxtrain-dropin.log" || dropin_rc=${PIPESTATUS[0]}
 if ! grep -q "sphinxtrain-dropin-check: identical" "$REPORTS/sphinxtrain-dropin.log"; then
   [ "$dropin_rc" -ne 0 ] || dropin_rc=1  # the check did not run to its verdict: a failure, not a pass
