@@ -21,7 +21,7 @@ void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
     return;  // topn = all: order_ stays the identity
   }
   EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());
-  if (model.topn() < model.n_density()) SortOrder(log_dens_.data());
+  if (!model.topn_is_all()) SortOrder(log_dens_.data());
 }
 
 void DensityKernel::SortOrder(const double* logs) {
@@ -35,7 +35,7 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
   const std::uint32_t n_density = model.n_density(), topn = model.topn();
   const std::size_t n_values = n * n_density;
   // With topn = all the results are the log densities in index order: computed straight into `log`.
-  const bool all = topn >= n_density;
+  const bool all = model.topn_is_all();
   double* logs;
   if (all) {
     log.resize(log.size() + n_values);

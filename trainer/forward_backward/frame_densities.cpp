@@ -14,7 +14,7 @@ constexpr double kMinusLogInfinity = -708.407751281802;  // log of the smallest 
 void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const AcousticModel& model) {
   senones_ = &senones;
   topn_ = model.topn();
-  all_ = topn_ >= model.n_density();
+  all_ = model.topn_is_all();
   begin_.assign(1, 0);
   local_.clear();
   op_.clear();

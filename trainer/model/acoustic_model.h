@@ -68,6 +68,8 @@ class AcousticModel {
   std::uint32_t n_density() const { return n_density_; }
   std::uint32_t veclen() const { return veclen_; }
   std::uint32_t topn() const { return topn_; }
+  // Every density is evaluated (topn = all): a senone's top-n order is its density order.
+  bool topn_is_all() const { return topn_ == n_density_; }
   std::uint32_t n_emit_state() const { return n_emit_state_; }
   std::uint32_t n_tmat() const { return n_tmat_; }
 
