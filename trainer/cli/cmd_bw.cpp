@@ -76,9 +76,6 @@ int RunBwChecked(int argc, char** argv) {
   const ModelFiles model = ModelFiles::LoadFiles(paths);
   CheckParameterFiles(model, paths);
   const Dictionary dictionary = LoadMergedDictionary(CorpusInputs{"", "", flags.Require("-dictfn"), flags.Require("-fdictfn"), ""});
-  const Manifest manifest = ImportSphinx(ctlfn, lsnfn, cepdir, cepext);
-  CheckWords(manifest, dictionary);
-
   // The part's raw control lines, then the manifest entries (= non-comment control lines) in them.
   const std::size_t n_lines = RawLineCount(ReadFileText(ctlfn));
   ShardRange lines;
@@ -96,15 +93,18 @@ int RunBwChecked(int argc, char** argv) {
     }
     lines = BwPartLines(n_lines, static_cast<std::uint32_t>(part), static_cast<std::uint32_t>(npart));
   }
-  const std::vector<ControlEntry> control = LoadControlFile(ctlfn);
-  std::size_t begin = control.size(), end = 0;
-  for (std::size_t i = 0; i < control.size(); ++i) {
-    if (control[i].line_number > lines.begin && control[i].line_number <= lines.end) {
-      begin = std::min(begin, i);
-      end = i + 1;
-    }
+  std::size_t n_in_part = 0;
+  for (const ControlEntry& control : LoadControlFile(ctlfn)) {
+    if (control.line_number > lines.begin && control.line_number <= lines.end) ++n_in_part;
   }
-  if (begin > end) begin = end;
+  // Every line is paired and checked, and every feature file must exist, but only the part's
+  // files are hashed (then read and checked again by the pass): N parts no longer hash the corpus
+  // N times. A part without utterances keeps the whole manifest and runs none of it.
+  const Manifest manifest =
+      n_in_part > 0 ? ImportSphinx(ctlfn, lsnfn, cepdir, cepext, ImportLines{lines.begin + 1, lines.end})
+                    : ImportSphinx(ctlfn, lsnfn, cepdir, cepext);
+  CheckWords(manifest, dictionary);
+  const std::size_t begin = 0, end = n_in_part > 0 ? manifest.size() : 0;
   std::printf("pstrain bw: control lines %zu..%zu of %zu: %zu utterances\n", lines.begin + 1, lines.end, n_lines, end - begin);
   std::fflush(stdout);
 

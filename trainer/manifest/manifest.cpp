@@ -307,7 +307,7 @@ Manifest Manifest::Load(const fs::path& path) { return Parse(ReadFileText(path),
 void Manifest::Save(const fs::path& path) const { WriteFileAtomic(path, Serialize()); }
 
 Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcription_path, const fs::path& cepdir,
-                      const std::string& cepext) {
+                      const std::string& cepext, ImportLines kept) {
   const std::string ctl_name = fileids_path.string();
   const std::string lsn_name = transcription_path.string();
   const std::string extension = cepext.starts_with('.') ? cepext.substr(1) : cepext;
@@ -375,6 +375,11 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
   }
 
   // Hashed on a few threads; the error reported is the first entry's, as one thread would find it.
+  // Every feature file must exist; only the kept entries' files are read.
+  const auto is_kept = [&](std::size_t entry_idx) {
+    const std::size_t line = controls[entry_idx].line_number;
+    return line >= kept.first_line && line <= kept.last_line;
+  };
   ParallelFor(entries.size(), CheckParallelism(), [&](std::size_t entry_idx) {
     ManifestEntry& entry = entries[entry_idx];
     const fs::path feature_file = ResolveFeaturePath(entry, cepdir);
@@ -382,9 +387,18 @@ Manifest ImportSphinx(const fs::path& fileids_path, const fs::path& transcriptio
       throw RecordError(ctl_name, controls[entry_idx].line_number,
                         "utterance " + Quoted(entry.utt_id) + ": feature file " + feature_file.string() + " " + problem);
     }
-    entry.feature_sha256 = Sha256OfFile(feature_file);
+    if (is_kept(entry_idx)) entry.feature_sha256 = Sha256OfFile(feature_file);
   });
-  return Manifest(std::move(entries), ctl_name + " + " + lsn_name);
+  std::vector<ManifestEntry> kept_entries;
+  kept_entries.reserve(entries.size());
+  for (std::size_t entry_idx = 0; entry_idx < entries.size(); ++entry_idx) {
+    if (is_kept(entry_idx)) kept_entries.push_back(std::move(entries[entry_idx]));
+  }
+  if (kept_entries.empty()) {
+    throw FileError(ctl_name, "no utterance on control lines " + std::to_string(kept.first_line) + ".." +
+                                  std::to_string(kept.last_line));
+  }
+  return Manifest(std::move(kept_entries), ctl_name + " + " + lsn_name);
 }
 
 fs::path ResolveFeaturePath(const ManifestEntry& entry, const fs::path& corpus_root) {

@@ -72,8 +72,18 @@ class Manifest {
 // so "mfc" and ".mfc" are the same; an empty cepext adds no extension), and its file is hashed.
 // Control lines with a frame range (`path sf ef ...`) are rejected: the manifest has no frame ranges.
 // Errors are InputErrors naming the file(s) and line(s).
+//
+// `kept`: the manifest holds only the entries whose control-file line number (1-based, as
+// ControlEntry::line_number) is in [first_line, last_line], and only their feature files are
+// hashed: what one bw part reads (`-part/-npart`, `-nskip/-runlen`), so that each of N parts
+// does not hash the whole corpus. Every entry is still paired and validated and every feature file
+// must exist, so an error names the same line for every part. At least one entry must be kept.
+struct ImportLines {
+  std::size_t first_line = 1;
+  std::size_t last_line = static_cast<std::size_t>(-1);
+};
 Manifest ImportSphinx(const std::filesystem::path& fileids_path, const std::filesystem::path& transcription_path,
-                      const std::filesystem::path& cepdir, const std::string& cepext);
+                      const std::filesystem::path& cepdir, const std::string& cepext, ImportLines kept = {});
 
 // The feature file of `entry` under `corpus_root`.
 std::filesystem::path ResolveFeaturePath(const ManifestEntry& entry, const std::filesystem::path& corpus_root);

@@ -255,6 +255,39 @@ TEST_F(ManifestFilesTest, ImportFromSphinxFiles) {
   EXPECT_NO_THROW(CheckManifest(manifest, dir_ / "copy"));
 }
 
+// One bw part's import (cmd_bw.cpp): only the entries on the kept control lines, and only their
+// feature files read; every line is still paired and checked, and every feature file must exist.
+TEST_F(ManifestFilesTest, ImportKeepsAndHashesOnlyTheGivenControlLines) {
+  WriteText(fileids_, "# comment\nfeat/001\nfeat/002\nfeat/003\n");
+  WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n<s> FIVE OF(2) SPADES </s> (002)\n<s> TEN </s> (003)\n");
+  // 003's feature file exists and is regular, but reading it fails (/proc/self/mem at offset 0
+  // gives EIO): an import that hashed it would throw.
+  fs::create_symlink("/proc/self/mem", corpus_ / "feat" / "003.mfc");
+  EXPECT_NE(InputErrorMessage([&] { Import(); }).find("003.mfc"), std::string::npos);
+
+  const Manifest part = ImportSphinx(fileids_, transcription_, corpus_, "mfc", ImportLines{2, 3});  // lines 2-3: 001, 002
+  EXPECT_EQ(part.Serialize(), kKnownBytes);
+  const Manifest second = ImportSphinx(fileids_, transcription_, corpus_, "mfc", ImportLines{3, 3});
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second.entries()[0], KnownEntries()[1]);
+
+  // The lines outside the part are still checked: a missing feature file is named by its line.
+  fs::remove(corpus_ / "feat" / "003.mfc");
+  EXPECT_NE(InputErrorMessage([&] { ImportSphinx(fileids_, transcription_, corpus_, "mfc", ImportLines{2, 2}); })
+                .find(fileids_.string() + ":4: utterance \"003\": feature file"),
+            std::string::npos);
+  WriteText(corpus_ / "feat" / "003.mfc", kFeatures001);
+  WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n<s> FIVE OF(2) SPADES </s> (002)\n<s> TEN </s> (004)\n");
+  EXPECT_NE(InputErrorMessage([&] { ImportSphinx(fileids_, transcription_, corpus_, "mfc", ImportLines{2, 2}); })
+                .find("does not match the transcript's id"),
+            std::string::npos);
+  // Lines without an utterance (the comment line) keep nothing: an error, not an empty manifest.
+  WriteText(transcription_, "<s> TEN OF CLUBS </s> (001)\n<s> FIVE OF(2) SPADES </s> (002)\n<s> TEN </s> (003)\n");
+  EXPECT_NE(InputErrorMessage([&] { ImportSphinx(fileids_, transcription_, corpus_, "mfc", ImportLines{1, 1}); })
+                .find("no utterance on control lines 1..1"),
+            std::string::npos);
+}
+
 TEST_F(ManifestFilesTest, ImportHandlesCommentsCrlfMissingIdsAndCaseOfIds) {
   WriteText(fileids_, "# training set\r\nfeat/001\r\nfeat/002 \r\n\r\n");
   WriteText(transcription_, "# comment\n<s> TEN OF CLUBS </s>\n<s> FIVE OF(2) SPADES </s> (002)\n");
