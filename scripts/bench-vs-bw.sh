@@ -3,7 +3,7 @@
 # corpus with the same model and flags, several repetitions each (interleaved), median wall time.
 # With --pass (or MODE=pass): the speed of one whole training pass, 1 and 2 processes (see below).
 #
-#   scripts/bench-vs-bw.sh [--pass] [CORPUS_DIR] [MODEL_DIR]
+#   scripts/bench-vs-bw.sh [--pass | --dropin NPART] [CORPUS_DIR] [MODEL_DIR]
 #
 # CORPUS_DIR  default build/corpus/bench (make it with scripts/prepare-bench-corpus.sh CORPUS_DIR)
 # MODEL_DIR   default /usr/share/pocketsphinx/test/data/an4_ci_cont; grown models come from
@@ -58,6 +58,12 @@
 # (docs/contract.md) is printed, and for each round pstrain's command wall time, the pass time it
 # printed and each shard's wall/CPU time (telemetry.json). The last line is
 #   pass ratio pstrain/bw: 1 proc <median> (min <x>, max <y>), 2 proc <median> (min <x>, max <y>)
+#
+# Drop-in mode (--dropin NPART or MODE=dropin with NPART, default 8; scripts/lib/bench-dropin.sh):
+# one training pass as SphinxTrain's stages run it, all NPART parts of bw at once then norm, with
+# the stock bw/norm against pstrain's (`pstrain sphinxtrain-bindir`, docs/sphinxtrain.md). The
+# last line is
+#   drop-in ratio pstrain/bw, NPART parts: <median> (min <x>, max <y>)
 set -euo pipefail
 export LC_ALL=C
 
@@ -65,12 +71,18 @@ die() { echo "$(basename "$0"): error: $*" >&2; exit 1; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODE="${MODE:-estep}"
+NPART="${NPART:-8}"
 if [ "${1:-}" = --pass ]; then
   MODE=pass
   shift
+elif [ "${1:-}" = --dropin ]; then
+  MODE=dropin
+  NPART="${2:-}"
+  [[ "$NPART" =~ ^[1-9][0-9]*$ ]] || { echo "$(basename "$0"): --dropin needs a part count, got '$NPART'" >&2; exit 2; }
+  shift 2
 fi
-if [ $# -gt 2 ] || { [ "$MODE" != estep ] && [ "$MODE" != pass ]; }; then
-  echo "usage: $(basename "$0") [--pass] [CORPUS_DIR] [MODEL_DIR]   (MODE=estep|pass)" >&2
+if [ $# -gt 2 ] || { [ "$MODE" != estep ] && [ "$MODE" != pass ] && [ "$MODE" != dropin ]; }; then
+  echo "usage: $(basename "$0") [--pass | --dropin NPART] [CORPUS_DIR] [MODEL_DIR]   (MODE=estep|pass|dropin)" >&2
   exit 2
 fi
 CORPUS="${1:-$ROOT/build/corpus/bench}"
@@ -155,6 +167,12 @@ if [ "$MODE" = pass ]; then
   # shellcheck source=lib/bench-pass.sh
   source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-pass.sh"
   bench_pass
+  exit 0
+fi
+if [ "$MODE" = dropin ]; then
+  # shellcheck source=lib/bench-dropin.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-dropin.sh"
+  bench_dropin
   exit 0
 fi
 

@@ -16,34 +16,10 @@ bench_pass() {
   load_start=$(cut -d' ' -f1-3 /proc/loadavg)
   n_utts=$(grep -c . "$CORPUS/$SET.fileids")
 
-  # The two bw passes as scripts, so that GNU time can measure each one as one command. (The
-  # single-quoted $ expressions belong to the generated script.)
-  local p i parts accums
-  # shellcheck disable=SC2016
+  # The two bw passes as scripts, so that GNU time can measure each one as one command.
+  local p
   for p in 1 2; do
-    {
-      echo '#!/usr/bin/env bash'
-      echo '# One SphinxTrain training pass: bw in '"$p"' part(s) at once, then norm. $1 = output directory.'
-      echo 'set -u'
-      echo 'out="$1"; pids=(); rc=0'
-      accums=()
-      for i in $(seq 1 "$p"); do
-        st_bw_args "$MODEL" "$CORPUS" "$SET" "OUT/accum.$i" "$TOPN" "$pass2var"
-        printf 'mkdir -p "$out/accum.%d"\n' "$i"
-        printf 'timeout %q %q' "$BW_TIMEOUT" "$BW"
-        local a
-        for a in "${ST_BW_ARGS[@]}" -part "$i" -npart "$p"; do
-          if [ "$a" = "OUT/accum.$i" ]; then printf ' "$out/accum.%d"' "$i"; else printf ' %q' "$a"; fi
-        done
-        printf ' >"$out/bw.%d.log" 2>"$out/bw.%d.err" &\npids+=($!)\n' "$i" "$i"
-        accums+=("\$out/accum.$i")
-      done
-      echo 'for pid in "${pids[@]}"; do wait "$pid" || rc=1; done'
-      echo '[ "$rc" -eq 0 ] || { echo "bw failed (see $out/bw.*.err)" >&2; exit 1; }'
-      parts=$(IFS=,; echo "${accums[*]}")
-      printf 'mkdir -p "$out/model"\ntimeout %q %q -accumdir "%s" -fullvar no -meanfn "$out/model/means" -varfn "$out/model/variances" -mixwfn "$out/model/mixture_weights" -tmatfn "$out/model/transition_matrices" >"$out/norm.log" 2>&1 || { echo "norm failed (see $out/norm.log)" >&2; exit 1; }\n' \
-        "$BW_TIMEOUT" "$norm" "$parts"
-    } >"$WORK/bw_pass_$p.sh"
+    st_bw_pass_script "$BW" "$norm" "$p" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$pass2var" "$BW_TIMEOUT" >"$WORK/bw_pass_$p.sh"
   done
 
   # run_cmd NAME OUT : one run of command NAME (ps1 ps2 bw1 bw2) into the fresh directory OUT;

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # What the scripts that run SphinxTrain's bw share (sphinxtrain-reference.sh, grow-model.sh,
-# bench-vs-bw.sh): the s3 header reader and bw's command line for the CI stage with the settings
-# pstrain's defaults mirror (docs/cli.md). Sourced, not executed.
+# bench-vs-bw.sh): the s3 header reader, bw's command line for the CI stage with the settings
+# pstrain's defaults mirror (docs/cli.md), and one bw + norm training pass as a script. Sourced,
+# not executed.
 
 # "n_mgau n_density" of an s3 means file: after "endhdr\n" come the int32 byte-order magic
 # 0x11223344, n_mgau, n_feat, n_density. Exits the script when the header is not that.
@@ -41,4 +42,35 @@ st_bw_args() {
     -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13
     -meanreest yes -varreest yes -tmatreest yes -2passvar "$twopass" -timing no
   )
+}
+
+# Prints a bash script that runs one SphinxTrain training pass the way SphinxTrain's POSIX queue
+# runs a stage's parts: all NPART parts of bw at once (-part i -npart NPART, st_bw_args' flags),
+# then norm over their accumulator directories. The script's $1 is its output directory (accum.i,
+# bw.i.log, bw.i.err, model/, norm.log); it exits 1 naming the log when bw or norm fails.
+#   st_bw_pass_script BW NORM NPART MODEL_DIR CORPUS_DIR SET TOPN TWOPASS TIMEOUT
+# (The single-quoted $ expressions belong to the generated script.)
+# shellcheck disable=SC2016
+st_bw_pass_script() {
+  local bw="$1" norm="$2" npart="$3" model="$4" corpus="$5" set="$6" topn="$7" twopass="$8" timeout_s="$9"
+  local i a parts accums=()
+  echo '#!/usr/bin/env bash'
+  echo '# One SphinxTrain training pass: bw in '"$npart"' part(s) at once, then norm. $1 = output directory.'
+  echo 'set -u'
+  echo 'out="$1"; pids=(); rc=0'
+  for i in $(seq 1 "$npart"); do
+    st_bw_args "$model" "$corpus" "$set" "OUT/accum.$i" "$topn" "$twopass"
+    printf 'mkdir -p "$out/accum.%d"\n' "$i"
+    printf 'timeout %q %q' "$timeout_s" "$bw"
+    for a in "${ST_BW_ARGS[@]}" -part "$i" -npart "$npart"; do
+      if [ "$a" = "OUT/accum.$i" ]; then printf ' "$out/accum.%d"' "$i"; else printf ' %q' "$a"; fi
+    done
+    printf ' >"$out/bw.%d.log" 2>"$out/bw.%d.err" &\npids+=($!)\n' "$i" "$i"
+    accums+=("\$out/accum.$i")
+  done
+  echo 'for pid in "${pids[@]}"; do wait "$pid" || rc=1; done'
+  echo '[ "$rc" -eq 0 ] || { echo "bw failed (see $out/bw.*.err)" >&2; exit 1; }'
+  parts=$(IFS=,; echo "${accums[*]}")
+  printf 'mkdir -p "$out/model"\ntimeout %q %q -accumdir "%s" -fullvar no -meanfn "$out/model/means" -varfn "$out/model/variances" -mixwfn "$out/model/mixture_weights" -tmatfn "$out/model/transition_matrices" >"$out/norm.log" 2>&1 || { echo "norm failed (see $out/norm.log)" >&2; exit 1; }\n' \
+    "$timeout_s" "$norm" "$parts"
 }
