@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "accumulators/exact_accumulators.h"
 #include "common/file_io.h"
 #include "formats/param_files.h"
 #include "support/test_util.h"
@@ -165,6 +166,56 @@ TEST(SphinxtrainDropin, SphinxTrainNormReadsPstrainCountsAndBothNormsAgree) {
   ASSERT_EQ(stale.exit_code, 0) << stale.output;
   EXPECT_NE(stale.output.find("reduction float32"), std::string::npos) << stale.output;
   EXPECT_EQ(Bytes(dir / "stale" / "mixture_weights"), Bytes(dir / "real" / "mixture_weights"));
+}
+
+// SphinxTrain hands norm one accumulator directory per part. pstrain's norm adds them one at a time,
+// so its peak memory does not grow with their number: here one directory of about 30 MB of exact
+// sums (3,000 senones x 8 densities x 39), given twice and six times (the running sum and the
+// directory being added, either way). Holding every directory's sums at once, as it did, added
+// about 120 MB for the four more.
+TEST(SphinxtrainDropin, NormMemoryDoesNotGrowWithTheNumberOfDirectories) {
+  const fs::path dir = FreshDir("sphinxtrain_dropin/norm_memory");
+  const AccumulatorShape shape{3000, 8, 39, 1, 3};
+  ExactAccumulators sums(shape, false);
+  std::vector<double> values(std::size_t(shape.n_density) * shape.veclen);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.25 + double(i % 97);
+  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+    const std::size_t first = std::size_t(senone) * shape.n_density * shape.veclen;
+    sums.AddValues(ExactAccumulators::Block::kMean, first, values.data(), values.size());
+    sums.AddValues(ExactAccumulators::Block::kVar, first, values.data(), values.size());
+    sums.AddValues(ExactAccumulators::Block::kDnom, std::size_t(senone) * shape.n_density, values.data(), shape.n_density);
+    sums.AddValues(ExactAccumulators::Block::kMixw, std::size_t(senone) * shape.n_density, values.data(), shape.n_density);
+  }
+  const std::vector<double> tmat(std::size_t(shape.n_emit_state) * (shape.n_emit_state + 1), 1.0);
+  sums.AddValues(ExactAccumulators::Block::kTmat, 0, tmat.data(), tmat.size());
+  sums.Write((dir / "accum").string());
+
+  // The largest resident set of `pstrain norm` over `copies` times the same directory, in KiB.
+  auto peak_kib = [&](int copies) {
+    std::string list = (dir / "accum").string();
+    for (int i = 1; i < copies; ++i) list += "," + (dir / "accum").string();
+    const fs::path out = dir / ("out" + std::to_string(copies));
+    fs::create_directories(out);
+    const CommandResult run = RunCommand("/usr/bin/time -f 'peak-kib %M' " +
+                                         Pstrain("norm -accumdir " + ShellQuote(list) + " -fullvar no -meanfn " +
+                                                 ShellQuote((out / "means").string()) + " -varfn " +
+                                                 ShellQuote((out / "variances").string()) + " -mixwfn " +
+                                                 ShellQuote((out / "mixture_weights").string()) + " -tmatfn " +
+                                                 ShellQuote((out / "transition_matrices").string())));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("reduction exact: " + std::to_string(copies) + " accumulator"), std::string::npos) << run.output;
+    const std::size_t at = run.output.rfind("peak-kib ");
+    EXPECT_NE(at, std::string::npos) << run.output;
+    return at == std::string::npos ? 0L : std::stol(run.output.substr(at + 9));
+  };
+  const long two = peak_kib(2), six = peak_kib(6);
+  ASSERT_GT(two, 30L * 1024) << "the directory's sums are about 30 MB";
+  EXPECT_LT(six, two + 15L * 1024) << "two directories: " << two << " KiB, six: " << six << " KiB";
+  // And six copies give three times the counts of two: every directory is added.
+  const Array3D mixw2 = ReadArray3DFile((dir / "out2" / "mixture_weights").string());
+  const Array3D mixw6 = ReadArray3DFile((dir / "out6" / "mixture_weights").string());
+  ASSERT_EQ(mixw2.data.size(), mixw6.data.size());
+  EXPECT_FLOAT_EQ(mixw6.data[5], 3.0f * mixw2.data[5]);
 }
 
 TEST(SphinxtrainDropin, RefusedFlagsAreFatalLinesNamingTheFlag) {
