@@ -162,6 +162,25 @@ timed() {
   awk -v a="$t0" -v b="$t1" -v c="$c0" -v d="$c1" 'BEGIN { printf "%.4f %.4f\n", b - a, d - c }'
 }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# One timed run of command $1, "<wall s> <cpu s> <peak RSS KiB>" ($2), appended to the caller's
+# associative arrays walls, cpus and rsss (key $1) and to its variable line (bash's dynamic scope:
+# the caller declares them).
+record_run() {
+  local wall cpu rss
+  read -r wall cpu rss <<<"$2"
+  walls[$1]="${walls[$1]:-} $wall"
+  cpus[$1]="${cpus[$1]:-} $cpu"
+  rsss[$1]="${rsss[$1]:-} $rss"
+  line="$line $1 $wall s (cpu $cpu s, $((rss / 1024)) MiB)"
+}
+# The per-round values A/B of two lists of per-round figures (same round order in both):
+#   per_round "LIST A" "LIST B"
+per_round() {
+  paste -d' ' <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
+    awk '{ printf "%.4f ", ($2 > 0) ? $1 / $2 : 0 }'
+}
+# "min median max" of a list of numbers on stdin.
+minmedmax() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'; }
 
 if [ "$MODE" = pass ]; then
   # shellcheck source=lib/bench-pass.sh

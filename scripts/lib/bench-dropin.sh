@@ -3,7 +3,8 @@
 # pass as SphinxTrain's own stages run it (all NPART parts of bw at once, as its POSIX queue does,
 # then norm), with the stock bw and norm against pstrain's (`pstrain sphinxtrain-bindir`, the
 # $CFG_BIN_DIR of docs/sphinxtrain.md). Sourced by bench-vs-bw.sh after its checks; uses its CORPUS,
-# MODEL, SET, TOPN, WORK, REPS, PSTRAIN, BW, BW_TIMEOUT, NPART and its die, now and median functions.
+# MODEL, SET, TOPN, WORK, REPS, PSTRAIN, BW, BW_TIMEOUT, NPART and its die, now, median, record_run,
+# per_round and minmedmax functions.
 #
 # One untimed warm-up of each, then REPS rounds, each running the two passes one after the other
 # (odd rounds stock first). Each pass runs under GNU time for its CPU time (user + sys of all its
@@ -60,24 +61,18 @@ bench_dropin() {
     die "aligned frames differ: stock $frames, drop-in $(overall_frames "$WORK/warm.dropin")"
   echo "same aligned frames: $frames"
 
-  local r order res wall cpu rss
+  local r order res
   for r in $(seq 1 "$REPS"); do
     if [ $((r % 2)) -eq 1 ]; then order=(stock dropin); else order=(dropin stock); fi
     local line="round $r:"
     for name in "${order[@]}"; do
       res=$(run_pass "$name" "$WORK/run.$name")
-      read -r wall cpu rss <<<"$res"
       [ "$(overall_digest "$WORK/run.$name")" = "${digest[$name]}" ] || die "round $r: $name gave other overall> lines than its warm-up"
-      walls[$name]="${walls[$name]:-} $wall"
-      cpus[$name]="${cpus[$name]:-} $cpu"
-      rsss[$name]="${rsss[$name]:-} $rss"
-      line="$line $name $wall s (cpu $cpu s, $((rss / 1024)) MiB)"
+      record_run "$name" "$res"
     done
     echo "$line"
   done
 
-  per_round() { paste -d' ' <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) | awk '{ printf "%.4f ", ($2 > 0) ? $1 / $2 : 0 }'; }
-  minmedmax() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'; }
   echo
   printf '%-40s %12s %12s %12s\n' pass "median wall" "median cpu" "peak RSS"
   for name in stock dropin; do

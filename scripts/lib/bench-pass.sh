@@ -2,8 +2,8 @@
 # Whole-pass mode of scripts/bench-vs-bw.sh (--pass / MODE=pass): one complete training pass of
 # pstrain (train, 1 and 2 jobs) against SphinxTrain's (bw in 1 and 2 parts, then norm). Sourced by
 # bench-vs-bw.sh after its checks; uses its CORPUS, MODEL, SET, MANIFEST, NSEN, TOPN, WORK, REPS,
-# PSTRAIN, BW, BW_TIMEOUT and its die, now and median functions. What is measured and reported:
-# the header of bench-vs-bw.sh.
+# PSTRAIN, BW, BW_TIMEOUT and its die, now, median, record_run, per_round and minmedmax functions.
+# What is measured and reported: the header of bench-vs-bw.sh.
 
 bench_pass() {
   local gnu_time="${GNU_TIME:-/usr/bin/time}" norm="${NORM:-/usr/lib/sphinxtrain/norm}"
@@ -123,30 +123,21 @@ bench_pass() {
     echo "${out% }"
   }
   declare -A walls cpus rsss breakdown
-  local r order res wall cpu rss
+  local r order res wall
   for r in $(seq 1 "$REPS"); do
     if [ $((r % 2)) -eq 1 ]; then order=(ps1 bw1 ps2 bw2); else order=(bw1 ps1 bw2 ps2); fi
     local line="round $r:"
     for name in "${order[@]}"; do
       res=$(run_cmd "$name" "$WORK/run.$name")
-      read -r wall cpu rss <<<"$res"
+      wall=${res%% *}
       [ "$(result_digest "$name" "$WORK/run.$name")" = "${digest[$name]}" ] ||
         die "round $r: $name gave a different result than its warm-up run"
       case "$name" in ps*) breakdown[$name.$r]="$wall / $(pass_seconds "$WORK/run.$name") / $(shard_times "$WORK/run.$name")" ;; esac
-      walls[$name]="${walls[$name]:-} $wall"
-      cpus[$name]="${cpus[$name]:-} $cpu"
-      rsss[$name]="${rsss[$name]:-} $rss"
-      line="$line $name $wall s (cpu $cpu s, $((rss / 1024)) MiB)"
+      record_run "$name" "$res"
     done
     echo "$line"
   done
 
-  # Per-round ratios and scaling from the lists of walls (same round order in every list).
-  per_round() {  # per_round "LIST A" "LIST B" : the per-round values A/B
-    paste -d' ' <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
-      awk '{ printf "%.4f ", ($2 > 0) ? $1 / $2 : 0 }'
-  }
-  minmedmax() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'; }
   local r1 r2 s_ps s_bw c1 c2
   r1=$(per_round "${walls[bw1]}" "${walls[ps1]}" | minmedmax)
   r2=$(per_round "${walls[bw2]}" "${walls[ps2]}" | minmedmax)
