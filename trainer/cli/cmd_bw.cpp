@@ -93,22 +93,27 @@ int RunBwChecked(int argc, char** argv) {
     }
     lines = BwPartLines(n_lines, static_cast<std::uint32_t>(part), static_cast<std::uint32_t>(npart));
   }
-  std::size_t n_in_part = 0;
+  // The part's utterances, and how many come before them (its utt> lines are numbered in the whole
+  // control file, as before the import kept the part only).
+  std::size_t n_before = 0, n_in_part = 0, first_line = 0;
   for (const ControlEntry& control : LoadControlFile(ctlfn)) {
-    if (control.line_number > lines.begin && control.line_number <= lines.end) ++n_in_part;
+    if (first_line == 0) first_line = control.line_number;
+    if (control.line_number <= lines.begin) ++n_before;
+    else if (control.line_number <= lines.end) ++n_in_part;
   }
-  // Every line is paired and checked, and every feature file must exist, but only the part's
-  // files are hashed (then read and checked again by the pass): N parts no longer hash the corpus
-  // N times. A part without utterances keeps the whole manifest and runs none of it.
-  const Manifest manifest =
-      n_in_part > 0 ? ImportSphinx(ctlfn, lsnfn, cepdir, cepext, ImportLines{lines.begin + 1, lines.end})
-                    : ImportSphinx(ctlfn, lsnfn, cepdir, cepext);
-  CheckWords(manifest, dictionary);
+  // Every line of the control file is paired and checked and every feature file must exist, in
+  // every part; only the part's own files are read (hashed by the import, checked again as the pass
+  // reads them) and only its words are looked up, as bw does: N parts no longer hash the corpus N
+  // times. A manifest holds at least one utterance: a part without any keeps the first one, unread
+  // by the pass and unchecked (ImportSphinx itself throws when the control file lists none).
+  const Manifest manifest = ImportSphinx(ctlfn, lsnfn, cepdir, cepext,
+                                         n_in_part > 0 ? ImportLines{lines.begin + 1, lines.end} : ImportLines{first_line, first_line});
+  if (n_in_part > 0) CheckWords(manifest, dictionary);
   const std::size_t begin = 0, end = n_in_part > 0 ? manifest.size() : 0;
   std::printf("pstrain bw: control lines %zu..%zu of %zu: %zu utterances\n", lines.begin + 1, lines.end, n_lines, end - begin);
   std::fflush(stdout);
 
-  const CorpusPassResult result = RunCorpusPass(model, manifest, begin, end, cepdir, dictionary, options, &std::cout);
+  const CorpusPassResult result = RunCorpusPass(model, manifest, begin, end, cepdir, dictionary, options, &std::cout, n_before);
   std::cout.flush();
   result.accumulators.Write(accumdir);
   const double total = result.total_log_likelihood.value();

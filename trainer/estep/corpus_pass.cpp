@@ -64,7 +64,7 @@ namespace {
 
 CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, const Manifest& manifest, std::size_t begin,
                                  std::size_t end, const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                                 const AccumulateOptions& options, std::ostream* log) {
+                                 const AccumulateOptions& options, std::ostream* log, std::size_t log_offset) {
   AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
   CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0, {}};
   if (options.multipron) result.fallback_senones.assign(mdef.n_tied_state(), 0);
@@ -136,10 +136,10 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
     if (log) {
       char line[256];
       if (failure) {
-        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u skipped %s", index + 1, entry.utt_id.c_str(), features.n_frames,
+        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u skipped %s", log_offset + index + 1, entry.utt_id.c_str(), features.n_frames,
                       outcome.reason.c_str());
       } else {
-        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u %5zu %.1f %.1f %e %e %e%s", index + 1, entry.utt_id.c_str(),
+        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u %5zu %.1f %.1f %e %e %e%s", log_offset + index + 1, entry.utt_id.c_str(),
                       features.n_frames, hmm.states.size(), fb_stats.avg_alpha_states, fb_stats.avg_beta_states,
                       fb_stats.avg_pruned_posterior, fb_stats.log_likelihood / features.n_frames, fb_stats.log_likelihood,
                       outcome.kind == OutcomeKind::kRetried ? " (retried)" : "");
@@ -155,19 +155,19 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
 
 CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                               const AccumulateOptions& options, std::ostream* log) {
+                               const AccumulateOptions& options, std::ostream* log, std::size_t log_offset) {
   const AcousticModel model(model_files, options.model);
-  return RunCorpusPassOn(model_files.mdef, model, manifest, begin, end, corpus_root, dictionary, options, log);
+  return RunCorpusPassOn(model_files.mdef, model, manifest, begin, end, corpus_root, dictionary, options, log, log_offset);
 }
 
 CorpusPassResult RunCorpusPass(ModelFiles&& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                               const AccumulateOptions& options, std::ostream* log) {
+                               const AccumulateOptions& options, std::ostream* log, std::size_t log_offset) {
   const AcousticModel model(model_files, options.model);
   // The E-step reads the parameters from `model` only: the files' copies go before it starts.
   const Mdef mdef = std::move(model_files.mdef);
   model_files = ModelFiles();
-  return RunCorpusPassOn(mdef, model, manifest, begin, end, corpus_root, dictionary, options, log);
+  return RunCorpusPassOn(mdef, model, manifest, begin, end, corpus_root, dictionary, options, log, log_offset);
 }
 
 }  // namespace pstrain

@@ -61,14 +61,16 @@ struct CorpusPassResult {
 
 // Runs the E-step over manifest entries [begin, end). Feature files are checked against the
 // manifest digests; unreadable or corrupt inputs throw InputError (the run stops) — only alignment
-// failures become skipped outcomes. `log` (may be null) gets one line per utterance.
+// failures become skipped outcomes. `log` (may be null) gets one line per utterance, numbered
+// log_offset + its manifest index + 1 (a bw part whose manifest holds its own utterances only
+// passes the number of utterances before it, so the numbers stay positions in the whole corpus).
 CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                               const AccumulateOptions& options, std::ostream* log);
+                               const AccumulateOptions& options, std::ostream* log, std::size_t log_offset = 0);
 // The same, releasing `model_files`' parameter arrays once the model is built (the shard worker's
 // form: about 1.5 MB less for the tied CD benchmark model).
 CorpusPassResult RunCorpusPass(ModelFiles&& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
-                               const AccumulateOptions& options, std::ostream* log);
+                               const AccumulateOptions& options, std::ostream* log, std::size_t log_offset = 0);
 
 }  // namespace pstrain

@@ -77,7 +77,8 @@ class Manifest {
 // ControlEntry::line_number) is in [first_line, last_line], and only their feature files are
 // hashed: what one bw part reads (`-part/-npart`, `-nskip/-runlen`), so that each of N parts
 // does not hash the whole corpus. Every entry is still paired and validated and every feature file
-// must exist, so an error names the same line for every part. At least one entry must be kept.
+// must exist, so a malformed line or a missing feature file fails every part alike; a file that
+// exists but cannot be read fails only the part that reads it. At least one entry must be kept.
 struct ImportLines {
   std::size_t first_line = 1;
   std::size_t last_line = static_cast<std::size_t>(-1);
