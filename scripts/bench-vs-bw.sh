@@ -127,9 +127,11 @@ read -r NSEN TOPN < <(st_means_shape "$MODEL/means")
 now() { echo "${EPOCHREALTIME/,/.}"; }
 
 MANIFEST="$CORPUS/$SET.manifest"
-"$PSTRAIN" manifest import --fileids "$CORPUS/$SET.fileids" --transcription "$CORPUS/$SET.transcription" \
-  --cepdir "$CORPUS/feat" --out "$MANIFEST" >"$WORK/import.log" 2>&1 ||
-  die "pstrain manifest import failed: $(cat "$WORK/import.log")"
+if [ "$MODE" != dropin ]; then  # the drop-in reads SphinxTrain's files, as the stock bw
+  "$PSTRAIN" manifest import --fileids "$CORPUS/$SET.fileids" --transcription "$CORPUS/$SET.transcription" \
+    --cepdir "$CORPUS/feat" --out "$MANIFEST" >"$WORK/import.log" 2>&1 ||
+    die "pstrain manifest import failed: $(cat "$WORK/import.log")"
+fi
 
 run_pstrain() {  # $1 = log file
   timeout "$BW_TIMEOUT" "$PSTRAIN" accumulate --model "$MODEL" --manifest "$MANIFEST" \
@@ -166,6 +168,8 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2
 # associative arrays walls, cpus and rsss (key $1) and to its variable line (bash's dynamic scope:
 # the caller declares them).
 record_run() {
+  [[ "$(declare -p walls cpus rsss 2>/dev/null)" == *"-A walls"*"-A cpus"*"-A rsss"* ]] ||
+    die "record_run: the caller declares no associative arrays walls, cpus and rsss"
   local wall cpu rss
   read -r wall cpu rss <<<"$2"
   walls[$1]="${walls[$1]:-} $wall"

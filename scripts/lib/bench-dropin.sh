@@ -21,6 +21,7 @@ bench_dropin() {
   [ -x "$gnu_time" ] || die "GNU time not found at $gnu_time (Debian package 'time'; scripts/bootstrap.sh installs it)"
   [ -x "$norm" ] || die "SphinxTrain norm not found at $norm (install the sphinxtrain package or set NORM)"
   [[ "$NPART" =~ ^[1-9][0-9]*$ ]] || die "NPART must be a positive integer, got '$NPART'"
+  [ "$pass2var" = yes ] || [ "$pass2var" = no ] || die "PASS2VAR must be yes or no, got '$pass2var'"
   local load_start cpu_model
   load_start=$(cut -d' ' -f1-3 /proc/loadavg)
   cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')

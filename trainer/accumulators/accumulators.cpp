@@ -83,6 +83,12 @@ void WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& sh
   WriteArray3DFile((dir / "tmat_counts").string(), MakeTmatCounts(shape, std::move(floats.tmat)));
 }
 
+BwCountFileBytes EncodeBwCountFiles(const AccumulatorShape& shape, bool pass2var, BwCountFloats floats) {
+  return BwCountFileBytes{
+      EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))),
+      EncodeArray3DFile(MakeMixwCounts(shape, std::move(floats.mixw))), EncodeArray3DFile(MakeTmatCounts(shape, std::move(floats.tmat)))};
+}
+
 GaudenCounts Accumulators::ToGaudenCounts() const {
   return MakeGaudenCounts(shape_, pass2var_, ToFloats(mean_), ToFloats(var_), ToFloats(dnom_));
 }

@@ -33,6 +33,11 @@ struct BwCountFloats {
 // needed), each atomically: what Accumulators::Write writes, from values that are already float32
 // (ExactAccumulators writes them so, without a double copy of its sums).
 void WriteBwCountFiles(const std::string& dir, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
+// The bytes WriteBwCountFiles writes, in memory (e.g. to compare with files on disk).
+struct BwCountFileBytes {
+  std::vector<std::uint8_t> gauden_counts, mixw_counts, tmat_counts;
+};
+BwCountFileBytes EncodeBwCountFiles(const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
 
 class Accumulators {
  public:

@@ -251,12 +251,15 @@ AccumulatorShape ExactAccumulators::CheckExactCounts(const std::uint8_t* head, s
   return shape;
 }
 
+BwCountFloats ExactAccumulators::CountFloats() const {
+  return BwCountFloats{ToCountFloats(mixw_, BlockName(Block::kMixw)), ToCountFloats(dnom_, BlockName(Block::kDnom)),
+                       ToCountFloats(mean_, BlockName(Block::kMean)), ToCountFloats(var_, BlockName(Block::kVar)),
+                       ToCountFloats(tmat_, BlockName(Block::kTmat))};
+}
+
 void ExactAccumulators::Write(const std::string& dir_string) const {
   const fs::path dir(dir_string);
-  WriteBwCountFiles(dir_string, shape_, pass2var_,
-                    BwCountFloats{ToCountFloats(mixw_, BlockName(Block::kMixw)), ToCountFloats(dnom_, BlockName(Block::kDnom)),
-                                  ToCountFloats(mean_, BlockName(Block::kMean)), ToCountFloats(var_, BlockName(Block::kVar)),
-                                  ToCountFloats(tmat_, BlockName(Block::kTmat))});
+  WriteBwCountFiles(dir_string, shape_, pass2var_, CountFloats());
   WriteFileAtomicStreamed(dir / "exact_counts", [&](const ByteSink& sink) { EmitExactCounts(sink); });
 }
 

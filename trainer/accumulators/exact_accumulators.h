@@ -42,6 +42,8 @@ class ExactAccumulators {
   void Add(const ExactAccumulators& other, const std::string& what);
 
   Accumulators ToAccumulators() const;
+  // The float32 values of the bw-format files (what Write writes), without the double view.
+  BwCountFloats CountFloats() const;
 
   // Writes the bw-format files (as ToAccumulators().Write would, without its double copy) and
   // exact_counts, streamed to disk in 64 KiB pieces.
