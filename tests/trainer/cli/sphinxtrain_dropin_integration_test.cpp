@@ -22,14 +22,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// bw's flags as SphinxTrain's 20.ci_hmm/baum_welch.pl passes them (an4_ci_cont, the default corpus).
-std::string StageFlags(const fs::path& accum) {
+// bw's flags as SphinxTrain's 20.ci_hmm/baum_welch.pl passes them (an4_ci_cont, the default corpus;
+// by default its train.fileids and train.transcription).
+std::string StageFlags(const fs::path& accum, const fs::path& ctl = CorpusDir() / "train.fileids",
+                       const fs::path& lsn = CorpusDir() / "train.transcription") {
   const fs::path model = An4Model(), corpus = CorpusDir();
   return "-moddeffn " + ShellQuote((model / "mdef").string()) + " -ts2cbfn .cont. -mixwfn " + ShellQuote((model / "mixture_weights").string()) +
          " -mwfloor 1e-08 -tmatfn " + ShellQuote((model / "transition_matrices").string()) + " -meanfn " + ShellQuote((model / "means").string()) +
          " -varfn " + ShellQuote((model / "variances").string()) + " -dictfn " + ShellQuote((corpus / "corpus.dic").string()) + " -fdictfn " +
-         ShellQuote((corpus / "corpus.filler").string()) + " -ctlfn " + ShellQuote((corpus / "train.fileids").string()) + " -cepdir " +
-         ShellQuote((corpus / "feat").string()) + " -cepext mfc -lsnfn " + ShellQuote((corpus / "train.transcription").string()) +
+         ShellQuote((corpus / "corpus.filler").string()) + " -ctlfn " + ShellQuote(ctl.string()) + " -cepdir " +
+         ShellQuote((corpus / "feat").string()) + " -cepext mfc -lsnfn " + ShellQuote(lsn.string()) +
          " -accumdir " + ShellQuote(accum.string()) +
          " -varfloor 0.0001 -topn 1 -abeam 1e-90 -bbeam 1e-10 -agc none -cmn batch -varnorm no -meanreest yes -varreest yes"
          " -2passvar no -tmatreest yes -fullvar no -diagfull no -feat 1s_c_d_dd -ceplen 13 -timing no";
@@ -37,18 +39,44 @@ std::string StageFlags(const fs::path& accum) {
 
 std::string PartFlags(std::uint32_t part, std::uint32_t npart) { return " -part " + std::to_string(part) + " -npart " + std::to_string(npart); }
 
-// The utterance ids of a bw log's `utt>` lines, in order (the id is the third field in both tools).
-std::vector<std::string> UttIds(const std::string& log) {
-  std::vector<std::string> ids;
+// A bw log's `utt>` lines, in order: their number (second field) and utterance id (third field, in
+// both tools).
+struct UttLine {
+  std::size_t number = 0;
+  std::string id;
+};
+std::vector<UttLine> UttLines(const std::string& log) {
+  std::vector<UttLine> lines;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("utt>", 0) != 0) continue;
     std::istringstream fields(line);
-    std::string tag, seq, id;
-    fields >> tag >> seq >> id;
-    ids.push_back(id);
+    std::string tag;
+    UttLine utt;
+    fields >> tag >> utt.number >> utt.id;
+    lines.push_back(std::move(utt));
   }
+  return lines;
+}
+
+std::vector<std::string> UttIds(const std::string& log) {
+  std::vector<std::string> ids;
+  for (const UttLine& utt : UttLines(log)) ids.push_back(utt.id);
   return ids;
+}
+
+// The number of a bw log's first `utt>` line, 0 when there is none.
+std::size_t FirstUttNumber(const std::string& log) {
+  const std::vector<UttLine> lines = UttLines(log);
+  return lines.empty() ? 0 : lines.front().number;
+}
+
+// norm's output flags into `out` (created).
+std::string NormOutputFlags(const fs::path& out) {
+  fs::create_directories(out);
+  return " -meanfn " + ShellQuote((out / "means").string()) + " -varfn " + ShellQuote((out / "variances").string()) + " -mixwfn " +
+         ShellQuote((out / "mixture_weights").string()) + " -tmatfn " + ShellQuote((out / "transition_matrices").string()) +
+         " -fullvar no";
 }
 
 // The first n lines of a text file.
@@ -57,20 +85,6 @@ std::vector<std::string> FirstLines(const fs::path& path, std::size_t n) {
   std::ifstream in(path);
   for (std::string line; lines.size() < n && std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-// The number of a bw log's first `utt>` line (its second field), 0 when there is none.
-std::size_t FirstUttNumber(const std::string& log) {
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("utt>", 0) != 0) continue;
-    std::istringstream fields(line);
-    std::string tag;
-    std::size_t number = 0;
-    fields >> tag >> number;
-    return number;
-  }
-  return 0;
 }
 
 // The words and patterns by which SphinxTrain's scripts recognize failure and completion:
@@ -158,12 +172,7 @@ TEST(SphinxtrainDropin, SkipAndRunLengthRangesWithCommentLines) {
   int n = 0;
   for (const Case& c : cases) {
     const fs::path accum = dir / ("accum" + std::to_string(n++));
-    std::string flags = StageFlags(accum);
-    flags.replace(flags.find(ShellQuote((CorpusDir() / "train.fileids").string())), ShellQuote((CorpusDir() / "train.fileids").string()).size(),
-                  ShellQuote(ctl.string()));
-    flags.replace(flags.find(ShellQuote((CorpusDir() / "train.transcription").string())),
-                  ShellQuote((CorpusDir() / "train.transcription").string()).size(), ShellQuote(lsn.string()));
-    const CommandResult ours = RunCommand("timeout 120 " + Pstrain("bw " + flags + c.flags));
+    const CommandResult ours = RunCommand("timeout 120 " + Pstrain("bw " + StageFlags(accum, ctl, lsn) + c.flags));
     ASSERT_EQ(ours.exit_code, 0) << c.flags << "\n" << ours.output;
     EXPECT_NE(ours.output.find(": " + std::to_string(c.expected_ids.size()) + " utterances"), std::string::npos) << c.flags << "\n" << ours.output;
     EXPECT_EQ(UttIds(ours.output), c.expected_ids) << c.flags;
@@ -187,12 +196,7 @@ TEST(SphinxtrainDropin, SphinxTrainNormReadsPstrainCountsAndBothNormsAgree) {
   }
   const std::string ours_dirs = (dir / "ours1").string() + "," + (dir / "ours2").string();
   const std::string stock_dirs = (dir / "stock1").string() + "," + (dir / "stock2").string();
-  auto outputs = [&](const std::string& name) {
-    fs::create_directories(dir / name);
-    return " -meanfn " + ShellQuote((dir / name / "means").string()) + " -varfn " + ShellQuote((dir / name / "variances").string()) +
-           " -mixwfn " + ShellQuote((dir / name / "mixture_weights").string()) + " -tmatfn " +
-           ShellQuote((dir / name / "transition_matrices").string()) + " -fullvar no";
-  };
+  auto outputs = [&](const std::string& name) { return NormOutputFlags(dir / name); };
   // SphinxTrain's norm reads pstrain's accumulators.
   const CommandResult real_on_ours = RunCommand("timeout 120 " + std::string(kNorm) + " -accumdir " + ours_dirs + outputs("real_on_ours"));
   ASSERT_EQ(real_on_ours.exit_code, 0) << real_on_ours.output;
@@ -261,16 +265,10 @@ TEST(SphinxtrainDropin, NormMemoryDoesNotGrowWithTheNumberOfDirectories) {
   auto peak_kib = [&](int copies) {
     std::string list = (dir / "accum").string();
     for (int i = 1; i < copies; ++i) list += "," + (dir / "accum").string();
-    const fs::path out = dir / ("out" + std::to_string(copies));
-    fs::create_directories(out);
     // Under AddressSanitizer (the nightly's sanitized suite) freed memory is held in a quarantine,
     // which would count every directory: none here, so that the test measures pstrain's own peak.
     const CommandResult run = RunCommand("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0\" /usr/bin/time -f 'peak-kib %M' " +
-                                         Pstrain("norm -accumdir " + ShellQuote(list) + " -fullvar no -meanfn " +
-                                                 ShellQuote((out / "means").string()) + " -varfn " +
-                                                 ShellQuote((out / "variances").string()) + " -mixwfn " +
-                                                 ShellQuote((out / "mixture_weights").string()) + " -tmatfn " +
-                                                 ShellQuote((out / "transition_matrices").string())));
+                                         Pstrain("norm -accumdir " + ShellQuote(list) + NormOutputFlags(dir / ("out" + std::to_string(copies)))));
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("reduction exact: " + std::to_string(copies) + " accumulator"), std::string::npos) << run.output;
     const std::size_t at = run.output.rfind("peak-kib ");
