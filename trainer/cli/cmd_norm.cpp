@@ -33,10 +33,10 @@ constexpr const char* kNormUsage =
     "consistent exact_counts (pstrain's bw), else sums float32 as SphinxTrain's norm; the log says which.\n"
     "Flags (a flag marked refused, or a value outside the supported list, is an error):\n";
 
-// Why `dir`'s exact_counts cannot be used (empty: it can): missing, or not the exact form of the
-// float32 files beside it (e.g. the directory was rewritten by another bw since).
+// Reads `dir`'s exact_counts (which the caller found present) into `exact`, and says why it cannot
+// be used (empty: it can): it is not the exact form of the float32 files beside it (e.g. the
+// directory was rewritten by another bw since).
 std::string ExactCountsProblem(const fs::path& dir, ExactAccumulators* exact) {
-  if (!fs::is_regular_file(dir / "exact_counts")) return dir.string() + " has no exact_counts";
   *exact = ExactAccumulators::Read(dir.string());
   // The files exact_counts' bw would have written beside it (ExactAccumulators::Write's float32
   // values, no double view of the sums).
