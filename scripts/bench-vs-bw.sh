@@ -78,8 +78,11 @@ if [ "${1:-}" = --pass ]; then
 elif [ "${1:-}" = --dropin ]; then
   MODE=dropin
   NPART="${2:-}"
-  [[ "$NPART" =~ ^[1-9][0-9]*$ ]] || { echo "$(basename "$0"): --dropin needs a part count, got '$NPART'" >&2; exit 2; }
-  shift 2
+  shift $(($# < 2 ? $# : 2))
+fi
+if [ "$MODE" = dropin ] && ! [[ "$NPART" =~ ^[1-9][0-9]*$ ]]; then
+  echo "$(basename "$0"): the drop-in mode needs a part count (--dropin NPART or NPART=N), got '$NPART'" >&2
+  exit 2
 fi
 if [ $# -gt 2 ] || { [ "$MODE" != estep ] && [ "$MODE" != pass ] && [ "$MODE" != dropin ]; }; then
   echo "usage: $(basename "$0") [--pass | --dropin NPART] [CORPUS_DIR] [MODEL_DIR]   (MODE=estep|pass|dropin)" >&2
@@ -186,6 +189,14 @@ per_round() {
 # "min median max" of a list of numbers on stdin.
 minmedmax() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", v[1], m, v[NR] }'; }
 
+if [ "$MODE" != estep ]; then  # what both whole-pass modes run: GNU time, SphinxTrain's norm, -2passvar
+  GNU_TIME="${GNU_TIME:-/usr/bin/time}"
+  NORM="${NORM:-/usr/lib/sphinxtrain/norm}"
+  PASS2VAR="${PASS2VAR:-yes}"
+  [ -x "$GNU_TIME" ] || die "GNU time not found at $GNU_TIME (Debian package 'time'; scripts/bootstrap.sh installs it)"
+  [ -x "$NORM" ] || die "SphinxTrain norm not found at $NORM (install the sphinxtrain package or set NORM)"
+  [ "$PASS2VAR" = yes ] || [ "$PASS2VAR" = no ] || die "PASS2VAR must be yes or no, got '$PASS2VAR'"
+fi
 if [ "$MODE" = pass ]; then
   # shellcheck source=lib/bench-pass.sh
   source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-pass.sh"

@@ -3,8 +3,8 @@
 # pass as SphinxTrain's own stages run it (all NPART parts of bw at once, as its POSIX queue does,
 # then norm), with the stock bw and norm against pstrain's (`pstrain sphinxtrain-bindir`, the
 # $CFG_BIN_DIR of docs/sphinxtrain.md). Sourced by bench-vs-bw.sh after its checks; uses its CORPUS,
-# MODEL, SET, TOPN, WORK, REPS, PSTRAIN, BW, BW_TIMEOUT, NPART and its die, now, median, record_run,
-# per_round and minmedmax functions.
+# MODEL, SET, TOPN, WORK, REPS, PSTRAIN, BW, BW_TIMEOUT, GNU_TIME, NORM, PASS2VAR, NPART and its die,
+# now, median, record_run, per_round and minmedmax functions.
 #
 # One untimed warm-up of each, then REPS rounds, each running the two passes one after the other
 # (odd rounds stock first). Each pass runs under GNU time for its CPU time (user + sys of all its
@@ -16,20 +16,14 @@
 #   drop-in ratio pstrain/bw, NPART parts: <median> (min <x>, max <y>)
 
 bench_dropin() {
-  local gnu_time="${GNU_TIME:-/usr/bin/time}" norm="${NORM:-/usr/lib/sphinxtrain/norm}"
-  local pass2var="${PASS2VAR:-yes}"
-  [ -x "$gnu_time" ] || die "GNU time not found at $gnu_time (Debian package 'time'; scripts/bootstrap.sh installs it)"
-  [ -x "$norm" ] || die "SphinxTrain norm not found at $norm (install the sphinxtrain package or set NORM)"
-  [[ "$NPART" =~ ^[1-9][0-9]*$ ]] || die "NPART must be a positive integer, got '$NPART'"
-  [ "$pass2var" = yes ] || [ "$pass2var" = no ] || die "PASS2VAR must be yes or no, got '$pass2var'"
   local load_start cpu_model
   load_start=$(cut -d' ' -f1-3 /proc/loadavg)
   cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 
   "$PSTRAIN" sphinxtrain-bindir "$WORK/bindir" --stock "$(dirname "$BW")" >"$WORK/bindir.log" 2>&1 ||
     die "pstrain sphinxtrain-bindir failed: $(cat "$WORK/bindir.log")"
-  st_bw_pass_script "$BW" "$norm" "$NPART" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$pass2var" "$BW_TIMEOUT" >"$WORK/stock.sh"
-  st_bw_pass_script "$WORK/bindir/bw" "$WORK/bindir/norm" "$NPART" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$pass2var" \
+  st_bw_pass_script "$BW" "$NORM" "$NPART" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$PASS2VAR" "$BW_TIMEOUT" >"$WORK/stock.sh"
+  st_bw_pass_script "$WORK/bindir/bw" "$WORK/bindir/norm" "$NPART" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$PASS2VAR" \
     "$BW_TIMEOUT" >"$WORK/dropin.sh"
 
   # run_pass NAME OUT : one pass (stock or dropin) into the fresh directory OUT; prints
@@ -39,7 +33,7 @@ bench_dropin() {
     rm -rf "$out"
     mkdir -p "$out"
     t0=$(now)
-    "$gnu_time" -f '%U %S %M' -o "$out/gnu-time" bash "$WORK/$name.sh" "$out" >"$out/stdout" 2>"$out/stderr" || rc=$?
+    "$GNU_TIME" -f '%U %S %M' -o "$out/gnu-time" bash "$WORK/$name.sh" "$out" >"$out/stdout" 2>"$out/stderr" || rc=$?
     t1=$(now)
     [ "$rc" -eq 0 ] || die "$name pass failed with status $rc: $(tail -n 5 "$out/stderr" | tr '\n' ' ')"
     awk -v a="$t0" -v b="$t1" 'NR == 1 { printf "%.4f %.2f %d\n", b - a, $1 + $2, $3 }' "$out/gnu-time"
@@ -48,7 +42,7 @@ bench_dropin() {
   overall_digest() { cat "$1"/bw.*.log | grep '^overall>' | sha256sum | cut -c1-16; }
 
   echo "bench-vs-bw --dropin $NPART: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $cpu_model, load average $load_start"
-  echo "corpus $CORPUS ($SET), model $MODEL (-topn $TOPN), -2passvar $pass2var; $NPART parts at once, then norm; $REPS rounds after 1 warm-up"
+  echo "corpus $CORPUS ($SET), model $MODEL (-topn $TOPN), -2passvar $PASS2VAR; $NPART parts at once, then norm; $REPS rounds after 1 warm-up"
   local name
   declare -A digest walls cpus rsss
   for name in stock dropin; do

@@ -2,16 +2,10 @@
 # Whole-pass mode of scripts/bench-vs-bw.sh (--pass / MODE=pass): one complete training pass of
 # pstrain (train, 1 and 2 jobs) against SphinxTrain's (bw in 1 and 2 parts, then norm). Sourced by
 # bench-vs-bw.sh after its checks; uses its CORPUS, MODEL, SET, MANIFEST, NSEN, TOPN, WORK, REPS,
-# PSTRAIN, BW, BW_TIMEOUT and its die, now, median, record_run, per_round and minmedmax functions.
-# What is measured and reported: the header of bench-vs-bw.sh.
+# PSTRAIN, BW, BW_TIMEOUT, GNU_TIME, NORM, PASS2VAR and its die, now, median, record_run, per_round
+# and minmedmax functions. What is measured and reported: the header of bench-vs-bw.sh.
 
 bench_pass() {
-  local gnu_time="${GNU_TIME:-/usr/bin/time}" norm="${NORM:-/usr/lib/sphinxtrain/norm}"
-  local pass2var="${PASS2VAR:-yes}"
-  [ -x "$gnu_time" ] || die "GNU time not found at $gnu_time (Debian package 'time'; scripts/bootstrap.sh installs it)"
-  [ -x "$norm" ] || die "SphinxTrain norm not found at $norm (install the sphinxtrain package or set NORM)"
-  [ "$pass2var" = yes ] || [ "$pass2var" = no ] || die "PASS2VAR must be yes or no, got '$pass2var'"
-
   local frames_in n_utts load_start
   load_start=$(cut -d' ' -f1-3 /proc/loadavg)
   n_utts=$(grep -c . "$CORPUS/$SET.fileids")
@@ -19,7 +13,7 @@ bench_pass() {
   # The two bw passes as scripts, so that GNU time can measure each one as one command.
   local p
   for p in 1 2; do
-    st_bw_pass_script "$BW" "$norm" "$p" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$pass2var" "$BW_TIMEOUT" >"$WORK/bw_pass_$p.sh"
+    st_bw_pass_script "$BW" "$NORM" "$p" "$MODEL" "$CORPUS" "$SET" "$TOPN" "$PASS2VAR" "$BW_TIMEOUT" >"$WORK/bw_pass_$p.sh"
   done
 
   # run_cmd NAME OUT : one run of command NAME (ps1 ps2 bw1 bw2) into the fresh directory OUT;
@@ -34,12 +28,12 @@ bench_pass() {
         cmd=(timeout "$BW_TIMEOUT" "$PSTRAIN" train --model "$MODEL" --manifest "$MANIFEST"
              --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$out/run"
              --min-passes 1 --max-passes 1 --jobs "${name#ps}" --quiet
-             --retry-beams none --2passvar "$pass2var" --cmn batch --varnorm no --topn "$TOPN"
+             --retry-beams none --2passvar "$PASS2VAR" --cmn batch --varnorm no --topn "$TOPN"
              --abeam 1e-90 --bbeam 1e-10 --varfloor 1e-4 --mwfloor 1e-8) ;;
       bw1|bw2) cmd=(bash "$WORK/bw_pass_${name#bw}.sh" "$out") ;;
     esac
     t0=$(now)
-    "$gnu_time" -f '%U %S %M' -o "$out/gnu-time" "${cmd[@]}" >"$out/stdout" 2>"$out/stderr" || rc=$?
+    "$GNU_TIME" -f '%U %S %M' -o "$out/gnu-time" "${cmd[@]}" >"$out/stdout" 2>"$out/stderr" || rc=$?
     t1=$(now)
     [ "$rc" -eq 0 ] || die "$name failed with status $rc (timeout: 124): $(tail -n 5 "$out/stderr" | tr '\n' ' ')"
     awk -v a="$t0" -v b="$t1" 'NR == 1 { printf "%.4f %.2f %d\n", b - a, $1 + $2, $3 }' "$out/gnu-time"
@@ -76,7 +70,7 @@ bench_pass() {
   local isa cpu_model
   cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
   echo "bench-vs-bw --pass: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $cpu_model, load average $load_start"
-  echo "corpus $CORPUS ($SET, $n_utts utterances), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), -2passvar $pass2var, $REPS rounds after 1 warm-up round"
+  echo "corpus $CORPUS ($SET, $n_utts utterances), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), -2passvar $PASS2VAR, $REPS rounds after 1 warm-up round"
 
   local names=(ps1 bw1 ps2 bw2) name
   declare -A digest frames_of
