@@ -1,6 +1,7 @@
 // The training loop: named steps from the inputs to the promoted model (training/train_loop.h).
 #include "training/train_loop.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cmath>
@@ -209,6 +210,7 @@ CompletedPass ReadCompletedPass(const fs::path& pass_dir, const std::string& tra
 struct LoopState {
   ModelFiles model;                          // the model the next pass starts from
   std::vector<json::object> pass_records;    // pass.json of every pass so far, for provenance.json
+  std::vector<PassFileDigest> files;         // the last pass's files and their SHA-256 (pass.json)
   bool has_previous = false;
   double previous_per_frame = 0.0;
   StopDecision decision = StopDecision::kContinue;
@@ -232,6 +234,7 @@ void ResumeFinishedPasses(const TrainOptions& options, const fs::path& run_dir, 
     if (!completed.valid) break;
     state.model = LoadCheckedModel((pass_dir / "model").string());
     state.pass_records.push_back(PassRecord(completed.text));
+    state.files = completed.file.files;
     state.has_previous = true;
     state.previous_per_frame = completed.per_frame;
     state.decision = completed.decision;
@@ -306,6 +309,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   WriteFileAtomic(pass_dir / kPassFileName, pass_json);
   ReplaceDirectory(pass_dir, final_pass_dir);
   state.pass_records.push_back(PassRecord(pass_json));
+  state.files = std::move(record.files);
 
   const PassTotals& totals = pass_file.outcomes.totals;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count();
@@ -350,6 +354,32 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
   return list;
 }
 
+// The final model is the last pass's model: its files are copied from passes/NNN/model, each
+// required to have the SHA-256 that pass.json records for it (a file changed since the pass wrote or
+// resume verified it stops the run), and those digests are provenance.json's model_files, in
+// kModelFiles order as ModelFileDigests lists them. Nothing is serialized or hashed twice.
+json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFileDigest>& files, const fs::path& into) {
+  json::array digests;
+  for (const char* name : kModelFiles) {
+    const std::string relative = std::string("model/") + name;
+    const auto recorded = std::find_if(files.begin(), files.end(), [&](const PassFileDigest& f) { return f.file == relative; });
+    if (recorded == files.end()) continue;
+    const fs::path from = pass_dir / relative;
+    const std::vector<std::uint8_t> bytes = ReadFileBytes(from);
+    const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
+    if (sha256 != recorded->sha256) {
+      throw TrainingError(from.string() + ": SHA-256 " + sha256 + " differs from " + recorded->sha256 + " in " +
+                          (pass_dir / kPassFileName).string() + ": the pass's model changed after it was written; not promoted");
+    }
+    WriteFileAtomic(into / name, bytes);
+    json::object file;
+    file["file"] = name;
+    file["sha256"] = sha256;
+    digests.push_back(std::move(file));
+  }
+  return digests;
+}
+
 // The final model plus provenance.json, staged in RUNDIR/.model.staging and exchanged with
 // RUNDIR/model in one step.
 void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity, const CheckedInputs& checked, const TrainResult& result,
@@ -358,9 +388,9 @@ void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity
   fs::remove_all(staging);
   fs::create_directories(staging);
   DirectorySyncScope model_sync(staging);  // fsynced once, by ReplaceDirectory
-  SaveModelDir(state.model, staging);
+  json::array model_files = CopyLastPassModel(PassDir(run_dir, result.passes), state.files, staging);
   ProvenanceRecord provenance{identity, result.training_fingerprint, checked.launcher->name(), HostName(),
-                              ShardNodes(run_dir, result.passes), ModelFileDigests(staging), {}, StopDecisionName(state.decision)};
+                              ShardNodes(run_dir, result.passes), std::move(model_files), {}, StopDecisionName(state.decision)};
   for (const json::object& p : state.pass_records) provenance.passes.push_back(p);
   WriteFileAtomic(staging / "provenance.json", ProvenanceJson(provenance));
   ReplaceDirectory(staging, result.model_dir);

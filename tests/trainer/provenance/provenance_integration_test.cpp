@@ -215,6 +215,24 @@ TEST(Provenance, RecordsBuildInputsConfigurationAndEveryPass) {
     }
     EXPECT_EQ(passes[0].at("fingerprints").at("model"), inputs.at("input_model_fingerprint"));
 
+    // The final model is the last pass's model: model_files lists every file of model/ but
+    // provenance.json, with the SHA-256 of the file and the one the last pass.json records for it.
+    std::map<std::string, std::string> last_pass_model;
+    const json::value last_pass = ReadJson(PassDir(run, 3) / "pass.json");
+    for (const json::value& f : last_pass.at("files").as_array()) {
+      const std::string file(f.at("file").as_string());
+      if (file.rfind("model/", 0) == 0) last_pass_model[file.substr(6)] = f.at("sha256").as_string().c_str();
+    }
+    std::map<std::string, std::string> model_files;
+    for (const json::value& f : p.at("model_files").as_array()) model_files[std::string(f.at("file").as_string())] = f.at("sha256").as_string().c_str();
+    std::map<std::string, std::string> on_disk;
+    for (const auto& entry : fs::directory_iterator(run / "model")) {
+      if (entry.path().filename() != "provenance.json") on_disk[entry.path().filename().string()] = Sha256OfFile(entry.path());
+    }
+    EXPECT_EQ(model_files, on_disk);
+    EXPECT_EQ(model_files, last_pass_model);
+    EXPECT_GE(model_files.size(), 5u);
+
     // The recorded fields are exactly what the fingerprint hashes: recomputing it from them gives
     // the recorded fingerprint.
     TrainingIdentity identity;
