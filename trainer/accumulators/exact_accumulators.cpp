@@ -184,20 +184,29 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
   return out;
 }
 
-template <typename ReadBytes>
-void ExactAccumulators::ReadValues(ReadBytes&& read) {
+template <typename ReadBytes, typename UsePiece>
+void ExactAccumulators::ForEachPiece(ReadBytes&& read, UsePiece&& use) const {
   constexpr std::size_t kPiece = 4096;  // values per read: 64 KiB
   std::vector<std::uint8_t> piece(16 * kPiece);
   for (Block block : kBlocks) {
-    CarrySaveSums& sums = BlockData(block);
-    std::vector<FixedPoint> values(sums.size());
-    for (std::size_t first = 0; first < values.size(); first += kPiece) {
-      const std::size_t n = std::min(kPiece, values.size() - first);
+    const std::size_t size = BlockData(block).size();
+    for (std::size_t first = 0; first < size; first += kPiece) {
+      const std::size_t n = std::min(kPiece, size - first);
       read(piece.data(), 16 * n);
-      for (std::size_t i = 0; i < n; ++i) values[first + i] = LoadFixed(piece.data() + 16 * i);
+      use(block, first, piece.data(), n);
     }
-    sums.Assign(std::move(values));
   }
+}
+
+template <typename ReadBytes>
+void ExactAccumulators::ReadValues(ReadBytes&& read) {
+  std::vector<FixedPoint> values[std::size(kBlocks)];
+  ForEachPiece(read, [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
+    std::vector<FixedPoint>& into = values[static_cast<std::size_t>(block)];
+    if (into.empty()) into.resize(BlockData(block).size());
+    for (std::size_t i = 0; i < n; ++i) into[first + i] = LoadFixed(bytes + 16 * i);
+  });
+  for (Block block : kBlocks) BlockData(block).Assign(std::move(values[static_cast<std::size_t>(block)]));
 }
 
 ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
@@ -258,30 +267,62 @@ BwCountFloats ExactAccumulators::CountFloats() const {
 }
 
 void ExactAccumulators::Write(const std::string& dir_string) const {
-  const fs::path dir(dir_string);
   WriteBwCountFiles(dir_string, shape_, pass2var_, CountFloats());
-  WriteFileAtomicStreamed(dir / "exact_counts", [&](const ByteSink& sink) { EmitExactCounts(sink); });
+  WriteExactCounts(dir_string);
 }
 
-ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {
-  const fs::path path = fs::path(dir_string) / "exact_counts";
-  if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path.string(), std::string("cannot open for reading: ") + std::strerror(errno));
-  std::error_code size_ec;
-  const std::uint64_t file_size = fs::file_size(path, size_ec);
-  if (size_ec) throw FileError(path.string(), "cannot determine the file size: " + size_ec.message());
-  std::uint8_t head[kMagicLength + 4 * kHeaderWords];
-  in.read(reinterpret_cast<char*>(head), sizeof head);
+void ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
+  fs::create_directories(dir_string);
+  WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) { EmitExactCounts(sink); });
+}
+
+namespace {
+
+// DIR/exact_counts opened and its header checked (CheckExactCounts): the stream is at the values.
+struct OpenedExactCounts {
+  fs::path path;
+  std::ifstream in;
+  AccumulatorShape shape;
   bool pass2var = false;
-  const AccumulatorShape shape = CheckExactCounts(head, static_cast<std::size_t>(in.gcount()), file_size, path.string(), pass2var);
-  ExactAccumulators acc(shape, pass2var);
-  acc.ReadValues([&](std::uint8_t* into, std::size_t n) {
+
+  explicit OpenedExactCounts(const std::string& dir) : path(fs::path(dir) / "exact_counts") {
+    if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
+    in.open(path, std::ios::binary);
+    if (!in) throw FileError(path.string(), std::string("cannot open for reading: ") + std::strerror(errno));
+    std::error_code size_ec;
+    const std::uint64_t file_size = fs::file_size(path, size_ec);
+    if (size_ec) throw FileError(path.string(), "cannot determine the file size: " + size_ec.message());
+    std::uint8_t head[kMagicLength + 4 * kHeaderWords];
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    shape = ExactAccumulators::CheckExactCounts(head, static_cast<std::size_t>(in.gcount()), file_size, path.string(), pass2var);
+  }
+  // The next n bytes of values into `into`.
+  void Read(std::uint8_t* into, std::size_t n) {
     if (!in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(n))) {
       throw FileError(path.string(), "read error (file shrank?)");
     }
-  });
+  }
+};
+
+}  // namespace
+
+ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {
+  OpenedExactCounts file(dir_string);
+  ExactAccumulators acc(file.shape, file.pass2var);
+  acc.ReadValues([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); });
   return acc;
+}
+
+void ExactAccumulators::AddFile(const std::string& dir_string) {
+  OpenedExactCounts file(dir_string);
+  if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
+  if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
+  ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
+               [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
+                 CarrySaveSums& sums = BlockData(block);
+                 const char* name = BlockName(block);
+                 for (std::size_t i = 0; i < n; ++i) sums.AddFixedValue(first + i, LoadFixed(bytes + 16 * i), name);
+               });
 }
 
 }  // namespace pstrain

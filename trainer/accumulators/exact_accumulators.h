@@ -48,8 +48,13 @@ class ExactAccumulators {
   // Writes the bw-format files (as ToAccumulators().Write would, without its double copy) and
   // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
+  // Only exact_counts (Write = the bw-format files of CountFloats() + this).
+  void WriteExactCounts(const std::string& dir) const;
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
   static ExactAccumulators Read(const std::string& dir);
+  // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks and errors), added
+  // from each 64 KiB piece as it is read: no second set of sums is built.
+  void AddFile(const std::string& dir);
   // The exact_counts bytes (also what Write stores): whole, or piece by piece in order.
   std::vector<std::uint8_t> EncodeExactCounts() const;
   void EmitExactCounts(const ByteSink& sink) const;
@@ -73,6 +78,10 @@ class ExactAccumulators {
   // of the file's values at `into` (exact_accumulators.cpp).
   template <typename ReadBytes>
   void ReadValues(ReadBytes&& read);
+  // The file's values in order, 64 KiB at a time: use(block, first, bytes, n) for values
+  // [first, first + n) of `block`, stored at `bytes` (16 each), as read(into, n) delivers them.
+  template <typename ReadBytes, typename UsePiece>
+  void ForEachPiece(ReadBytes&& read, UsePiece&& use) const;
 
   AccumulatorShape shape_;
   bool pass2var_ = false;

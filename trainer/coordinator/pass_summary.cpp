@@ -34,22 +34,22 @@ PassOutcomes OutcomesFrom(const std::vector<ShardArtifact>& artifacts, const Red
   return outcomes;
 }
 
-std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir) {
+std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir, PassFiles which, unsigned threads) {
   namespace fs = std::filesystem;
   std::vector<PassFileDigest> files;
   for (const char* name : kModelFiles) {
     const std::string relative = std::string("model/") + name;
-    if (fs::is_regular_file(pass_dir / relative)) files.push_back({relative, ""});
+    if (which != PassFiles::kAccum && fs::is_regular_file(pass_dir / relative)) files.push_back({relative, ""});
   }
   std::vector<std::string> accum;
-  if (fs::is_directory(pass_dir / "accum")) {
+  if (which != PassFiles::kModel && fs::is_directory(pass_dir / "accum")) {
     for (const auto& entry : fs::directory_iterator(pass_dir / "accum")) {
       if (entry.is_regular_file()) accum.push_back(entry.path().filename().string());
     }
   }
   std::sort(accum.begin(), accum.end());
   for (const std::string& name : accum) files.push_back({"accum/" + name, ""});
-  ParallelFor(files.size(), CheckParallelism(), [&](std::size_t i) { files[i].sha256 = Sha256OfFile(pass_dir / files[i].file); });
+  ParallelFor(files.size(), threads, [&](std::size_t i) { files[i].sha256 = Sha256OfFile(pass_dir / files[i].file); });
   return files;
 }
 

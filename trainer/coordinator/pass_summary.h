@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/parallel_for.h"
 #include "coordinator/pass_file.h"
 #include "reestimate/reestimate.h"
 #include "shards/artifact.h"
@@ -33,9 +34,12 @@ struct PassRecordInput {
 };
 
 // The SHA-256 of every file of the pass's model/ (the model files, in their fixed order) and accum/
-// (by name): "model/means", ..., recorded in pass.json and verified on resume.
-// The files are hashed on a few threads (common/parallel_for.h).
-std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir);
+// (by name): "model/means", ..., recorded in pass.json and verified on resume. `which` selects
+// model/, accum/ or both (the list is then the model part followed by the accum part); the files are
+// hashed on up to `threads` threads (common/parallel_for.h).
+enum class PassFiles { kModel, kAccum, kAll };
+std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir, PassFiles which = PassFiles::kAll,
+                                            unsigned threads = CheckParallelism());
 
 // pass.json's value for a finished pass (SerializePassFile gives its bytes).
 PassFile PassFileFrom(const PassRecordInput& input);

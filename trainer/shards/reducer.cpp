@@ -39,9 +39,8 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     for (std::size_t i = 0; i < flags.size(); ++i) reduced_.fallback_senones[i] |= flags[i];
   }
   if (mode_ == ReductionMode::kExact) {
-    ExactAccumulators shard_stats = ExactAccumulators::Read(dir);
-    if (!reduced_.exact) reduced_.exact = std::move(shard_stats);
-    else reduced_.exact->Add(shard_stats, dir);
+    if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir);
+    else reduced_.exact->AddFile(dir);
   } else {
     const Accumulators shard_stats = Accumulators::ReadBwFormat(dir);
     if (shard == 0) reduced_.accumulators = shard_stats;
@@ -67,15 +66,18 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
 }
 
-Accumulators DoubleView(const ReducedPass& reduced) {
-  return reduced.exact ? reduced.exact->ToAccumulators() : reduced.accumulators;
+void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
+  if (reduced.exact) {
+    std::optional<ExactAccumulators> exact = std::move(reduced.exact);
+    reduced.exact.reset();
+    exact->WriteExactCounts(dir.string());
+  }
+  view.Write(dir.string());
+  if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
 }
 
-Accumulators ReleaseForReestimation(ReducedPass& reduced) {
-  if (!reduced.exact) return std::move(reduced.accumulators);
-  Accumulators view = reduced.exact->ToAccumulators();
-  reduced.exact.reset();
-  return view;
+Accumulators DoubleView(const ReducedPass& reduced) {
+  return reduced.exact ? reduced.exact->ToAccumulators() : reduced.accumulators;
 }
 
 }  // namespace pstrain

@@ -55,13 +55,16 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
 // the bw-format files, exact_counts in exact mode, and the union of the activation sidecars in a
 // multipron pass.
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
+// The same files for a pass whose double view is built: the bw-format ones are written from `view`,
+// which must be DoubleView(reduced) (in exact mode its float32 values are those of the exact sums:
+// FromFixed, then float32), so nothing is converted twice. exact_counts is written first and the
+// exact sums are freed right after (`reduced.exact` is empty on return, even on an exception), so
+// that they are not held beside the buffers of the bw-format files. Reads `view` only; touches no
+// member of `reduced` but `exact`.
+void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
 // double view.
 Accumulators DoubleView(const ReducedPass& reduced);
-// The same, for a pass whose statistics are written: in exact mode the exact sums are freed once
-// their double view is built, so that the two are never held beside the buffers of the write (the
-// coordinator's peak memory at the end of a pass).
-Accumulators ReleaseForReestimation(ReducedPass& reduced);
 
 }  // namespace pstrain

@@ -277,14 +277,22 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
-  WriteReducedStatistics(reduced, pass_dir / "accum");
-  const Accumulators statistics = ReleaseForReestimation(reduced);
+  // The double view re-estimation reads. accum/ is written from it and the exact sums (then freed)
+  // on a second thread while re-estimation runs and writes model/ (the workers have ended: their
+  // cores are free); each thread then hashes the files it wrote, for pass.json.
+  const Accumulators statistics = DoubleView(reduced);
+  std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async, [&] {
+    WriteAndReleaseReducedStatistics(reduced, statistics, pass_dir / "accum");
+    return PassFileDigests(pass_dir, PassFiles::kAccum, 1);
+  });
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap.
   ReestimationReport report;
   ModelFiles next = Reestimate(statistics, state.model, &report, &reduced.fallback_senones);
   SaveModelDir(next, pass_dir / "model");
+  std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kModel, 1);
+  for (PassFileDigest& file : accum_files.get()) files.push_back(std::move(file));
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
 
@@ -303,7 +311,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
                          per_frame - state.previous_per_frame,
                          state.has_previous,
                          {}};
-  record.files = PassFileDigests(pass_dir);
+  record.files = std::move(files);
   const PassFile pass_file = PassFileFrom(record);
   const std::string pass_json = SerializePassFile(pass_file);
   WriteFileAtomic(pass_dir / kPassFileName, pass_json);

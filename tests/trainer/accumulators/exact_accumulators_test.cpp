@@ -1,6 +1,6 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
-// several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, and a file cut short or grown
-// is refused with its path and the size it should have.
+// several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads,
+// and a file cut short or grown, or of another shape, is refused with its path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,6 +79,41 @@ TEST_F(ExactCountsFileTest, AFileOfTheWrongSizeIsRefusedWithItsPath) {
       EXPECT_TRUE(message.find("expected " + std::to_string(size)) != std::string::npos ||
                   message.find("truncated header") != std::string::npos)
           << message;
+    }
+  }
+}
+
+TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
+  using Block = ExactAccumulators::Block;
+  ExactAccumulators other = Filled();
+  other.AddValue(Block::kMean, 6000, 3.0e9);  // goes to base, not the limbs
+  other.Write(dir_.string());
+  ExactAccumulators expected = Filled();
+  expected.AddValue(Block::kVar, 17, -0.75);
+  ExactAccumulators sum = expected;
+  expected.Add(ExactAccumulators::Read(dir_.string()), dir_.string());
+  sum.AddFile(dir_.string());
+  EXPECT_TRUE(sum == expected);
+  EXPECT_EQ(sum.EncodeExactCounts(), expected.EncodeExactCounts());
+  // Adding the file once more moves every non-zero sum: nothing was skipped.
+  ExactAccumulators twice = sum;
+  twice.AddFile(dir_.string());
+  EXPECT_FALSE(twice == sum);
+}
+
+TEST_F(ExactCountsFileTest, AddFileRefusesAnotherShapeOrVarianceKind) {
+  const ExactAccumulators acc = Filled();
+  acc.Write(dir_.string());
+  ExactAccumulators smaller(AccumulatorShape{19, 8, 39, 3, 3}, true);
+  ExactAccumulators one_pass(acc.shape(), false);
+  for (ExactAccumulators* into : {&smaller, &one_pass}) {
+    try {
+      into->AddFile(dir_.string());
+      ADD_FAILURE() << "a file of another kind was added";
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(dir_.string()), std::string::npos) << message;
+      EXPECT_TRUE(message.find("dimensions do not match") != std::string::npos || message.find("2-pass") != std::string::npos) << message;
     }
   }
 }

@@ -1,33 +1,68 @@
-// The double view of a reduced pass (shards/reducer.h): DoubleView and ReleaseForReestimation give
-// re-estimation the same statistics, and in exact mode ReleaseForReestimation frees the exact sums.
+// The double view of a reduced pass and the files written from it (shards/reducer.h): DoubleView
+// gives re-estimation the reduced statistics and leaves the exact sums; WriteAndReleaseReducedStatistics
+// with that view writes exactly the bytes WriteReducedStatistics writes, in both reduction modes,
+// and frees the exact sums.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
 
 #include "accumulators/exact_accumulators.h"
+#include "common/file_io.h"
+#include "shards/fallback_sidecar.h"
 #include "shards/reducer.h"
 
 namespace pstrain {
 namespace {
 
-TEST(ReducedPassView, ExactModeViewIsTheExactSumsAndReleaseFreesThem) {
+namespace fs = std::filesystem;
+
+ReducedPass ExactPass() {
   using Block = ExactAccumulators::Block;
   const AccumulatorShape shape{3, 2, 4, 1, 3};
   ReducedPass reduced;
-  reduced.exact.emplace(shape, false);
+  reduced.exact.emplace(shape, true);
+  // Values whose float32 needs the double in between (FromFixed, then float32), a tiny one that
+  // the bw files clamp, and a negative one.
   for (std::size_t i = 0; i < 3 * 2 * 4; ++i) reduced.exact->AddValue(Block::kMean, i, 0.1 * double(i) + 1e-17);
+  for (std::size_t i = 0; i < 3 * 2 * 4; ++i) reduced.exact->AddValue(Block::kVar, i, 1.0 / 3.0 + 1e-40 * double(i));
+  reduced.exact->AddValue(Block::kVar, 7, -2.5e-3);
   reduced.exact->AddValue(Block::kDnom, 5, 7.25);
+  reduced.exact->AddValue(Block::kMixw, 1, 1e-30);
   reduced.exact->AddValue(Block::kTmat, 2, 0.5);
+  reduced.fallback_senones = {0, 1, 0};
+  return reduced;
+}
+
+class ReducedPassFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pstrain-reducer-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // Every file of `a` has the same bytes in `b`, and `b` has no other file.
+  static void ExpectSameFiles(const fs::path& a, const fs::path& b) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(a)) {
+      ++n;
+      EXPECT_EQ(ReadFileBytes(entry.path()), ReadFileBytes(b / entry.path().filename())) << entry.path().filename();
+    }
+    EXPECT_EQ(n, static_cast<std::size_t>(std::distance(fs::directory_iterator(b), fs::directory_iterator())));
+  }
+  fs::path dir_;
+};
+
+TEST(ReducedPassView, ExactModeViewIsTheExactSumsAndLeavesThem) {
+  ReducedPass reduced = ExactPass();
   const Accumulators expected = reduced.exact->ToAccumulators();
-
   const Accumulators view = DoubleView(reduced);
-  EXPECT_EQ(view.mean_data(), expected.mean_data());
   ASSERT_TRUE(reduced.exact.has_value()) << "DoubleView must leave the exact sums";
-
-  const Accumulators released = ReleaseForReestimation(reduced);
-  EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
-  EXPECT_EQ(released.mean_data(), expected.mean_data());
-  EXPECT_EQ(released.dnom_data(), expected.dnom_data());
-  EXPECT_EQ(released.dnom_data()[5], 7.25);
-  EXPECT_EQ(released.tmat_data(), expected.tmat_data());
+  EXPECT_EQ(view.mean_data(), expected.mean_data());
+  EXPECT_EQ(view.var_data(), expected.var_data());
+  EXPECT_EQ(view.dnom_data()[5], 7.25);
+  EXPECT_EQ(view.tmat_data(), expected.tmat_data());
 }
 
 TEST(ReducedPassView, Float32ModeViewIsTheAccumulators) {
@@ -36,8 +71,31 @@ TEST(ReducedPassView, Float32ModeViewIsTheAccumulators) {
   reduced.accumulators = Accumulators(shape, false);
   reduced.accumulators.dnom(1, 0) = 3.5;
   EXPECT_EQ(DoubleView(reduced).dnom_data(), reduced.accumulators.dnom_data());
-  const Accumulators released = ReleaseForReestimation(reduced);
-  EXPECT_EQ(released.dnom_data()[1], 3.5);
+}
+
+TEST_F(ReducedPassFiles, ExactModeFilesFromTheViewAreTheSameBytesAndTheSumsAreFreed) {
+  ReducedPass reduced = ExactPass();
+  WriteReducedStatistics(reduced, dir_ / "direct");
+  const Accumulators view = DoubleView(reduced);
+  WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
+  EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
+  for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", kFallbackSidecarFile}) {
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "from-view" / name)) << name;
+  }
+  ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
+}
+
+TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
+  const AccumulatorShape shape{2, 1, 3, 1, 3};
+  ReducedPass reduced;
+  reduced.accumulators = Accumulators(shape, false);
+  reduced.accumulators.dnom(1, 0) = 3.5;
+  reduced.accumulators.mean(1, 0)[2] = 1.0 / 3.0;
+  WriteReducedStatistics(reduced, dir_ / "direct");
+  const Accumulators view = DoubleView(reduced);
+  WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
+  EXPECT_FALSE(fs::exists(dir_ / "from-view" / "exact_counts"));
+  ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
 }
 
 }  // namespace
