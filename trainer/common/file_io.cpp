@@ -49,15 +49,29 @@ bool IsWithin(const fs::path& dir, const fs::path& root) {
   return true;
 }
 
+// Whether a DirectorySyncScope contains `dir`.
+bool InSyncScope(const fs::path& dir) {
+  std::lock_guard<std::mutex> lock(ScopeMutex());
+  if (ActiveScopes().empty()) return false;
+  const fs::path normal = Normal(dir);
+  for (const DirectorySyncScope* scope : ActiveScopes()) {
+    if (IsWithin(normal, scope->root())) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-bool DeferDirectorySync(const fs::path& dir) {
+bool DeferDirectorySync(const fs::path& dir) { return DeferFileSync(dir, -1, {}); }
+
+bool DeferFileSync(const fs::path& dir, int fd, const fs::path& path) {
   std::lock_guard<std::mutex> lock(ScopeMutex());
   if (ActiveScopes().empty()) return false;
   const fs::path normal = Normal(dir);
   for (auto it = ActiveScopes().rbegin(); it != ActiveScopes().rend(); ++it) {
     if (IsWithin(normal, (*it)->root_)) {
       (*it)->pending_.insert(normal);
+      if (fd >= 0) (*it)->files_.push_back({fd, path});
       return true;
     }
   }
@@ -71,6 +85,7 @@ DirectorySyncScope::DirectorySyncScope(const fs::path& root) : root_(Normal(root
 
 DirectorySyncScope::~DirectorySyncScope() {
   std::lock_guard<std::mutex> lock(ScopeMutex());
+  for (const PendingFile& file : files_) ::close(file.fd);  // never synced: its directory is never published
   std::vector<DirectorySyncScope*>& scopes = ActiveScopes();
   for (auto it = scopes.begin(); it != scopes.end(); ++it) {
     if (*it == this) {
@@ -82,10 +97,21 @@ DirectorySyncScope::~DirectorySyncScope() {
 
 void DirectorySyncScope::Sync() {
   std::set<fs::path> dirs;
+  std::vector<PendingFile> files;
   {
     std::lock_guard<std::mutex> lock(ScopeMutex());
     dirs.swap(pending_);
+    files.swap(files_);
   }
+  // Write-back of every file is started first (a hint; errors surface in the fsync), so that the
+  // journal commit of the first fsync usually carries the others and they return at once.
+  for (const PendingFile& file : files) (void)::sync_file_range(file.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  std::string failure;
+  for (const PendingFile& file : files) {
+    if (failure.empty() && ::fsync(file.fd) != 0) failure = file.path.string() + ": fsync failed: " + ErrnoText();
+    if (::close(file.fd) != 0 && failure.empty()) failure = file.path.string() + ": close failed: " + ErrnoText();
+  }
+  if (!failure.empty()) throw TrainingError(failure);
   // Each directory and its parents up to root: a file's entry is durable once its directory is
   // fsynced, and that directory's own entry once its parent is.
   std::set<fs::path> all{root_};
@@ -219,6 +245,23 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
     throw;
   }
   if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  // Inside a DirectorySyncScope (a staging directory published later by one rename) the file is
+  // renamed now and fsynced by the scope's Sync(), before that rename; elsewhere here.
+  if (InSyncScope(dir)) {
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) throw fail("rename into place failed");
+    discarded = true;  // renamed: the fd now belongs to the scope
+    if (DeferFileSync(dir, fd, path)) return;
+    // The scope ended meanwhile (another thread's): synced here after all.
+    if (::fsync(fd) != 0) {
+      const std::string detail = ErrnoText();
+      ::close(fd);
+      throw TrainingError(path.string() + ": fsync failed: " + detail);
+    }
+    if (::close(fd) != 0) throw TrainingError(path.string() + ": close failed: " + ErrnoText());
+    SyncDirectory(dir);
+    return;
+  }
   if (::fsync(fd) != 0) throw fail("fsync failed");
   if (::close(fd) != 0) {
     const std::string detail = ErrnoText();
@@ -230,8 +273,7 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
     ::unlink(tmpl.c_str());
     throw TrainingError(path.string() + ": rename into place failed: " + detail);
   }
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!DeferDirectorySync(dir)) SyncDirectory(dir);
+  SyncDirectory(dir);
 }
 
 void RecoverDirectory(const fs::path& dest) {

@@ -47,14 +47,17 @@ void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::funct
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);
 
-// While a scope lives, WriteFileAtomic of a file in `root` or below it still writes, fsyncs and
-// renames the file, but records its directory instead of fsyncing it; Sync() then fsyncs every
-// recorded directory and each of its parents up to `root` (deepest first), once each. Use it for a
-// staging directory that becomes visible only by a rename: ReplaceDirectory(root, ...) calls Sync()
-// before its rename, so when the rename is durable every file under root is too, as with a
-// directory fsync per file. A scope that ends without Sync() (an exception) fsyncs nothing: its
-// staging directory is never renamed into place. The innermost scope containing a file's
-// directory takes it. Scopes are per process (the registry is guarded by a mutex).
+// While a scope lives, WriteFileAtomic of a file in `root` or below it still writes and renames
+// the file, but hands the scope the open file to fsync and records its directory instead of
+// fsyncing either; Sync() then starts write-back of every recorded file, fsyncs each (in the order
+// written; the first fsync's journal commit usually carries the others), then every recorded
+// directory and each of its parents up to `root` (deepest first), once each. Use it for a staging
+// directory that becomes visible only by a rename: ReplaceDirectory(root, ...) calls Sync() before
+// its rename, so when the rename is durable every file under root is too, as with an fsync per file
+// and per directory. A scope that ends without Sync() (an exception) fsyncs nothing (it closes the
+// files it holds): its staging directory is never renamed into place. The innermost scope
+// containing a file's directory takes it. Scopes are per process (the registry is guarded by a
+// mutex).
 class DirectorySyncScope;
 // Records `dir` with the innermost DirectorySyncScope containing it and returns true, or returns
 // false when none does (WriteFileAtomic then fsyncs `dir` itself).
@@ -68,14 +71,26 @@ class DirectorySyncScope {
   DirectorySyncScope& operator=(const DirectorySyncScope&) = delete;
 
   const std::filesystem::path& root() const { return root_; }
-  // fsyncs the recorded directories, their parents up to root, and root itself.
+  // fsyncs the recorded files, then the recorded directories, their parents up to root, and root
+  // itself. Throws TrainingError naming the file or directory whose fsync failed.
   void Sync();
 
  private:
   friend bool DeferDirectorySync(const std::filesystem::path& dir);
+  friend bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
+  struct PendingFile {
+    int fd;
+    std::filesystem::path path;
+  };
   std::filesystem::path root_;         // absolute, lexically normal
   std::set<std::filesystem::path> pending_;
+  std::vector<PendingFile> files_;     // open, written and renamed, not yet fsynced
 };
+
+// Hands `fd` (open on the file `path`, written and renamed into `dir`) to the innermost scope
+// containing `dir`, which fsyncs and closes it in Sync() (or only closes it if it ends without),
+// and records `dir` as DeferDirectorySync does; returns false, `fd` untouched, when none does.
+bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
 
 // Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
 // renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged

@@ -1,13 +1,16 @@
-// DirectorySyncScope (common/file_io.h): inside a scope, WriteFileAtomic leaves the directory fsync
-// to the scope (DeferDirectorySync says which scope takes a directory); outside any scope, or after
-// the scope ends, it does not; ReplaceDirectory of a scope's root still moves complete files into
-// place. (Whether an fsync reached the disk is not observable here; the count per pass is measured
-// with strace, docs/performance.md.)
+// DirectorySyncScope (common/file_io.h): inside a scope, WriteFileAtomic renames the file into place
+// and leaves its fsync and its directory's to the scope, which holds the file open until Sync() (or
+// its end) closes it (DeferDirectorySync says which scope takes a directory); outside any scope, or
+// after the scope ends, it does not; ReplaceDirectory of a scope's root still moves complete files
+// into place. (Whether an fsync reached the disk is not observable here; the count per pass is
+// measured with strace, docs/performance.md.)
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
 
+#include <cstddef>
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include "common/file_io.h"
@@ -48,6 +51,32 @@ TEST_F(DirectorySyncScopeTest, DefersOnlyInsideItsRoot) {
     scope.Sync();
   }
   EXPECT_FALSE(DeferDirectorySync(staging));  // the scope has ended
+}
+
+std::size_t OpenDescriptors() {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+TEST_F(DirectorySyncScopeTest, HoldsEachFileOpenUntilSyncOrItsEnd) {
+  const fs::path staging = dir_ / ".out.staging";
+  fs::create_directories(staging);
+  const std::size_t base = OpenDescriptors();
+  WriteFileAtomic(dir_ / "outside", std::string("o"));
+  EXPECT_EQ(OpenDescriptors(), base) << "a file outside any scope is synced and closed at once";
+  {
+    DirectorySyncScope scope(staging);
+    WriteFileAtomic(staging / "a", std::string("alpha"));
+    WriteFileAtomic(staging / "b", std::string("beta"));
+    EXPECT_EQ(OpenDescriptors(), base + 2) << "the scope holds both files for its Sync";
+    EXPECT_EQ(ReadFileText(staging / "a"), "alpha");  // in place already, no temporary beside it
+    EXPECT_EQ(std::distance(fs::directory_iterator(staging), fs::directory_iterator()), 2);
+    scope.Sync();
+    EXPECT_EQ(OpenDescriptors(), base);
+    WriteFileAtomic(staging / "c", std::string("gamma"));
+    EXPECT_EQ(OpenDescriptors(), base + 1);
+  }  // ends without a second Sync (as on an exception): the file is closed, not leaked
+  EXPECT_EQ(OpenDescriptors(), base);
+  EXPECT_EQ(ReadFileText(staging / "c"), "gamma");
 }
 
 TEST_F(DirectorySyncScopeTest, ReplaceDirectoryMovesTheScopesFilesIntoPlace) {
