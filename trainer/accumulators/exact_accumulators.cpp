@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/parallel_for.h"
 
 namespace pstrain {
 
@@ -139,13 +140,10 @@ bool ExactAccumulators::operator==(const ExactAccumulators& other) const {
   return true;
 }
 
-Accumulators ExactAccumulators::ToAccumulators() const {
+Accumulators ExactAccumulators::ToAccumulators(unsigned threads) const {
   Accumulators acc(shape_, pass2var_);
-  acc.mixw_ = ToDoubles(mixw_, BlockName(Block::kMixw));
-  acc.dnom_ = ToDoubles(dnom_, BlockName(Block::kDnom));
-  acc.mean_ = ToDoubles(mean_, BlockName(Block::kMean));
-  acc.var_ = ToDoubles(var_, BlockName(Block::kVar));
-  acc.tmat_ = ToDoubles(tmat_, BlockName(Block::kTmat));
+  std::vector<double>* into[] = {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_};
+  ParallelFor(std::size(kBlocks), threads, [&](std::size_t b) { *into[b] = ToDoubles(BlockData(kBlocks[b]), BlockName(kBlocks[b])); });
   return acc;
 }
 

@@ -41,7 +41,8 @@ class ExactAccumulators {
   // Exact element-wise sum; shapes and pass2var must agree (InputError naming `what`).
   void Add(const ExactAccumulators& other, const std::string& what);
 
-  Accumulators ToAccumulators() const;
+  // The double view (FromFixed of every sum), its blocks converted on up to `threads` threads.
+  Accumulators ToAccumulators(unsigned threads = 1) const;
   // The float32 values of the bw-format files (what Write writes), without the double view.
   BwCountFloats CountFloats() const;
 

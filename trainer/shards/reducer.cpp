@@ -76,8 +76,8 @@ void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& 
   if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
 }
 
-Accumulators DoubleView(const ReducedPass& reduced) {
-  return reduced.exact ? reduced.exact->ToAccumulators() : reduced.accumulators;
+Accumulators DoubleView(const ReducedPass& reduced, unsigned threads) {
+  return reduced.exact ? reduced.exact->ToAccumulators(threads) : reduced.accumulators;
 }
 
 }  // namespace pstrain

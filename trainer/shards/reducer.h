@@ -64,7 +64,7 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
-// double view.
-Accumulators DoubleView(const ReducedPass& reduced);
+// double view (converted on up to `threads` threads).
+Accumulators DoubleView(const ReducedPass& reduced, unsigned threads = 1);
 
 }  // namespace pstrain

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
+#include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "formats/feat_params.h"
 #include "provenance/provenance.h"
@@ -280,7 +281,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // The double view re-estimation reads. accum/ is written from it and the exact sums (then freed)
   // on a second thread while re-estimation runs and writes model/ (the workers have ended: their
   // cores are free); each thread then hashes the files it wrote, for pass.json.
-  const Accumulators statistics = DoubleView(reduced);
+  const Accumulators statistics = DoubleView(reduced, CheckParallelism());
   std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async, [&] {
     WriteAndReleaseReducedStatistics(reduced, statistics, pass_dir / "accum");
     return PassFileDigests(pass_dir, PassFiles::kAccum, 1);

@@ -83,6 +83,19 @@ TEST_F(ExactCountsFileTest, AFileOfTheWrongSizeIsRefusedWithItsPath) {
   }
 }
 
+TEST(ExactAccumulatorsView, ConvertedOnSeveralThreadsIsTheSameView) {
+  const ExactAccumulators acc = Filled();
+  const Accumulators one = acc.ToAccumulators(1);
+  for (unsigned threads : {2u, 5u, 8u}) {
+    const Accumulators many = acc.ToAccumulators(threads);
+    EXPECT_EQ(many.mixw_data(), one.mixw_data()) << threads;
+    EXPECT_EQ(many.dnom_data(), one.dnom_data()) << threads;
+    EXPECT_EQ(many.mean_data(), one.mean_data()) << threads;
+    EXPECT_EQ(many.var_data(), one.var_data()) << threads;
+    EXPECT_EQ(many.tmat_data(), one.tmat_data()) << threads;
+  }
+}
+
 TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
   using Block = ExactAccumulators::Block;
   ExactAccumulators other = Filled();
