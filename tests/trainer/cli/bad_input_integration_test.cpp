@@ -318,6 +318,22 @@ TEST(BadInputTest, FeatureFileTruncatedAfterImportIsADigestMismatchNamingTheUtte
   EXPECT_THAT(check.output, HasSubstr(utt));
 }
 
+// `pstrain train` loads the model while it checks the manifest's feature files; with both broken,
+// the model's error is the one reported, as when the two ran one after the other.
+TEST(BadInputTest, ABrokenModelIsReportedBeforeAChangedFeatureFile) {
+  SmallCorpus corpus = MakeSmallCorpus("model-and-mfc-broken", 3);
+  Import(corpus);
+  Truncate(corpus.Feature(corpus.utt_ids[0]), 1000);
+  const fs::path model = CopyModel("model-and-mfc-broken-model");
+  Truncate(model / "means", 8000);
+  const fs::path out = ScratchDir("model-and-mfc-broken-out") / "out";
+  const CommandResult r = RunPstrain(Command::kTrain, model, corpus.Manifest(), out);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr((model / "means").string()));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr(corpus.Feature(corpus.utt_ids[0]).string())));
+  EXPECT_FALSE(fs::exists(out / "model"));
+}
+
 TEST(BadInputTest, FeatureFileTruncatedBeforeImportFailsInTheMfcParser) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-truncated-before-import", 3);
   const std::string utt = corpus.utt_ids[2];
