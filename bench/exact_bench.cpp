@@ -14,6 +14,9 @@
 //                               (4,816 densities x 2 x 39 statistics: 5.9 MB as 128-bit sums,
 //                               more than L2), 300 densities in a random order per iteration,
 //                               with the prefetch of UtteranceStats::AddTo; the active level
+//   BM_FromFixed/impl:I         the conversion back to double of a pass's sums (the double view,
+//                               the bw-format files): 0 static_cast<double>(fixed) / 2^64 (libgcc's
+//                               __floattidf), 1 accumulators/exact_sum.h FromFixed
 //
 // items_per_second = values per second. The values are E-step-like: sums of posterior-weighted
 // cepstra, magnitudes 1e-6 .. 1e4, both signs.
@@ -152,6 +155,26 @@ void BM_CarrySaveScattered(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kTouched * kVeclen));
 }
 BENCHMARK(BM_CarrySaveScattered);
+
+// Sums as a pass's accumulators hold them: E-step-like values summed over a few hundred utterances.
+void BM_FromFixed(benchmark::State& state) {
+  const std::vector<double> values = StatisticValues();
+  std::vector<FixedPoint> sums(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) sums[i] = ToFixed(values[i] * 300.0, "x");
+  std::vector<double> out(sums.size());
+  const bool fast = state.range(0) == 1;
+  for (auto _ : state) {
+    if (fast) {
+      for (std::size_t i = 0; i < sums.size(); ++i) out[i] = FromFixed(sums[i]);
+    } else {
+      for (std::size_t i = 0; i < sums.size(); ++i) out[i] = static_cast<double>(sums[i]) / 18446744073709551616.0;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sums.size()));
+}
+BENCHMARK(BM_FromFixed)->ArgName("impl")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace pstrain::bench

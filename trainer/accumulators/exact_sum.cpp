@@ -8,18 +8,10 @@
 
 namespace pstrain {
 
-namespace {
-
-constexpr double kTwoTo64 = 18446744073709551616.0;   // 2^64
-
-}  // namespace
-
 void ThrowNotConvertible(double value, const char* what) {
   if (!std::isfinite(value)) throw TrainingError(std::string(what) + ": value is not finite (" + std::to_string(value) + ")");
   throw TrainingError(std::string(what) + ": value " + std::to_string(value) + " is outside the exact accumulator's range (|x| < 2^63)");
 }
-
-double FromFixed(FixedPoint fixed) { return static_cast<double>(fixed) / kTwoTo64; }
 
 void ThrowOverflow(const char* what) {
   throw TrainingError(std::string(what) + ": exact accumulator overflow (sum leaves the range |x| < 2^63)");

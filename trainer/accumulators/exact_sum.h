@@ -52,8 +52,28 @@ inline FixedPoint ToFixed(double value, const char* what) {
   return (bits >> 63) != 0 ? -fixed : fixed;
 }
 
-// The nearest double to `fixed` * 2^-64.
-double FromFixed(FixedPoint fixed);
+// The nearest double to `fixed` * 2^-64 (ties to even): static_cast<double>(fixed) / 2^64, bit for
+// bit, without libgcc's software 128-bit conversion (__floattidf).
+// |fixed| < 2^63 converts as an int64 (one correctly rounded conversion). Otherwise the magnitude's
+// top 64 bits are kept, with a sticky bit in bit 0 for any 1 among the bits dropped below them:
+// converting that 64-bit integer (its bit 63 set) rounds at bit 10, above the sticky bit, so it
+// rounds exactly as the whole 128-bit magnitude would. The scale 2^(dropped - 64) is exact (the
+// result is at least 1/2), and so is the sign, set last. No branch on the sign or the length.
+// Inline: called for every statistic when a pass's sums are converted.
+inline double FromFixed(FixedPoint fixed) {
+  const auto high = static_cast<std::int64_t>(fixed >> 64);
+  const auto low = static_cast<std::uint64_t>(fixed);
+  if (high == (static_cast<std::int64_t>(low) >> 63)) return static_cast<double>(static_cast<std::int64_t>(low)) * 0x1p-64;
+  const auto sign = static_cast<UnsignedFixedPoint>(fixed >> 127);  // all ones when negative
+  const UnsignedFixedPoint magnitude = (static_cast<UnsignedFixedPoint>(fixed) ^ sign) - sign;
+  const auto magnitude_high = static_cast<std::uint64_t>(magnitude >> 64);
+  const int dropped = magnitude_high == 0 ? 0 : 64 - __builtin_clzll(magnitude_high);  // 0..64 low bits beyond 64
+  const UnsignedFixedPoint below = magnitude & ((UnsignedFixedPoint{1} << dropped) - 1);
+  const std::uint64_t top = static_cast<std::uint64_t>(magnitude >> dropped) | (below != 0 ? 1 : 0);
+  const double scale = __builtin_bit_cast(double, static_cast<std::uint64_t>(1023 + dropped - 64) << 52);
+  const double result = static_cast<double>(top) * scale;
+  return __builtin_bit_cast(double, __builtin_bit_cast(std::uint64_t, result) | (static_cast<std::uint64_t>(sign) << 63));
+}
 
 // `into += value`, throwing TrainingError on overflow.
 inline void AddFixed(FixedPoint& into, FixedPoint value, const char* what) {

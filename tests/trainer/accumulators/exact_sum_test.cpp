@@ -81,6 +81,52 @@ TEST(ExactSumTest, FastConversionEqualsTheReferenceConversion) {
   }
 }
 
+// FromFixed must give exactly what the compiler's 128-bit conversion gives (libgcc's __floattidf,
+// round to nearest even), divided by 2^64: over random magnitudes of every bit length, and over
+// the cases its sticky bit exists for: exact ties at each bit length with an even and an odd kept
+// bit, ties broken by one low bit far below, and the ends of the range.
+double ReferenceFromFixed(FixedPoint fixed) { return static_cast<double>(fixed) / 18446744073709551616.0; }
+
+TEST(ExactSumTest, FromFixedEqualsTheCompilersConversion) {
+  auto same_bits = [](FixedPoint fixed) {
+    const double fast = FromFixed(fixed), reference = ReferenceFromFixed(fixed);
+    return __builtin_bit_cast(std::uint64_t, fast) == __builtin_bit_cast(std::uint64_t, reference);
+  };
+  std::mt19937_64 rng(21);
+  for (int bits = 1; bits <= 127; ++bits) {
+    for (int i = 0; i < 4000; ++i) {
+      UnsignedFixedPoint magnitude = (UnsignedFixedPoint(rng()) << 64) | rng();
+      magnitude &= (UnsignedFixedPoint(1) << bits) - 1;
+      magnitude |= UnsignedFixedPoint(1) << (bits - 1);  // exactly `bits` long
+      const FixedPoint fixed = static_cast<FixedPoint>(magnitude);
+      ASSERT_TRUE(same_bits(fixed)) << "bits " << bits << " i " << i;
+      ASSERT_TRUE(same_bits(-fixed)) << "bits " << bits << " i " << i << " negative";
+    }
+  }
+  for (int bits = 54; bits <= 127; ++bits) {
+    // Magnitudes of `bits` bits whose 53 kept bits end in 0 or 1, followed by exactly one half
+    // (a tie), by a half plus one far bit, and by a half minus one.
+    for (const UnsignedFixedPoint kept_low : {UnsignedFixedPoint(0), UnsignedFixedPoint(1)}) {
+      const int below = bits - 53;  // bits dropped by the rounding
+      const UnsignedFixedPoint kept = (UnsignedFixedPoint(1) << 52) | (UnsignedFixedPoint(rng()) & ((UnsignedFixedPoint(1) << 52) - 2)) | kept_low;
+      const UnsignedFixedPoint half = UnsignedFixedPoint(1) << (below - 1);
+      for (const UnsignedFixedPoint rest : {half, half + 1, half - 1, UnsignedFixedPoint(0), (half << 1) - 1}) {
+        const FixedPoint fixed = static_cast<FixedPoint>((kept << below) | rest);
+        ASSERT_TRUE(same_bits(fixed)) << "bits " << bits << " kept_low " << int(kept_low) << " rest " << double(rest);
+        ASSERT_TRUE(same_bits(-fixed)) << "bits " << bits << " negative";
+      }
+    }
+  }
+  const FixedPoint max = static_cast<FixedPoint>(~UnsignedFixedPoint(0) >> 1);
+  for (const FixedPoint fixed : {FixedPoint(0), FixedPoint(1), FixedPoint(-1), max, -max, -max - 1, FixedPoint(1) << 63,
+                                 -(FixedPoint(1) << 63), (FixedPoint(1) << 63) - 1, (FixedPoint(1) << 64) - 1, FixedPoint(1) << 64,
+                                 -(FixedPoint(1) << 64), (FixedPoint(1) << 64) + 1}) {
+    EXPECT_TRUE(same_bits(fixed)) << double(fixed);
+  }
+  EXPECT_EQ(FromFixed(ToFixed(-1234.5678, "x")), -1234.5678);
+  EXPECT_EQ(FromFixed(FixedPoint(1)), std::ldexp(1.0, -64));
+}
+
 TEST(ExactSumTest, OutOfRangeAndOverflowAreErrors) {
   EXPECT_THROW(ToFixed(std::nan(""), "x"), TrainingError);
   EXPECT_THROW(ToFixed(std::numeric_limits<double>::infinity(), "x"), TrainingError);
