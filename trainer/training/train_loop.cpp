@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <future>
-#include <optional>
 #include <ostream>
 #include <utility>
 
@@ -73,19 +72,8 @@ struct CheckedInputs {
 
 CheckedInputs ResolveInputs(const TrainOptions& options) {
   const PassInputs& base = options.inputs;
-  // The model is loaded and checked on a second thread while the manifest's feature files are
-  // checked (mostly hashing, on a few threads). Errors are reported as if one ran after the other:
-  // the model's first.
-  std::future<ModelFiles> model = std::async(std::launch::async, [&] { return LoadCheckedModel(base.model_dir); });
-  std::optional<Manifest> manifest;
-  try {
-    manifest.emplace(Manifest::Load(base.manifest_path));
-    CheckManifest(*manifest, base.corpus_root);
-  } catch (...) {
-    model.get();  // throws the model's error, if it has one
-    throw;
-  }
-  CheckedInputs checked{model.get(), std::move(*manifest), nullptr, 0};
+  CheckedInputs checked{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0};
+  CheckManifest(checked.manifest, base.corpus_root);
   Dictionary dictionary = Dictionary::Load(base.dict, false);
   dictionary.Merge(Dictionary::Load(base.filler, true));
   CheckWords(checked.manifest, dictionary);

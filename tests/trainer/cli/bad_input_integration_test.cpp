@@ -318,8 +318,9 @@ TEST(BadInputTest, FeatureFileTruncatedAfterImportIsADigestMismatchNamingTheUtte
   EXPECT_THAT(check.output, HasSubstr(utt));
 }
 
-// `pstrain train` loads the model while it checks the manifest's feature files; with both broken,
-// the model's error is the one reported, as when the two ran one after the other.
+// `pstrain train` loads the model before it checks the manifest's feature files: with both broken,
+// the model's error is the one reported (a version that loaded the model on a second thread during
+// the check had to keep that order by hand).
 TEST(BadInputTest, ABrokenModelIsReportedBeforeAChangedFeatureFile) {
   SmallCorpus corpus = MakeSmallCorpus("model-and-mfc-broken", 3);
   Import(corpus);
