@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The serial time of a `pstrain train` pass, two builds against each other: for one benchmark model
+# and job count, ROUNDS rounds, each running build A then build B once (one training pass, the flags
+# of `scripts/bench-vs-bw.sh --pass`), and per build the medians (min-max) of
+#   harness  = the pass time pstrain prints - the slowest shard's wall_seconds (telemetry.json):
+#              what the coordinator does beyond the workers (launch, validation, reduction,
+#              re-estimation, writing and hashing accum/ and model/, the fsyncs);
+#   outside  = the command's wall time - the pass time: start-up (inputs loaded and checked), the
+#              final model and provenance.json, exit;
+#   command  = the command's wall time.
+# Alternating the two builds within each round is what makes their difference measurable on a
+# machine whose speed drifts (docs/performance.md, eleventh round). Both builds must write the same
+# model bytes (checked every run).
+#
+#   scripts/bench-harness.sh BENCH_SET MODEL JOBS PSTRAIN_A PSTRAIN_B
+#
+# BENCH_SET   from scripts/prepare-bench-set.sh (BENCH_SET/corpus, BENCH_SET/MODEL)
+# MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8
+# JOBS        --jobs of both builds
+# Environment: ROUNDS (default 9), WORK (scratch directory, default a fresh mktemp -d, removed).
+# Output: one line per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...;
+# command s ...". Exit status 2 on bad arguments or a failed run.
+set -euo pipefail
+
+die() { echo "bench-harness: $*" >&2; exit 2; }
+[ $# -eq 5 ] || die "usage: scripts/bench-harness.sh BENCH_SET MODEL JOBS PSTRAIN_A PSTRAIN_B"
+SET_DIR=$1 MODEL=$2 JOBS=$3
+BUILDS=("$4" "$5")
+ROUNDS=${ROUNDS:-9}
+CORPUS=$SET_DIR/corpus
+[ -f "$CORPUS/train.manifest" ] || die "$CORPUS/train.manifest is missing (scripts/prepare-bench-set.sh)"
+[ -f "$SET_DIR/$MODEL/means" ] || die "$SET_DIR/$MODEL is not a model of the benchmark set"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive integer, got '$JOBS'"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, got '$ROUNDS'"
+for b in "${BUILDS[@]}"; do [ -x "$b" ] || die "$b is not an executable"; done
+if [ -z "${WORK:-}" ]; then
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+fi
+
+now() { date +%s.%N; }
+# "<median> (<min>-<max>)" of the numbers on stdin.
+median_range() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print v[int((NR + 1) / 2)] " (" v[1] "-" v[NR] ")" }'; }
+
+declare -A harness outside command
+digest=""
+for round in $(seq 1 "$ROUNDS"); do
+  for i in 0 1; do
+    bin=${BUILDS[$i]}
+    run=$WORK/run
+    rm -rf "$run"
+    t0=$(now)
+    out=$("$bin" train --model "$SET_DIR/$MODEL" --manifest "$CORPUS/train.manifest" --dict "$CORPUS/corpus.dic" \
+            --filler "$CORPUS/corpus.filler" --out "$run" --min-passes 1 --max-passes 1 --jobs "$JOBS" --quiet \
+            --retry-beams none --2passvar yes --cmn batch --varnorm no --topn 8 --abeam 1e-90 --bbeam 1e-10 \
+            --varfloor 1e-4 --mwfloor 1e-8 2>&1) || die "round $round: $bin failed: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+    t1=$(now)
+    pass=$(echo "$out" | awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print v }')
+    [ -n "$pass" ] || die "round $round: $bin printed no pass time"
+    slowest=$(cat "$run"/passes/001/shard-*/telemetry.json | grep -o '"wall_seconds":[^,}]*' | cut -d: -f2 |
+              awk '{ print $1 + 0 }' | sort -g | tail -n 1)
+    d=$(cd "$run/model" && sha256sum means variances mixture_weights transition_matrices | sha256sum | cut -c1-16)
+    [ -z "$digest" ] || [ "$d" = "$digest" ] || die "round $round: $bin wrote other model bytes than the first run"
+    digest=$d
+    harness[$i]+="$(awk -v p="$pass" -v s="$slowest" 'BEGIN { printf "%.1f", (p - s) * 1000 }') "
+    outside[$i]+="$(awk -v a="$t0" -v b="$t1" -v p="$pass" 'BEGIN { printf "%.1f", (b - a - p) * 1000 }') "
+    command[$i]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') "
+  done
+done
+for i in 0 1; do
+  echo "$MODEL jobs $JOBS ${BUILDS[$i]}: harness ms $(echo "${harness[$i]}" | tr ' ' '\n' | grep . | median_range);" \
+       "outside ms $(echo "${outside[$i]}" | tr ' ' '\n' | grep . | median_range);" \
+       "command s $(echo "${command[$i]}" | tr ' ' '\n' | grep . | median_range)"
+done
