@@ -58,7 +58,8 @@ for round in $(seq 1 "$ROUNDS"); do
     pass=$(echo "$out" | awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print v }')
     [ -n "$pass" ] || die "round $round: $bin printed no pass time"
     slowest=$(cat "$run"/passes/001/shard-*/telemetry.json | grep -o '"wall_seconds":[^,}]*' | cut -d: -f2 |
-              awk '{ print $1 + 0 }' | sort -g | tail -n 1)
+              awk '{ print $1 + 0 }' | sort -g | tail -n 1) || true
+    [ -n "$slowest" ] || die "round $round: $bin left no shard telemetry.json with wall_seconds"
     d=$(cd "$run/model" && sha256sum means variances mixture_weights transition_matrices | sha256sum | cut -c1-16)
     [ -z "$digest" ] || [ "$d" = "$digest" ] || die "round $round: $bin wrote other model bytes than the first run"
     digest=$d

@@ -54,7 +54,8 @@ class ExactAccumulators {
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
   static ExactAccumulators Read(const std::string& dir);
   // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks and errors), added
-  // from each 64 KiB piece as it is read: no second set of sums is built.
+  // from each 64 KiB piece as it is read: no second set of sums is built. A read error or an
+  // overflow part-way leaves *this partly added (the reducer then fails the pass).
   void AddFile(const std::string& dir);
   // The exact_counts bytes (also what Write stores): whole, or piece by piece in order.
   std::vector<std::uint8_t> EncodeExactCounts() const;

@@ -68,14 +68,20 @@ bool DeferFileSync(const fs::path& dir, int fd, const fs::path& path) {
   std::lock_guard<std::mutex> lock(ScopeMutex());
   if (ActiveScopes().empty()) return false;
   const fs::path normal = Normal(dir);
-  for (auto it = ActiveScopes().rbegin(); it != ActiveScopes().rend(); ++it) {
-    if (IsWithin(normal, (*it)->root_)) {
-      (*it)->pending_.insert(normal);
-      if (fd >= 0) (*it)->files_.push_back({fd, path});
-      return true;
+  // The innermost scope: of those containing `dir`, the one with the longest root (not the one
+  // registered last: another thread may have opened an outer scope since).
+  DirectorySyncScope* innermost = nullptr;
+  for (DirectorySyncScope* scope : ActiveScopes()) {
+    if (IsWithin(normal, scope->root_) &&
+        (innermost == nullptr || scope->root_.native().size() > innermost->root_.native().size())) {
+      innermost = scope;
     }
   }
-  return false;
+  if (innermost == nullptr) return false;
+  if (fd >= 0) innermost->files_.reserve(innermost->files_.size() + 1);  // may throw: before anything changes
+  innermost->pending_.insert(normal);
+  if (fd >= 0) innermost->files_.push_back({fd, path});
+  return true;
 }
 
 DirectorySyncScope::DirectorySyncScope(const fs::path& root) : root_(Normal(root)) {
@@ -202,7 +208,11 @@ void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
 
 void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(const ByteSink&)>& produce) {
   std::string tmpl = HiddenSibling(path, ".tmp.XXXXXX").string();
-  int fd = ::mkstemp(tmpl.data());
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  // Inside a DirectorySyncScope (a staging directory published later by one rename) the file is
+  // renamed as soon as it is written and fsynced by the scope's Sync(), before that rename.
+  const bool deferred = InSyncScope(dir);
+  int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);  // a held file is not inherited by sbatch & co
   if (fd < 0) throw TrainingError(path.string() + ": cannot create temporary file: " + ErrnoText());
   bool discarded = false;
   auto discard = [&] {
@@ -245,13 +255,17 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
     throw;
   }
   if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  // Inside a DirectorySyncScope (a staging directory published later by one rename) the file is
-  // renamed now and fsynced by the scope's Sync(), before that rename; elsewhere here.
-  if (InSyncScope(dir)) {
+  if (deferred) {
     if (::rename(tmpl.c_str(), path.c_str()) != 0) throw fail("rename into place failed");
-    discarded = true;  // renamed: the fd now belongs to the scope
-    if (DeferFileSync(dir, fd, path)) return;
+    discarded = true;  // renamed: no temporary to remove any more
+    bool taken = false;
+    try {
+      taken = DeferFileSync(dir, fd, path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (taken) return;
     // The scope ended meanwhile (another thread's): synced here after all.
     if (::fsync(fd) != 0) {
       const std::string detail = ErrnoText();

@@ -3,8 +3,8 @@
 // Every file pstrain produces goes through WriteFileAtomic: the bytes are written to a temporary
 // sibling, fsync'ed, renamed over the destination and the directory is fsync'ed, so a reader sees
 // either the old file or the complete new one, never a half-written one. Inside a staging
-// directory that is itself renamed into place, a DirectorySyncScope lets the directory fsyncs
-// wait until just before that rename: one per directory instead of one per file.
+// directory that is itself renamed into place, a DirectorySyncScope lets the files' and the
+// directories' fsyncs wait until just before that rename, all together.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,8 @@ std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t m
 std::filesystem::path HiddenSibling(const std::filesystem::path& path, const std::string& suffix);
 
 // Writes `size` bytes at `data` (or `bytes`, or `text`) to `path` atomically (temp file in the same
-// directory, fsync, rename, fsync dir). Throws TrainingError naming the file when any step fails;
-// the temporary is removed on failure.
+// directory, fsync, rename, fsync dir; inside a DirectorySyncScope the two fsyncs are the scope's).
+// Throws TrainingError naming the file when any step fails; the temporary is removed on failure.
 void WriteFileAtomic(const std::filesystem::path& path, const void* data, std::size_t size);
 inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   WriteFileAtomic(path, bytes.data(), bytes.size());
@@ -56,8 +56,10 @@ void SyncDirectory(const std::filesystem::path& dir);
 // its rename, so when the rename is durable every file under root is too, as with an fsync per file
 // and per directory. A scope that ends without Sync() (an exception) fsyncs nothing (it closes the
 // files it holds): its staging directory is never renamed into place. The innermost scope
-// containing a file's directory takes it. Scopes are per process (the registry is guarded by a
-// mutex).
+// containing a file's directory (the one with the longest root) takes it. Scopes are per process
+// (the registry is guarded by a mutex); files may be written into one scope from several threads,
+// but Sync() (and ReplaceDirectory of its root) must not run while any of them still writes: a
+// file handed over after Sync() would only be closed, unsynced, when the scope ends.
 class DirectorySyncScope;
 // Records `dir` with the innermost DirectorySyncScope containing it and returns true, or returns
 // false when none does (WriteFileAtomic then fsyncs `dir` itself).

@@ -59,8 +59,9 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 // which must be DoubleView(reduced) (in exact mode its float32 values are those of the exact sums:
 // FromFixed, then float32), so nothing is converted twice. exact_counts is written first and the
 // exact sums are freed right after (`reduced.exact` is empty on return, even on an exception), so
-// that they are not held beside the buffers of the bw-format files. Reads `view` only; touches no
-// member of `reduced` but `exact`.
+// that they are not held beside the buffers of the bw-format files. Reads `view` and
+// `reduced.fallback_senones`; changes no member of `reduced` but `exact` (so re-estimation may read
+// the others meanwhile). A failure leaves `dir` partly written.
 void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'

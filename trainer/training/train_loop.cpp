@@ -281,8 +281,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // The double view re-estimation reads. accum/ is written from it and the exact sums (then freed)
   // on a second thread while re-estimation runs and writes model/ (the workers have ended: their
   // cores are free); each thread then hashes the files it wrote, for pass.json.
-  const Accumulators statistics = DoubleView(reduced, CheckParallelism());
-  std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async, [&] {
+  // (In float32 mode the view is the reduced accumulators themselves, moved, not copied.)
+  const Accumulators statistics = reduced.exact ? DoubleView(reduced, CheckParallelism()) : std::move(reduced.accumulators);
+  std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async | std::launch::deferred, [&] {
     WriteAndReleaseReducedStatistics(reduced, statistics, pass_dir / "accum");
     return PassFileDigests(pass_dir, PassFiles::kAccum, 1);
   });

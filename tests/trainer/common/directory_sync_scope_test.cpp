@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -77,6 +78,48 @@ TEST_F(DirectorySyncScopeTest, HoldsEachFileOpenUntilSyncOrItsEnd) {
   }  // ends without a second Sync (as on an exception): the file is closed, not leaked
   EXPECT_EQ(OpenDescriptors(), base);
   EXPECT_EQ(ReadFileText(staging / "c"), "gamma");
+}
+
+// The descriptor the scope holds for `path`, or -1.
+int HeldDescriptor(const fs::path& path) {
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path(), ec) == fs::absolute(path)) return std::stoi(entry.path().filename().string());
+  }
+  return -1;
+}
+
+TEST_F(DirectorySyncScopeTest, AHeldFileIsClosedOnExec) {
+  const fs::path staging = dir_ / ".out.staging";
+  fs::create_directories(staging);
+  DirectorySyncScope scope(staging);
+  WriteFileAtomic(staging / "job.json", std::string("{}"));
+  const int fd = HeldDescriptor(staging / "job.json");
+  ASSERT_GE(fd, 0);
+  std::string flags_line;
+  std::ifstream info("/proc/self/fdinfo/" + std::to_string(fd));
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("flags:", 0) == 0) flags_line = line;
+  }
+  ASSERT_FALSE(flags_line.empty());
+  const unsigned long flags = std::stoul(flags_line.substr(flags_line.find_first_not_of(" \t", 6)), nullptr, 8);
+  EXPECT_NE(flags & 02000000UL, 0UL) << flags_line << ": O_CLOEXEC missing (a spawned sbatch would inherit it)";
+  scope.Sync();
+}
+
+// The innermost scope is the one with the longest root, even when an outer one was opened after
+// it (as another thread may): the inner scope's Sync() syncs and closes the file.
+TEST_F(DirectorySyncScopeTest, TheDeepestScopeTakesAFileWhateverTheOrderOfOpening) {
+  const fs::path outer_root = dir_ / "pass";
+  const fs::path inner_root = outer_root / ShardDirName(0);
+  fs::create_directories(inner_root);
+  const std::size_t base = OpenDescriptors();
+  DirectorySyncScope inner(inner_root);
+  DirectorySyncScope outer(outer_root);
+  WriteFileAtomic(inner_root / "exact_counts", std::string("x"));
+  inner.Sync();
+  EXPECT_EQ(OpenDescriptors(), base) << "the file went to the outer scope";
+  outer.Sync();
 }
 
 TEST_F(DirectorySyncScopeTest, ReplaceDirectoryMovesTheScopesFilesIntoPlace) {

@@ -23,8 +23,8 @@ ReducedPass ExactPass() {
   const AccumulatorShape shape{3, 2, 4, 1, 3};
   ReducedPass reduced;
   reduced.exact.emplace(shape, true);
-  // Values whose float32 needs the double in between (FromFixed, then float32), a tiny one that
-  // the bw files clamp, and a negative one.
+  // Values whose float32 needs the double in between (FromFixed, then float32), values below the
+  // 2^-64 resolution (1e-30, 1e-40 * i: they add nothing), and a negative one.
   for (std::size_t i = 0; i < 3 * 2 * 4; ++i) reduced.exact->AddValue(Block::kMean, i, 0.1 * double(i) + 1e-17);
   for (std::size_t i = 0; i < 3 * 2 * 4; ++i) reduced.exact->AddValue(Block::kVar, i, 1.0 / 3.0 + 1e-40 * double(i));
   reduced.exact->AddValue(Block::kVar, 7, -2.5e-3);
