@@ -49,15 +49,24 @@ bool IsWithin(const fs::path& dir, const fs::path& root) {
   return true;
 }
 
+// The innermost scope containing the directory `normal` (absolute, lexically normal), or null: of
+// those containing it, the one with the longest root (not the one registered last: another thread
+// may have opened an outer scope since). The caller holds ScopeMutex().
+DirectorySyncScope* InnermostScope(const fs::path& normal) {
+  DirectorySyncScope* innermost = nullptr;
+  for (DirectorySyncScope* scope : ActiveScopes()) {
+    if (IsWithin(normal, scope->root()) &&
+        (innermost == nullptr || scope->root().native().size() > innermost->root().native().size())) {
+      innermost = scope;
+    }
+  }
+  return innermost;
+}
+
 // Whether a DirectorySyncScope contains `dir`.
 bool InSyncScope(const fs::path& dir) {
   std::lock_guard<std::mutex> lock(ScopeMutex());
-  if (ActiveScopes().empty()) return false;
-  const fs::path normal = Normal(dir);
-  for (const DirectorySyncScope* scope : ActiveScopes()) {
-    if (IsWithin(normal, scope->root())) return true;
-  }
-  return false;
+  return !ActiveScopes().empty() && InnermostScope(Normal(dir)) != nullptr;
 }
 
 }  // namespace
@@ -68,15 +77,7 @@ bool DeferFileSync(const fs::path& dir, int fd, const fs::path& path) {
   std::lock_guard<std::mutex> lock(ScopeMutex());
   if (ActiveScopes().empty()) return false;
   const fs::path normal = Normal(dir);
-  // The innermost scope: of those containing `dir`, the one with the longest root (not the one
-  // registered last: another thread may have opened an outer scope since).
-  DirectorySyncScope* innermost = nullptr;
-  for (DirectorySyncScope* scope : ActiveScopes()) {
-    if (IsWithin(normal, scope->root_) &&
-        (innermost == nullptr || scope->root_.native().size() > innermost->root_.native().size())) {
-      innermost = scope;
-    }
-  }
+  DirectorySyncScope* innermost = InnermostScope(normal);
   if (innermost == nullptr) return false;
   if (fd >= 0) innermost->files_.reserve(innermost->files_.size() + 1);  // may throw: before anything changes
   innermost->pending_.insert(normal);

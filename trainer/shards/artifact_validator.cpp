@@ -176,7 +176,7 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     try {
       digests[i] = Sha256OfFile(path);
     } catch (const std::exception&) {
-      digests[i].clear();
+      // left empty: hashed again below, where its error is reported
     }
   });
   for (std::size_t i = 0; i < a.payload.size(); ++i) {

@@ -60,10 +60,19 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
   return std::move(reducer).Finish();
 }
 
+namespace {
+
+// The union of the activation sidecars, in a multipron pass (nothing otherwise).
+void WriteFallbackSidecar(const ReducedPass& reduced, const std::filesystem::path& dir) {
+  if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+}
+
+}  // namespace
+
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir) {
   if (reduced.exact) reduced.exact->Write(dir.string());
   else reduced.accumulators.Write(dir.string());
-  if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+  WriteFallbackSidecar(reduced, dir);
 }
 
 void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
@@ -73,11 +82,15 @@ void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& 
     exact->WriteExactCounts(dir.string());
   }
   view.Write(dir.string());
-  if (!reduced.fallback_senones.empty()) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(reduced.fallback_senones));
+  WriteFallbackSidecar(reduced, dir);
 }
 
 Accumulators DoubleView(const ReducedPass& reduced, unsigned threads) {
   return reduced.exact ? reduced.exact->ToAccumulators(threads) : reduced.accumulators;
+}
+
+Accumulators TakeDoubleView(ReducedPass& reduced, unsigned threads) {
+  return reduced.exact ? reduced.exact->ToAccumulators(threads) : std::move(reduced.accumulators);
 }
 
 }  // namespace pstrain

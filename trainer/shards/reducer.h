@@ -56,7 +56,7 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
 // multipron pass.
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
 // The same files for a pass whose double view is built: the bw-format ones are written from `view`,
-// which must be DoubleView(reduced) (in exact mode its float32 values are those of the exact sums:
+// which must be DoubleView(reduced) or TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums:
 // FromFixed, then float32), so nothing is converted twice. exact_counts is written first and the
 // exact sums are freed right after (`reduced.exact` is empty on return, even on an exception), so
 // that they are not held beside the buffers of the bw-format files. Reads `view` and
@@ -67,5 +67,8 @@ void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
 // double view (converted on up to `threads` threads).
 Accumulators DoubleView(const ReducedPass& reduced, unsigned threads = 1);
+// The same for a pass that goes on to WriteAndReleaseReducedStatistics: in float32 mode
+// `accumulators` is moved out (not copied), in exact mode the exact sums stay for the write.
+Accumulators TakeDoubleView(ReducedPass& reduced, unsigned threads = 1);
 
 }  // namespace pstrain

@@ -107,15 +107,19 @@ TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInp
   return identity;
 }
 
+// One entry of provenance.json's model_files.
+json::object ModelFileEntry(const char* name, const std::string& sha256) {
+  json::object file;
+  file["file"] = name;
+  file["sha256"] = sha256;
+  return file;
+}
+
 // The model files present in `dir` with their SHA-256, in kModelFiles order.
 json::array ModelFileDigests(const fs::path& dir) {
   json::array files;
   for (const char* name : kModelFiles) {
-    if (!fs::is_regular_file(dir / name)) continue;
-    json::object file;
-    file["file"] = name;
-    file["sha256"] = Sha256OfFile(dir / name);
-    files.push_back(std::move(file));
+    if (fs::is_regular_file(dir / name)) files.push_back(ModelFileEntry(name, Sha256OfFile(dir / name)));
   }
   return files;
 }
@@ -281,8 +285,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // The double view re-estimation reads. accum/ is written from it and the exact sums (then freed)
   // on a second thread while re-estimation runs and writes model/ (the workers have ended: their
   // cores are free); each thread then hashes the files it wrote, for pass.json.
-  // (In float32 mode the view is the reduced accumulators themselves, moved, not copied.)
-  const Accumulators statistics = reduced.exact ? DoubleView(reduced, CheckParallelism()) : std::move(reduced.accumulators);
+  const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async | std::launch::deferred, [&] {
     WriteAndReleaseReducedStatistics(reduced, statistics, pass_dir / "accum");
     return PassFileDigests(pass_dir, PassFiles::kAccum, 1);
@@ -382,10 +385,7 @@ json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFi
                           (pass_dir / kPassFileName).string() + ": the pass's model changed after it was written; not promoted");
     }
     WriteFileAtomic(into / name, bytes);
-    json::object file;
-    file["file"] = name;
-    file["sha256"] = sha256;
-    digests.push_back(std::move(file));
+    digests.push_back(ModelFileEntry(name, sha256));
   }
   return digests;
 }

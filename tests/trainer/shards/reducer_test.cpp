@@ -1,5 +1,6 @@
 // The double view of a reduced pass and the files written from it (shards/reducer.h): DoubleView
-// gives re-estimation the reduced statistics and leaves the exact sums; WriteAndReleaseReducedStatistics
+// gives re-estimation the reduced statistics and leaves the exact sums; TakeDoubleView moves the
+// float32 accumulators out and leaves the exact sums; WriteAndReleaseReducedStatistics
 // with that view writes exactly the bytes WriteReducedStatistics writes, in both reduction modes,
 // and frees the exact sums.
 #include <gtest/gtest.h>
@@ -76,7 +77,8 @@ TEST(ReducedPassView, Float32ModeViewIsTheAccumulators) {
 TEST_F(ReducedPassFiles, ExactModeFilesFromTheViewAreTheSameBytesAndTheSumsAreFreed) {
   ReducedPass reduced = ExactPass();
   WriteReducedStatistics(reduced, dir_ / "direct");
-  const Accumulators view = DoubleView(reduced);
+  const Accumulators view = TakeDoubleView(reduced);  // as the training loop does
+  ASSERT_TRUE(reduced.exact.has_value()) << "exact mode: the sums stay for the write";
   WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
   EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
   for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", kFallbackSidecarFile}) {
@@ -92,7 +94,9 @@ TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
   reduced.accumulators.dnom(1, 0) = 3.5;
   reduced.accumulators.mean(1, 0)[2] = 1.0 / 3.0;
   WriteReducedStatistics(reduced, dir_ / "direct");
-  const Accumulators view = DoubleView(reduced);
+  const Accumulators view = TakeDoubleView(reduced);  // as the training loop does
+  EXPECT_TRUE(reduced.accumulators.dnom_data().empty()) << "float32 mode: the view must be moved out, not copied";
+  EXPECT_EQ(view.dnom_data()[1], 3.5);
   WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
   EXPECT_FALSE(fs::exists(dir_ / "from-view" / "exact_counts"));
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
