@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The serial time of a `pstrain train` pass, two builds against each other: for one benchmark model
 # and job count, ROUNDS rounds, each running build A then build B once (one training pass, the flags
-# of `scripts/bench-vs-bw.sh --pass`), and per build the medians (min-max) of
+# of `scripts/bench-vs-bw.sh --pass`: -topn = the model's Gaussians per state, -2passvar yes), and
+# per build the medians (min-max) of
 #   harness  = the pass time pstrain prints - the slowest shard's wall_seconds (telemetry.json):
 #              what the coordinator does beyond the workers (launch, validation, reduction,
 #              re-estimation, writing and hashing accum/ and model/, the fsyncs);
@@ -21,6 +22,8 @@
 # Output: one line per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...;
 # command s ...". Exit status 2 on bad arguments or a failed run.
 set -euo pipefail
+# shellcheck source=lib/sphinxtrain-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
 
 die() { echo "bench-harness: $*" >&2; exit 2; }
 [ $# -eq 5 ] || die "usage: scripts/bench-harness.sh BENCH_SET MODEL JOBS PSTRAIN_A PSTRAIN_B"
@@ -33,6 +36,7 @@ CORPUS=$SET_DIR/corpus
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive integer, got '$JOBS'"
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, got '$ROUNDS'"
 for b in "${BUILDS[@]}"; do [ -x "$b" ] || die "$b is not an executable"; done
+TOPN=$(st_n_density "$SET_DIR/$MODEL/means")
 if [ -z "${WORK:-}" ]; then
   WORK=$(mktemp -d)
   trap 'rm -rf "$WORK"' EXIT
@@ -50,13 +54,11 @@ for round in $(seq 1 "$ROUNDS"); do
     run=$WORK/run
     rm -rf "$run"
     t0=$(now)
-    out=$("$bin" train --model "$SET_DIR/$MODEL" --manifest "$CORPUS/train.manifest" --dict "$CORPUS/corpus.dic" \
-            --filler "$CORPUS/corpus.filler" --out "$run" --min-passes 1 --max-passes 1 --jobs "$JOBS" --quiet \
-            --retry-beams none --2passvar yes --cmn batch --varnorm no --topn 8 --abeam 1e-90 --bbeam 1e-10 \
-            --varfloor 1e-4 --mwfloor 1e-8 2>&1) || die "round $round: $bin failed: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+    st_pstrain_pass_args "$SET_DIR/$MODEL" "$CORPUS/train.manifest" "$CORPUS" "$run" "$JOBS" "$TOPN" yes
+    "$bin" "${ST_PSTRAIN_PASS_ARGS[@]}" >"$WORK/out" 2>&1 || die "round $round: $bin failed: $(tail -n 3 "$WORK/out" | tr '\n' ' ')"
     t1=$(now)
-    pass=$(echo "$out" | awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print v }')
-    [ -n "$pass" ] || die "round $round: $bin printed no pass time"
+    pass=$(st_pass_seconds "$WORK/out")
+    [ "$pass" != "?" ] || die "round $round: $bin printed no pass time"
     slowest=$(cat "$run"/passes/001/shard-*/telemetry.json | grep -o '"wall_seconds":[^,}]*' | cut -d: -f2 |
               awk '{ print $1 + 0 }' | sort -g | tail -n 1) || true
     [ -n "$slowest" ] || die "round $round: $bin left no shard telemetry.json with wall_seconds"

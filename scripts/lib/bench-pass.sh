@@ -25,11 +25,8 @@ bench_pass() {
     local cmd=()
     case "$name" in
       ps1|ps2)
-        cmd=(timeout "$BW_TIMEOUT" "$PSTRAIN" train --model "$MODEL" --manifest "$MANIFEST"
-             --dict "$CORPUS/corpus.dic" --filler "$CORPUS/corpus.filler" --out "$out/run"
-             --min-passes 1 --max-passes 1 --jobs "${name#ps}" --quiet
-             --retry-beams none --2passvar "$PASS2VAR" --cmn batch --varnorm no --topn "$TOPN"
-             --abeam 1e-90 --bbeam 1e-10 --varfloor 1e-4 --mwfloor 1e-8) ;;
+        st_pstrain_pass_args "$MODEL" "$MANIFEST" "$CORPUS" "$out/run" "${name#ps}" "$TOPN" "$PASS2VAR"
+        cmd=(timeout "$BW_TIMEOUT" "$PSTRAIN" "${ST_PSTRAIN_PASS_ARGS[@]}") ;;
       bw1|bw2) cmd=(bash "$WORK/bw_pass_${name#bw}.sh" "$out") ;;
     esac
     t0=$(now)
@@ -107,7 +104,7 @@ bench_pass() {
 
   # The pass time pstrain printed ("pass 1: ..., 2 shards, 1.607 s -> max-passes") and each shard's
   # wall:CPU seconds from its telemetry.json.
-  pass_seconds() { awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print (v == "") ? "?" : v }' "$1/stdout"; }
+  pass_seconds() { st_pass_seconds "$1/stdout"; }
   shard_times() {
     local t out=""
     for t in "$1"/run/passes/001/shard-*/telemetry.json; do

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # What the scripts that run SphinxTrain's bw share (sphinxtrain-reference.sh, grow-model.sh,
-# bench-vs-bw.sh): the s3 header reader, bw's command line for the CI stage with the settings
-# pstrain's defaults mirror (docs/cli.md), and one bw + norm training pass as a script. Sourced,
-# not executed.
+# bench-vs-bw.sh, bench-harness.sh): the s3 header reader, bw's command line for the CI stage with
+# the settings pstrain's defaults mirror (docs/cli.md), `pstrain train`'s for one pass with the same
+# settings, and one bw + norm training pass as a script. Sourced, not executed.
 
 # "n_mgau n_density" of an s3 means file: after "endhdr\n" come the int32 byte-order magic
 # 0x11223344, n_mgau, n_feat, n_density. Exits the script when the header is not that.
@@ -42,6 +42,27 @@ st_bw_args() {
     -agc none -cmn batch -varnorm no -feat 1s_c_d_dd -ceplen 13
     -meanreest yes -varreest yes -tmatreest yes -2passvar "$twopass" -timing no
   )
+}
+
+# Fills the array ST_PSTRAIN_PASS_ARGS with `pstrain train`'s arguments for one training pass with
+# st_bw_args' settings (what bench-vs-bw.sh --pass and bench-harness.sh time):
+#   st_pstrain_pass_args MODEL_DIR MANIFEST CORPUS_DIR OUTDIR JOBS TOPN TWOPASS
+st_pstrain_pass_args() {
+  local model="$1" manifest="$2" corpus="$3" out="$4" jobs="$5" topn="$6" twopass="$7"
+  # shellcheck disable=SC2034  # read by the sourcing script
+  ST_PSTRAIN_PASS_ARGS=(
+    train --model "$model" --manifest "$manifest"
+    --dict "$corpus/corpus.dic" --filler "$corpus/corpus.filler" --out "$out"
+    --min-passes 1 --max-passes 1 --jobs "$jobs" --quiet
+    --retry-beams none --2passvar "$twopass" --cmn batch --varnorm no --topn "$topn"
+    --abeam 1e-90 --bbeam 1e-10 --varfloor 1e-4 --mwfloor 1e-8
+  )
+}
+
+# The pass time (seconds) that `pstrain train` printed for pass 1 in its output FILE
+# ("pass 1: ..., 1.607 s -> max-passes"); "?" when there is none.
+st_pass_seconds() {
+  awk '/^pass 1:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "s") v = $i } END { print (v == "") ? "?" : v }' "$1"
 }
 
 # Prints a bash script that runs one SphinxTrain training pass the way SphinxTrain's POSIX queue
