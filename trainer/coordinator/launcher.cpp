@@ -278,8 +278,8 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
       finished.push_back(running[i].task);
       running.erase(running.begin() + static_cast<long>(i));
     }
-    if (const int signal_number = InterruptSignal()) {
-      failure = "interrupted by signal " + std::to_string(signal_number) + "; stopped " + std::to_string(running.size()) + " running workers";
+    if (const std::optional<std::string> stop = StopRequest()) {
+      failure = *stop + "; stopped " + std::to_string(running.size()) + " running workers";
       break;
     }
     if (!running.empty() && finished.empty()) {

@@ -71,9 +71,8 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
   ForwardBackward fb;
   UtteranceStats stats;
   for (std::size_t index = begin; index < end; ++index) {
-    if (const int signal_number = InterruptSignal()) {
-      throw TrainingError("interrupted by signal " + std::to_string(signal_number) + " before utterance " +
-                          manifest.entries()[index].utt_id);
+    if (const std::optional<std::string> stop = StopRequest()) {
+      throw TrainingError(*stop + " before utterance " + manifest.entries()[index].utt_id);
     }
     const ManifestEntry& entry = manifest.entries()[index];
     UtteranceOutcome outcome;

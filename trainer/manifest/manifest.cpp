@@ -405,16 +405,15 @@ fs::path ResolveFeaturePath(const ManifestEntry& entry, const fs::path& corpus_r
   return corpus_root / fs::path(entry.feature_path);
 }
 
-void CheckManifest(const Manifest& manifest, const fs::path& corpus_root) {
+void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsigned threads) {
   std::error_code ec;
   if (!fs::is_directory(corpus_root, ec)) {
     throw FileError(corpus_root.string(), "corpus root (cepdir) is not a directory");
   }
-  // Hashing every feature file is the coordinator's longest step before its workers start, and
-  // nothing else runs then: the files are hashed on a few threads, and judged in manifest order.
+  // The files are hashed on a few threads, and judged in manifest order.
   const std::vector<ManifestEntry>& entries = manifest.entries();
   std::vector<std::string> problems(entries.size());
-  ParallelFor(entries.size(), CheckParallelism(), [&](std::size_t i) {
+  ParallelFor(entries.size(), threads == 0 ? CheckParallelism() : threads, [&](std::size_t i) {
     const fs::path feature_file = ResolveFeaturePath(entries[i], corpus_root);
     std::string problem = FeatureFileProblem(feature_file);
     if (!problem.empty()) {

@@ -89,10 +89,10 @@ Manifest ImportSphinx(const std::filesystem::path& fileids_path, const std::file
 // The feature file of `entry` under `corpus_root`.
 std::filesystem::path ResolveFeaturePath(const ManifestEntry& entry, const std::filesystem::path& corpus_root);
 
-// Checks that every feature file exists under `corpus_root` and has the recorded SHA-256. Checks all
-// entries, then throws an InputError naming the first bad utterance and its file, and how many
-// utterances failed.
-void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus_root);
+// Checks that every feature file exists under `corpus_root` and has the recorded SHA-256, hashing
+// on `threads` threads (0: CheckParallelism()). Checks all entries, then throws an InputError naming
+// the first bad utterance and its file, and how many utterances failed.
+void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus_root, unsigned threads = 0);
 
 // Checks that every transcript word has an entry in `merged` (main + filler dictionary; literal,
 // case-sensitive lookup as in bw). Throws an InputError naming the first utterance with unknown words,

@@ -25,6 +25,7 @@
 #include "shards/run_layout.h"
 #include "coordinator/pass_file.h"
 #include "coordinator/pass_summary.h"
+#include "training/feature_file_check.h"
 
 namespace pstrain {
 
@@ -68,12 +69,24 @@ struct CheckedInputs {
   Manifest manifest;
   std::unique_ptr<Launcher> launcher;
   std::uint32_t shard_count = 0;
+  // Its check of the manifest's feature files (training/feature_file_check.h); declared last, so
+  // that a background check ends before the manifest it reads is destroyed.
+  std::unique_ptr<FeatureFileCheck> feature_files;
 };
 
-CheckedInputs ResolveInputs(const TrainOptions& options) {
+// The model, then the manifest, then its feature files. With one local job the check runs on a
+// second thread while the rest is resolved and the pass runs inline on this one (Train waits for
+// it); otherwise it runs here, on every core, before anything else.
+CheckedInputs LoadInputs(const TrainOptions& options) {
   const PassInputs& base = options.inputs;
-  CheckedInputs checked{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0};
-  CheckManifest(checked.manifest, base.corpus_root);
+  CheckedInputs checked{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
+  const bool inline_pass = options.launch.launcher == LauncherKind::kLocal && options.launch.jobs == 1;
+  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, base.corpus_root, inline_pass);
+  return checked;
+}
+
+void ResolveInputs(const TrainOptions& options, CheckedInputs& checked) {
+  const PassInputs& base = options.inputs;
   Dictionary dictionary = Dictionary::Load(base.dict, false);
   dictionary.Merge(Dictionary::Load(base.filler, true));
   CheckWords(checked.manifest, dictionary);
@@ -83,7 +96,6 @@ CheckedInputs ResolveInputs(const TrainOptions& options) {
   checked.launcher = MakeLauncher(options.launch);
   checked.launcher->set_progress(options.progress);
   checked.shard_count = EffectiveShardCount(options.launch.jobs, checked.manifest.size());
-  return checked;
 }
 
 // --- Step 2: fingerprint them once -----------------------------------------------------------------
@@ -275,8 +287,21 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   PassInputs inputs = base;
   if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
 
-  // Run, validate and reduce.
-  ShardedPassResult sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
+  // Run, validate and reduce; nothing is written from the statistics before the feature files are
+  // known to be the manifest's. A pass stopped by a failed check is removed: the run leaves what a
+  // check that ran first would have left.
+  ShardedPassResult sharded;
+  try {
+    sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
+    checked.feature_files->Wait();
+  } catch (...) {
+    if (checked.feature_files->Failed()) {
+      std::error_code ec;
+      fs::remove_all(pass_dir, ec);
+      checked.feature_files->Wait();  // throws its error
+    }
+    throw;
+  }
   ReducedPass& reduced = sharded.reduced;
   if (reduced.total_frames == 0) {
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
@@ -406,17 +431,8 @@ void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity
   ReplaceDirectory(staging, result.model_dir);
 }
 
-}  // namespace
-
-TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ostream& log) {
-  // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
-  // nothing is promoted, and the error says why.
-  InterruptGuard interrupt_guard;
-  // The build identity hashes this binary and its shared libraries (once per process): on a second
-  // thread while the inputs are loaded and checked, which is mostly one thread's work.
-  std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
-  CheckedInputs checked = ResolveInputs(options);
-  build_identity.get();
+// Steps 2 to 4, once the inputs are loaded (Train waits for the feature-file check if they throw).
+TrainResult TrainWith(const TrainOptions& options, CheckedInputs& checked, const fs::path& run_dir, std::ostream& log) {
   const TrainingIdentity identity = FingerprintInputs(options, checked);
   TrainResult result;
   result.training_fingerprint = TrainingFingerprint(identity);
@@ -425,7 +441,10 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // A model an earlier pstrain set aside (.model.old) while its two-step swap was interrupted is put
   // back first: it may be the finished model this run is asked for.
   RecoverDirectory(result.model_dir);
-  if (FindFinishedModel(result, log)) return result;
+  if (FindFinishedModel(result, log)) {
+    checked.feature_files->Wait();  // a cache hit still requires the corpus the manifest describes
+    return result;
+  }
 
   if (checked.initial.has_feat_params) {
     checked.initial.feat_params_text = OutputFeatParams(checked.initial.feat_params_text, options.inputs.options.features);
@@ -441,6 +460,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   result.passes = state.pass - 1;
   result.decision = state.decision;
 
+  checked.feature_files->Wait();  // (all passes resumed: no pass waited for it)
   PromoteFinalModel(run_dir, identity, checked, result, state);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.
@@ -449,6 +469,28 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     log << "removed passes/" << PassName(stale) << " of an earlier training\n";
   }
   return result;
+}
+
+}  // namespace
+
+TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ostream& log) {
+  // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
+  // nothing is promoted, and the error says why.
+  InterruptGuard interrupt_guard;
+  // The build identity hashes this binary and its shared libraries (once per process): on a second
+  // thread while the inputs are loaded and checked, which is mostly one thread's work.
+  std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
+  CheckedInputs checked = LoadInputs(options);
+  try {
+    ResolveInputs(options, checked);
+    build_identity.get();
+    return TrainWith(options, checked, run_dir, log);
+  } catch (...) {
+    // A failed feature-file check is the cause to report, whatever failed after it started (a
+    // worker reading a changed file, say): its error is thrown instead.
+    checked.feature_files->Wait();
+    throw;
+  }
 }
 
 }  // namespace pstrain

@@ -318,6 +318,29 @@ TEST(BadInputTest, FeatureFileTruncatedAfterImportIsADigestMismatchNamingTheUtte
   EXPECT_THAT(check.output, HasSubstr(utt));
 }
 
+// With one job the feature-file check runs beside the pass, which reads the first utterance's
+// changed file at once and fails on it: the check's error (every changed file counted) is still the
+// one reported, and the stopped pass leaves no staging directory behind. With two jobs the check
+// runs first.
+TEST(BadInputTest, AChangedCorpusIsReportedByTheFeatureFileCheckWithOneJobAsWithTwo) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-changed-check-wins", 5);
+  Import(corpus);
+  FlipByte(corpus.Feature(corpus.utt_ids[0]), 400);
+  FlipByte(corpus.Feature(corpus.utt_ids[3]), 400);
+  for (const int jobs : {1, 2}) {
+    SCOPED_TRACE("jobs " + std::to_string(jobs));
+    const fs::path out = ScratchDir("mfc-changed-check-wins-" + std::to_string(jobs)) / "out";
+    const CommandResult r = RunCommand(Pstrain("train " + CorpusFlags(An4Model(), corpus.Manifest()) + " --out " +
+                                               ShellQuote(out.string()) + " --max-passes 1 --jobs " + std::to_string(jobs)));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(corpus.Feature(corpus.utt_ids[0]).string()));
+    EXPECT_THAT(r.output, HasSubstr("(2 of 5 utterances have missing or changed feature files)"));
+    EXPECT_FALSE(fs::exists(out / "model"));
+    EXPECT_FALSE(fs::exists(out / "passes" / ".001.staging"));
+    EXPECT_FALSE(fs::exists(out / "passes" / "001"));
+  }
+}
+
 // `pstrain train` loads the model before it checks the manifest's feature files: with both broken,
 // the model's error is the one reported (a version that loaded the model on a second thread during
 // the check had to keep that order by hand).
