@@ -56,6 +56,17 @@ class Accumulators {
   double& tmat(std::uint32_t tmat_id, std::uint32_t from, std::uint32_t to) {
     return tmat_[(std::size_t(tmat_id) * shape_.n_emit_state + from) * (shape_.n_emit_state + 1) + to];
   }
+  double mixw(std::uint32_t senone, std::uint32_t density) const { return mixw_[std::size_t(senone) * shape_.n_density + density]; }
+  double dnom(std::uint32_t senone, std::uint32_t density) const { return dnom_[std::size_t(senone) * shape_.n_density + density]; }
+  const double* mean(std::uint32_t senone, std::uint32_t density) const {
+    return mean_.data() + (std::size_t(senone) * shape_.n_density + density) * shape_.veclen;
+  }
+  const double* var(std::uint32_t senone, std::uint32_t density) const {
+    return var_.data() + (std::size_t(senone) * shape_.n_density + density) * shape_.veclen;
+  }
+  double tmat(std::uint32_t tmat_id, std::uint32_t from, std::uint32_t to) const {
+    return tmat_[(std::size_t(tmat_id) * shape_.n_emit_state + from) * (shape_.n_emit_state + 1) + to];
+  }
   const std::vector<double>& mixw_data() const { return mixw_; }
   const std::vector<double>& dnom_data() const { return dnom_; }
   const std::vector<double>& mean_data() const { return mean_; }

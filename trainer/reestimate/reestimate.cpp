@@ -1,29 +1,47 @@
 // Re-estimation (the M-step, SphinxTrain's norm): new parameters from summed accumulators.
 #include "reestimate/reestimate.h"
 
+#include <utility>
+
 #include "common/error.h"
 
 namespace pstrain {
 
-ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, ReestimationReport* report_out,
+ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated) {
-  Accumulators acc = acc_in;  // element access is non-const
-  const AccumulatorShape& shape = acc.shape();
-  if (shape.n_senones != previous.means.n_mgau || shape.n_density != previous.means.n_density ||
-      shape.veclen != previous.means.TotalVeclen() || shape.n_tmat != previous.transition_matrices.d1 ||
-      shape.n_emit_state != previous.transition_matrices.d2) {
+  return Reestimate(acc, ModelFiles(previous), report, activated);
+}
+
+// In place: `next` holds the previous parameters until each is replaced. The survival prior reads
+// the previous means, variances and mixture weights of every activated state before the first one
+// is replaced (its loop ends before the division loop starts).
+ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, ReestimationReport* report_out,
+                      const std::vector<std::uint8_t>* activated) {
+  ModelFiles next = std::move(model);
+  const ModelFiles& prior_model = next;
+  const AccumulatorShape& shape = acc_in.shape();
+  if (shape.n_senones != next.means.n_mgau || shape.n_density != next.means.n_density ||
+      shape.veclen != next.means.TotalVeclen() || shape.n_tmat != next.transition_matrices.d1 ||
+      shape.n_emit_state != next.transition_matrices.d2) {
     throw InputError("accumulator dimensions (" + std::to_string(shape.n_senones) + " senones x " +
                      std::to_string(shape.n_density) + " densities x " + std::to_string(shape.veclen) + " dims, " +
                      std::to_string(shape.n_tmat) + " tmats) do not match the input model");
   }
   ReestimationReport report;
-  ModelFiles next = previous;
   const std::uint32_t veclen = shape.veclen;
+  // The statistics are copied only when the survival prior changes them (multipron): a tied CD
+  // model's double view is megabytes, and the pass's tail holds it already.
+  const Accumulators* statistics = &acc_in;
+  Accumulators with_prior;
   if (activated != nullptr && !activated->empty()) {
     if (activated->size() != shape.n_senones) {
       throw InputError("activation flags cover " + std::to_string(activated->size()) + " tied states, the model has " +
                        std::to_string(shape.n_senones));
     }
+    with_prior = acc_in;
+    statistics = &with_prior;
+    Accumulators& acc = with_prior;
+    const ModelFiles& previous = prior_model;
     for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
       if (!(*activated)[senone]) continue;
       double occupancy = 0.0;
@@ -52,6 +70,8 @@ ModelFiles Reestimate(const Accumulators& acc_in, const ModelFiles& previous, Re
       }
     }
   }
+  const Accumulators& acc = *statistics;
+  const ModelFiles& previous = prior_model;
   for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
     bool any_counts = false;
     for (std::uint32_t k = 0; k < shape.n_density; ++k) {

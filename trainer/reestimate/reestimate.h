@@ -42,5 +42,9 @@ struct ReestimationReport {
 // the prior alone gives, so an activated state nobody observed survives unchanged.
 ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated = nullptr);
+// The same, re-estimated in place: `previous` becomes the result (no copy of the model; the
+// training loop's previous model is not needed after its pass).
+ModelFiles Reestimate(const Accumulators& acc, ModelFiles&& previous, ReestimationReport* report,
+                      const std::vector<std::uint8_t>* activated = nullptr);
 
 }  // namespace pstrain

@@ -318,8 +318,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap.
+  // In place: the previous model is not needed after this (state.model becomes `next` below).
   ReestimationReport report;
-  ModelFiles next = Reestimate(statistics, state.model, &report, &reduced.fallback_senones);
+  ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
   SaveModelDir(next, pass_dir / "model");
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kModel, 1);
   for (PassFileDigest& file : accum_files.get()) files.push_back(std::move(file));

@@ -72,6 +72,14 @@ float Var(const ModelFiles& files, std::uint32_t senone, std::uint32_t k, std::u
   return files.variances.data[files.variances.Offset(senone, 0, k) + dim];
 }
 
+// Every parameter of `a` and `b` bit for bit (float ==; these models hold no NaN).
+void ExpectSameParameters(const ModelFiles& a, const ModelFiles& b) {
+  EXPECT_EQ(a.means.data, b.means.data);
+  EXPECT_EQ(a.variances.data, b.variances.data);
+  EXPECT_EQ(a.mixture_weights.data, b.mixture_weights.data);
+  EXPECT_EQ(a.transition_matrices.data, b.transition_matrices.data);
+}
+
 TEST(ReestimateTest, OnePassMeansAndVariances) {
   const ModelFiles previous = PreviousModel();
   Accumulators acc(kShape, false);
@@ -143,6 +151,8 @@ TEST(ReestimateTest, UncountedParametersKeepPreviousValuesAndAreReported) {
 
   ReestimationReport report;
   const ModelFiles next = Reestimate(acc, previous, &report);
+  // In place (the training loop's form): the same, kept parameters included.
+  ExpectSameParameters(Reestimate(acc, ModelFiles(previous), nullptr), next);
   EXPECT_EQ(report.densities_without_counts, 1u + 2u + 1u + 2u);
   EXPECT_EQ(report.unseen_senones, (std::vector<std::uint32_t>{2, 5}));
   EXPECT_EQ(report.mixw_rows_without_counts, 2u);
@@ -467,8 +477,22 @@ TEST_P(SurvivalPriorTest, OneUnitAtThePreviousParametersOnceAfterReduction) {
       EXPECT_EQ(Var(next, 2, k, dim), Var(previous, 2, k, dim));
     }
   }
+  // Re-estimated in place (the training loop's form): the same parameters and report, and the
+  // statistics it was given unchanged (the prior works on a copy).
+  const Accumulators total_before = total;
+  ReestimationReport in_place_report;
+  const ModelFiles in_place = Reestimate(total, ModelFiles(previous), &in_place_report, &activated);
+  ExpectSameParameters(in_place, next);
+  EXPECT_EQ(in_place_report.survival_prior_states, report.survival_prior_states);
+  EXPECT_EQ(in_place_report.activated_states_without_counts, report.activated_states_without_counts);
+  EXPECT_EQ(in_place_report.densities_without_counts, report.densities_without_counts);
+  EXPECT_EQ(total.mean_data(), total_before.mean_data());
+  EXPECT_EQ(total.dnom_data(), total_before.dnom_data());
+  EXPECT_EQ(total.mixw_data(), total_before.mixw_data());
+
   // Senone 3 (seen, not activated) is plain maximum likelihood, as without flags.
   const ModelFiles plain = Reestimate(total, previous, nullptr);
+  ExpectSameParameters(Reestimate(total, ModelFiles(previous), nullptr), plain);
   EXPECT_EQ(next.means.data[next.means.Offset(3, 0, 0)], plain.means.data[plain.means.Offset(3, 0, 0)]);
   EXPECT_EQ(next.mixture_weights.at(3, 0, 0), plain.mixture_weights.at(3, 0, 0));
   EXPECT_EQ(Mean(plain, 3, 0, 0), static_cast<float>(6.0 / 3.0));
