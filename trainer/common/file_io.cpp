@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 
 #include "common/error.h"
@@ -143,10 +143,29 @@ std::vector<std::uint8_t> ReadFileBytes(const fs::path& path) {
 }
 
 std::string ReadFileText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw FileError(path.string(), "read error");
+  // read(2) into a string sized from fstat (one byte more, so that the read that sees the end
+  // needs no growth); not an istreambuf_iterator, which took about 16 instructions a byte (a CD
+  // mdef is 0.7 MB, and every process reads it). Any file type is read to its end.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
+  struct stat st {};
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) text.resize(static_cast<std::size_t>(st.st_size) + 1);
+  std::size_t used = 0;
+  for (;;) {
+    if (used == text.size()) text.resize(std::max<std::size_t>(65536, 2 * text.size()));
+    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string detail = ErrnoText();
+      ::close(fd);
+      throw FileError(path.string(), "read error: " + detail);
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(used);
   return text;
 }
 

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -97,9 +96,8 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   std::uint32_t* const count_fields[] = {&mdef.n_base_, &mdef.n_tri_, &mdef.n_state_map_, &mdef.n_tied_state_,
                                          &mdef.n_tied_ci_state_, &mdef.n_tied_tmat_};
   std::size_t counts_read = 0;
-  // While parsing only: triphone keys (to find a row defined twice where it is) and the distinct
-  // attribute columns (views into `text`).
-  std::unordered_set<std::uint64_t> triphones;
+  // While parsing only: the distinct attribute columns (views into `text`). A row defined twice is
+  // found where it is by the triphone table itself, filled row by row.
   std::unordered_map<std::string_view, std::uint32_t> attribute_ids;
   std::size_t reserved_rows = 0;
   std::vector<std::string_view> tokens;
@@ -135,7 +133,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         const std::size_t rows = std::min<std::size_t>(std::size_t(mdef.n_base_) + mdef.n_tri_, text.size() / 15);
         mdef.phones_.reserve(rows);
         reserved_rows = rows;
-        triphones.reserve(std::min<std::size_t>(mdef.n_tri_, rows));
+        mdef.SizeTriphoneTable(std::min<std::size_t>(mdef.n_tri_, rows));
       }
       continue;
     }
@@ -144,7 +142,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     const std::string_view base = tokens[0], left = tokens[1], right = tokens[2];
     MdefPhone phone;
     phone.posn = ParsePosition(tokens[3], path, line_no);
-    const auto attribute = attribute_ids.emplace(tokens[4], static_cast<std::uint32_t>(attribute_ids.size()));
+    const auto attribute = attribute_ids.try_emplace(tokens[4], static_cast<std::uint32_t>(attribute_ids.size()));
     if (attribute.second) mdef.attribute_texts_.emplace_back(tokens[4]);
     phone.attributes = attribute.first->second;
     phone.is_filler = HasFillerAttribute(tokens[4]);
@@ -192,7 +190,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         ci_ids[k] = it->second;
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
-      if (!triphones.insert(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn)).second) {
+      if (!mdef.InsertTriphone(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id)) {
         throw RecordError(path, line_no, "triphone is defined twice");
       }
       phone.base = ci_ids[0];
@@ -243,26 +241,43 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       }
     }
   }
-  if (!triphones.empty()) {
-    unsigned bits = 1;
-    while ((std::size_t(1) << bits) < 2 * triphones.size()) ++bits;
-    mdef.tri_shift_ = 64 - bits;
-    mdef.tri_keys_.assign(std::size_t(1) << bits, kNoKey);
-    mdef.tri_ids_.assign(std::size_t(1) << bits, 0);
-    // Filled in row order, so that the table's layout, too, depends on the file alone.
-    for (std::uint32_t phone_id = mdef.n_base_; phone_id < mdef.phones_.size(); ++phone_id) {
-      const MdefPhone& row = mdef.phones_[phone_id];
-      const std::uint64_t key = TriphoneKey(row.base, row.left, row.right, row.posn);
-      std::size_t slot = mdef.TriphoneSlot(key);
-      while (mdef.tri_keys_[slot] != kNoKey) slot = (slot + 1) & (mdef.tri_keys_.size() - 1);
-      mdef.tri_keys_[slot] = key;
-      mdef.tri_ids_[slot] = phone_id;
-    }
-  }
   return mdef;
 }
 
 Mdef Mdef::Load(const std::string& path) { return Parse(ReadFileText(path), path); }
+
+// The table's layout depends on the file alone: its size on the triphone count (the header's, which
+// Parse requires to be the rows'), its filling on the row order.
+void Mdef::SizeTriphoneTable(std::size_t expected) {
+  if (expected == 0) {
+    tri_keys_.clear();
+    tri_ids_.clear();
+    tri_shift_ = 64;
+    return;
+  }
+  unsigned bits = 1;
+  while ((std::size_t(1) << bits) < 2 * expected) ++bits;
+  tri_shift_ = 64 - bits;
+  tri_keys_.assign(std::size_t(1) << bits, kNoKey);
+  tri_ids_.assign(std::size_t(1) << bits, 0);
+  tri_count_ = 0;
+  for (std::uint32_t phone_id = n_base_; phone_id < phones_.size(); ++phone_id) {
+    const MdefPhone& row = phones_[phone_id];
+    InsertTriphone(TriphoneKey(row.base, row.left, row.right, row.posn), phone_id);
+  }
+}
+
+bool Mdef::InsertTriphone(std::uint64_t key, std::uint32_t phone_id) {
+  if (2 * (tri_count_ + 1) > tri_keys_.size()) SizeTriphoneTable(tri_count_ + 1);
+  std::size_t slot = TriphoneSlot(key);
+  for (; tri_keys_[slot] != kNoKey; slot = (slot + 1) & (tri_keys_.size() - 1)) {
+    if (tri_keys_[slot] == key) return false;
+  }
+  tri_keys_[slot] = key;
+  tri_ids_[slot] = phone_id;
+  ++tri_count_;
+  return true;
+}
 
 std::optional<std::uint32_t> Mdef::CiPhone(std::string_view name) const {
   auto it = ci_index_.find(name);

@@ -6,11 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -91,7 +92,13 @@ class Mdef {
   std::vector<std::uint32_t> senones_;          // n_emit_state_ per row, in row order
   std::vector<std::string> ci_names_;           // by CI phone id
   std::vector<std::string> attribute_texts_;    // distinct attribute columns, in order of first use
-  std::map<std::string, std::uint32_t, std::less<>> ci_index_;  // transparent: looked up by string_view
+  // Transparent (looked up by string_view: the parser's tokens, the dictionary's phones, once per
+  // phone of every utterance), and only looked up, never iterated.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept { return std::hash<std::string_view>{}(name); }
+  };
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> ci_index_;
   // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id, in an open-addressing table
   // (linear probing, a power of two of slots, at most half full: about 26 bytes a triphone, where
   // std::unordered_map took about 40). Only looked up, never iterated (files are written from
@@ -107,6 +114,13 @@ class Mdef {
   std::vector<std::uint64_t> tri_keys_;
   std::vector<std::uint32_t> tri_ids_;
   unsigned tri_shift_ = 64;
+  std::size_t tri_count_ = 0;
+  // While parsing: sizes the table for `expected` triphones (2^bits slots, the least with 2^bits >=
+  // 2 expected), refilled with the rows read so far; then adds row `phone_id`'s key, growing the
+  // table if it would be more than half full (only a file with more triphones than its header
+  // declares, which Parse refuses). False if the key is there already (a triphone defined twice).
+  void SizeTriphoneTable(std::size_t expected);
+  bool InsertTriphone(std::uint64_t key, std::uint32_t phone_id);
   std::vector<std::uint32_t> senone_ci_phone_;
 };
 

@@ -1,10 +1,15 @@
 // WriteFileAtomicStreamed: pieces land in order, also across the MiB steps at which write-back is
-// started; a producer that throws leaves the old file and no temporary behind.
+// started; a producer that throws leaves the old file and no temporary behind. ReadFileText: every
+// byte of any size, of a FIFO too; a directory or a missing file is an InputError naming it.
 #include "common/file_io.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <thread>
 
 #include <filesystem>
 #include <stdexcept>
@@ -34,6 +39,44 @@ class FileIoTest : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+TEST_F(FileIoTest, ReadFileTextReturnsEveryByteOfAnySize) {
+  // Sizes around the 64 KiB growth step and the one spare byte after the stat size.
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536},
+                                 std::size_t{65537}, std::size_t{700001}}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    std::string bytes(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + 7) % 256);  // NULs included
+    const fs::path path = dir_ / ("bytes" + std::to_string(size));
+    std::ofstream(path, std::ios::binary) << bytes;
+    EXPECT_EQ(ReadFileText(path), bytes);
+  }
+}
+
+TEST_F(FileIoTest, ReadFileTextReadsAFifoToItsEnd) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string sent(200000, 'f');  // more than a pipe holds: read while it is written
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << sent; });
+  const std::string received = ReadFileText(fifo);
+  writer.join();
+  EXPECT_EQ(received, sent);
+}
+
+TEST_F(FileIoTest, ReadFileTextNamesAMissingFileOrADirectory) {
+  try {
+    ReadFileText(dir_ / "missing");
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find((dir_ / "missing").string() + ": cannot open for reading"), std::string::npos) << error.what();
+  }
+  try {
+    ReadFileText(dir_);
+    ADD_FAILURE() << "no error for a directory";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find(dir_.string() + ": read error"), std::string::npos) << error.what();
+  }
+}
 
 TEST_F(FileIoTest, StreamedPiecesAreWrittenInOrder) {
   const fs::path path = dir_ / "counts";

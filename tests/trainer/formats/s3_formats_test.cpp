@@ -4,6 +4,9 @@
 // orders, and a corruption table whose errors must name the file and the problem.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
 #include <unistd.h>
 
 #include <cstdint>
@@ -538,6 +541,49 @@ TEST(S3FormatsMdefTest, ValidTriphoneRowIsParsedAndSerialized) {
   EXPECT_EQ(mdef.Serialize(), text);
 }
 
+
+// The triphone table is filled row by row as the file is read: every row is found again, a row
+// defined twice is reported at its second line, and a header that declares fewer triphones than
+// follow (the table then grows past its planned size) is refused by the count check, not a hang.
+TEST(S3FormatsMdefTest, ManyTriphonesAreFoundAndTheirCountIsChecked) {
+  const std::string original = AsText(ShippedBytes("mdef"));
+  const Mdef ci = Mdef::Parse(original, "mdef");
+  const auto name = [&](std::uint32_t id) { return std::string(ci.Name(id)); };
+  const std::string last_ci_row = "    Z   -   - -    n/a   33   99  100  101    N\n";
+  std::string rows;
+  std::vector<std::array<std::uint32_t, 3>> made;
+  for (std::uint32_t b = 0; b < 6; ++b) {
+    for (std::uint32_t l = 0; l < 5; ++l) {
+      for (std::uint32_t r = 0; r < 4; ++r) {
+        rows += name(b) + " " + name(l + 6) + " " + name(r + 11) + " i n/a 0 0 1 2 N\n";
+        made.push_back({b, l + 6, r + 11});
+      }
+    }
+  }
+  const auto with_rows = [&](std::size_t declared, const std::string& extra) {
+    return ReplaceFirst(ReplaceFirst(ReplaceFirst(original, "0 n_tri\n", std::to_string(declared) + " n_tri\n"), "136 n_state_map",
+                                     std::to_string((34 + declared) * 4) + " n_state_map"),
+                        last_ci_row, last_ci_row + rows + extra);
+  };
+  const Mdef mdef = Mdef::Parse(with_rows(made.size(), ""), "mdef");
+  ASSERT_EQ(mdef.n_triphones(), made.size());
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    const auto id = mdef.Triphone(made[i][0], made[i][1], made[i][2], WordPosition::kInternal);
+    ASSERT_TRUE(id.has_value()) << "row " << i;
+    EXPECT_EQ(*id, 34 + i);
+  }
+  EXPECT_FALSE(mdef.Triphone(made[0][0], made[0][1], made[0][2], WordPosition::kBegin).has_value());
+
+  const std::string twice = InputErrorMessage([&] {
+    Mdef::Parse(with_rows(made.size() + 1, name(3) + " " + name(7) + " " + name(12) + " i n/a 0 0 1 2 N\n"), "mdef");
+  });
+  EXPECT_THAT(twice, HasSubstr("triphone is defined twice"));
+  const std::size_t duplicate_line = std::count(original.begin(), original.end(), '\n') + made.size() + 1;
+  EXPECT_THAT(twice, HasSubstr("mdef:" + std::to_string(duplicate_line) + ":"));
+
+  const std::string undeclared = InputErrorMessage([&] { Mdef::Parse(with_rows(2, ""), "mdef"); });
+  EXPECT_THAT(undeclared, HasSubstr("header declares 34 CI phones and 2 triphones, but 154 phone rows follow"));
+}
 
 // The row separators `in >> token` skips (tab, vertical tab, form feed, runs of blanks) separate
 // tokens, and the file is still written in mk_mdef_gen's layout.
