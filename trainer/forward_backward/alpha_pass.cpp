@@ -63,51 +63,62 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     n_alpha_total = alpha_state_.size();
   }
 
-  cand_state_.reserve(n_states);
-  cand_alpha_.reserve(n_states);
+  // Each state is a candidate at most once per frame: the candidate arrays are sized for all of
+  // them once, and the frame loop works through plain pointers (a push_back's capacity check, and
+  // the reloads of every vector's data pointer after each store to a member, were a good part of
+  // this loop). The additions into each candidate happen in the same order as always.
+  cand_state_.resize(n_states);
+  cand_alpha_.resize(n_states);
+  std::int32_t* const slot_of = state_slot_.data();
+  std::uint32_t* const cand_state = cand_state_.data();
+  double* const cand_alpha = cand_alpha_.data();
   for (std::uint32_t t = 1; t < n_frames; ++t) {
     const std::size_t prev_begin = alpha_begin_[t - 1], prev_end = alpha_begin_[t];
-    cand_state_.clear();
-    cand_alpha_.clear();
+    const std::uint32_t* const prev_state = alpha_state_.data();
+    const double* const prev_alpha = alpha_value_.data();
+    std::uint32_t n_cand = 0;
     const float* x_t = features.frame(t);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
-      for (const ArcTable::Arc& arc : arcs_.NextEmitting(alpha_state_[s])) {
-        if (state_slot_[arc.state] >= 0) continue;
-        state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
-        cand_state_.push_back(arc.state);
-        cand_alpha_.push_back(0.0);
+      for (const ArcTable::Arc& arc : arcs_.NextEmitting(prev_state[s])) {
+        if (slot_of[arc.state] >= 0) continue;
+        slot_of[arc.state] = static_cast<std::int32_t>(n_cand);
+        cand_state[n_cand] = arc.state;
+        cand_alpha[n_cand] = 0.0;
+        ++n_cand;
         densities_.Request(static_cast<std::uint32_t>(arc.local), x_t);
       }
     }
     dscale_[t] = densities_.FinishFrame(kernel_, model);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
-      const double prior_alpha = alpha_value_[s];
-      for (const ArcTable::Arc& arc : arcs_.NextEmitting(alpha_state_[s])) {
+      const double prior_alpha = prev_alpha[s];
+      for (const ArcTable::Arc& arc : arcs_.NextEmitting(prev_state[s])) {
         const double x = prior_alpha * arc.prob;
-        cand_alpha_[state_slot_[arc.state]] += x * densities_.Op(static_cast<std::uint32_t>(arc.local));
+        cand_alpha[slot_of[arc.state]] += x * densities_.Op(static_cast<std::uint32_t>(arc.local));
       }
     }
-    // Emitting states feed their non-emitting successors (exit states) in the same frame.
-    for (std::size_t s = 0; s < cand_state_.size(); ++s) {
-      for (const ArcTable::Arc& arc : arcs_.NextExits(cand_state_[s])) {
-        const double x = cand_alpha_[s] * arc.prob;
-        if (state_slot_[arc.state] < 0) {
-          state_slot_[arc.state] = static_cast<std::int32_t>(cand_state_.size());
-          cand_state_.push_back(arc.state);
-          cand_alpha_.push_back(0.0);
+    // Emitting states feed their non-emitting successors (exit states) in the same frame; an exit
+    // state added here is visited too (n_cand grows).
+    for (std::uint32_t s = 0; s < n_cand; ++s) {
+      for (const ArcTable::Arc& arc : arcs_.NextExits(cand_state[s])) {
+        const double x = cand_alpha[s] * arc.prob;
+        if (slot_of[arc.state] < 0) {
+          slot_of[arc.state] = static_cast<std::int32_t>(n_cand);
+          cand_state[n_cand] = arc.state;
+          cand_alpha[n_cand] = 0.0;
+          ++n_cand;
         }
-        cand_alpha_[state_slot_[arc.state]] += x;
+        cand_alpha[slot_of[arc.state]] += x;
       }
     }
     densities_.ClearFrame(t);
     double best = 0.0;
-    for (const double a : cand_alpha_) best = std::max(best, a);
-    for (const std::uint32_t state : cand_state_) state_slot_[state] = -1;
-    if (cand_state_.empty()) {
+    for (std::uint32_t s = 0; s < n_cand; ++s) best = std::max(best, cand_alpha[s]);
+    for (std::uint32_t s = 0; s < n_cand; ++s) slot_of[cand_state[s]] = -1;
+    if (n_cand == 0) {
       return AlignmentFailure{"no-active-states", "no active states at frame " + std::to_string(t), true};
     }
     if (best == 0.0) {
-      return AlignmentFailure{"zero-alpha", "all " + std::to_string(cand_state_.size()) + " active states have zero alpha at frame " + std::to_string(t), true};
+      return AlignmentFailure{"zero-alpha", "all " + std::to_string(n_cand) + " active states have zero alpha at frame " + std::to_string(t), true};
     }
     if (best < kAlphaFloor) {
       return AlignmentFailure{"alpha-underflow", "best alpha < 1e-300 at frame " + std::to_string(t), true};
@@ -118,10 +129,10 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     // on the CPU); the two differ only when best * abeam is within a rounding of 1e-300.
     const double beam_product = best * pass.options.beams.abeam;
     const double pthresh = beam_product > kAlphaFloor ? beam_product : kAlphaFloor;
-    for (std::size_t s = 0; s < cand_state_.size(); ++s) {
-      if (cand_alpha_[s] > pthresh) {
-        alpha_state_.push_back(cand_state_[s]);
-        alpha_value_.push_back(cand_alpha_[s] * scale_[t]);
+    for (std::uint32_t s = 0; s < n_cand; ++s) {
+      if (cand_alpha[s] > pthresh) {
+        alpha_state_.push_back(cand_state[s]);
+        alpha_value_.push_back(cand_alpha[s] * scale_[t]);
       }
     }
     alpha_begin_.push_back(alpha_state_.size());

@@ -57,6 +57,10 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
   const double beta_thresh = options.beams.bbeam * final_alpha;
   beta_.assign(n_states, 0.0);
   prior_beta_.assign(n_states, 0.0);
+  // The states whose beta_ / prior_beta_ entry a frame wrote: the next frame that reuses the
+  // array zeroes those entries only (not all n_states of them, every frame).
+  beta_written_.clear();
+  prior_beta_written_.clear();
   asf_.assign(n_states, 0);
   asf_next_.assign(n_states, 0);
   std::vector<std::uint32_t> active, next_active, non_emit, tmp_non_emit;
@@ -67,6 +71,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
   // Last frame: the final exit state has beta 1; propagate to its predecessors.
   set_alpha_slots(last);
   prior_beta_[final_state] = 1.0;
+  prior_beta_written_.push_back(final_state);
   non_emit.push_back(final_state);
   for (std::size_t s = 0; s < non_emit.size(); ++s) {
     const std::uint32_t j = non_emit[s];
@@ -76,6 +81,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       if (slot < 0) continue;
       add_tmat(arc, alpha_value_[slot] * arc.prob * prior_beta_[j] * recip_final_alpha);
       prior_beta_[i] += arc.prob * prior_beta_[j];
+      prior_beta_written_.push_back(i);
       if (!arc.emitting) {
         non_emit.push_back(i);
       } else if (!asf_[i]) {
@@ -90,7 +96,8 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
 
   for (std::int64_t tt = static_cast<std::int64_t>(n_frames) - 2; tt >= 0; --tt) {
     const std::uint32_t t = static_cast<std::uint32_t>(tt);
-    std::fill(beta_.begin(), beta_.end(), 0.0);
+    for (const std::uint32_t i : beta_written_) beta_[i] = 0.0;
+    beta_written_.clear();
     n_beta_total += active.size();
     set_alpha_slots(t);
     densities_.SetFrame(t + 1);
@@ -112,8 +119,9 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
           gatherer_.AddTransitionInto(kernel_, densities_, j, p_reest, post, t + 1);
         }
         beta_[i] += arc.prob * op * prior_beta_[j];
-        if (!asf_next_[i]) {
+        if (!asf_next_[i]) {  // (the frame's first write of beta_[i]: every state written is flagged)
           asf_next_[i] = 1;
+          beta_written_.push_back(i);
           if (arc.emitting) next_active.push_back(i);
           else non_emit.push_back(i);
         }
@@ -146,6 +154,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
         beta_[i] += arc.prob * beta_[j];
         if (!asf_next_[i]) {
           asf_next_[i] = 1;
+          beta_written_.push_back(i);
           if (!arc.emitting) tmp_non_emit.push_back(i);
           else active.push_back(i);
         }
@@ -156,6 +165,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     for (const std::uint32_t i : active) beta_[i] *= scale_[t];
     gatherer_.FinishFrame(t + 1);
     std::swap(beta_, prior_beta_);
+    std::swap(beta_written_, prior_beta_written_);
     std::swap(asf_, asf_next_);
   }
 

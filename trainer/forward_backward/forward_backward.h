@@ -117,6 +117,7 @@ class ForwardBackward {
   std::vector<std::uint32_t> cand_state_;
   std::vector<double> cand_alpha_;
   std::vector<double> beta_, prior_beta_;
+  std::vector<std::uint32_t> beta_written_, prior_beta_written_;  // (beta_pass.cpp)
   std::vector<char> asf_, asf_next_;
 };
 
