@@ -129,12 +129,23 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     // on the CPU); the two differ only when best * abeam is within a rounding of 1e-300.
     const double beam_product = best * pass.options.beams.abeam;
     const double pthresh = beam_product > kAlphaFloor ? beam_product : kAlphaFloor;
+    // The candidates above the threshold, in order, kept without a branch on each (which one is
+    // kept is not predictable): every candidate is written at the next free place, which only a
+    // kept one takes.
+    const std::size_t first = alpha_state_.size();
+    alpha_state_.resize(first + n_cand);
+    alpha_value_.resize(first + n_cand);
+    std::uint32_t* const kept_state = alpha_state_.data() + first;
+    double* const kept_alpha = alpha_value_.data() + first;
+    const double frame_scale = scale_[t];
+    std::size_t n_kept = 0;
     for (std::uint32_t s = 0; s < n_cand; ++s) {
-      if (cand_alpha[s] > pthresh) {
-        alpha_state_.push_back(cand_state[s]);
-        alpha_value_.push_back(cand_alpha[s] * scale_[t]);
-      }
+      kept_state[n_kept] = cand_state[s];
+      kept_alpha[n_kept] = cand_alpha[s] * frame_scale;
+      n_kept += cand_alpha[s] > pthresh ? 1 : 0;
     }
+    alpha_state_.resize(first + n_kept);
+    alpha_value_.resize(first + n_kept);
     alpha_begin_.push_back(alpha_state_.size());
     n_alpha_total += alpha_begin_[t + 1] - alpha_begin_[t];
   }
