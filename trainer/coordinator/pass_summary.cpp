@@ -34,7 +34,8 @@ PassOutcomes OutcomesFrom(const std::vector<ShardArtifact>& artifacts, const Red
   return outcomes;
 }
 
-std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir, PassFiles which, unsigned threads) {
+std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir, PassFiles which, unsigned threads,
+                                            const std::vector<PassFileDigest>& hashed) {
   namespace fs = std::filesystem;
   std::vector<PassFileDigest> files;
   for (const char* name : kModelFiles) {
@@ -49,7 +50,15 @@ std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_di
   }
   std::sort(accum.begin(), accum.end());
   for (const std::string& name : accum) files.push_back({"accum/" + name, ""});
-  ParallelFor(files.size(), threads, [&](std::size_t i) { files[i].sha256 = Sha256OfFile(pass_dir / files[i].file); });
+  ParallelFor(files.size(), threads, [&](std::size_t i) {
+    for (const PassFileDigest& known : hashed) {
+      if (known.file == files[i].file) {
+        files[i].sha256 = known.sha256;
+        return;
+      }
+    }
+    files[i].sha256 = Sha256OfFile(pass_dir / files[i].file);
+  });
   return files;
 }
 

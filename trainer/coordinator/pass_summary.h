@@ -36,10 +36,12 @@ struct PassRecordInput {
 // The SHA-256 of every file of the pass's model/ (the model files, in their fixed order) and accum/
 // (by name): "model/means", ..., recorded in pass.json and verified on resume. `which` selects
 // model/, accum/ or both (the list is then the model part followed by the accum part); the files are
-// hashed on up to `threads` threads (common/parallel_for.h).
+// hashed on up to `threads` threads (common/parallel_for.h). A file listed in `hashed` (the same
+// relative name, e.g. one this process hashed as it finished writing it) takes that digest instead
+// of being read again.
 enum class PassFiles { kModel, kAccum, kAll };
 std::vector<PassFileDigest> PassFileDigests(const std::filesystem::path& pass_dir, PassFiles which = PassFiles::kAll,
-                                            unsigned threads = CheckParallelism());
+                                            unsigned threads = CheckParallelism(), const std::vector<PassFileDigest>& hashed = {});
 
 // pass.json's value for a finished pass (SerializePassFile gives its bytes).
 PassFile PassFileFrom(const PassRecordInput& input);

@@ -76,11 +76,18 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 }
 
 void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
-  if (reduced.exact) {
-    std::optional<ExactAccumulators> exact = std::move(reduced.exact);
-    reduced.exact.reset();
-    exact->WriteExactCounts(dir.string());
-  }
+  WriteAndReleaseExactCounts(reduced, dir);
+  WriteReducedCountFiles(reduced, view, dir);
+}
+
+void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
+  if (!reduced.exact) return;
+  std::optional<ExactAccumulators> exact = std::move(reduced.exact);
+  reduced.exact.reset();
+  exact->WriteExactCounts(dir.string());
+}
+
+void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
   view.Write(dir.string());
   WriteFallbackSidecar(reduced, dir);
 }

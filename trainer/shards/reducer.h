@@ -63,6 +63,12 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 // `reduced.fallback_senones`; changes no member of `reduced` but `exact` (so re-estimation may read
 // the others meanwhile). A failure leaves `dir` partly written.
 void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
+// Its two halves, which may run on two threads at once (they change different members): exact_counts
+// (nothing in float32 mode), then the exact sums freed (`reduced.exact` is empty on return, even on
+// an exception); and the bw-format files from `view` plus the multipron sidecar (reads `view` and
+// `reduced.fallback_senones` only). `dir` must exist.
+void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
+void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
 // double view (converted on up to `threads` threads).

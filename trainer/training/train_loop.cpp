@@ -307,23 +307,31 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
-  // The double view re-estimation reads. accum/ is written from it and the exact sums (then freed)
-  // on a second thread while re-estimation runs and writes model/ (the workers have ended: their
-  // cores are free); each thread then hashes the files it wrote, for pass.json.
+  // The double view re-estimation reads. The workers have ended, so the tail uses two threads: a
+  // second one writes accum/exact_counts from the exact sums, frees them and hashes the file, while
+  // this one re-estimates and writes model/ and the rest of accum/ (bw's files, from the view):
+  // about the same time each on a tied CD model.
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
-  std::future<std::vector<PassFileDigest>> accum_files = std::async(std::launch::async | std::launch::deferred, [&] {
-    WriteAndReleaseReducedStatistics(reduced, statistics, pass_dir / "accum");
-    return PassFileDigests(pass_dir, PassFiles::kAccum, 1);
+  const fs::path accum_dir = pass_dir / "accum";
+  fs::create_directories(accum_dir);
+  std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
+    WriteAndReleaseExactCounts(reduced, accum_dir);
+    std::vector<PassFileDigest> written;
+    if (fs::is_regular_file(accum_dir / "exact_counts")) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
+    return written;
   });
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
-  // shard); the next pass starts from a fresh bitmap.
-  // In place: the previous model is not needed after this (state.model becomes `next` below).
+  // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
+  // after this (state.model becomes `next` below).
   ReestimationReport report;
   ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
   SaveModelDir(next, pass_dir / "model");
-  std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kModel, 1);
-  for (PassFileDigest& file : accum_files.get()) files.push_back(std::move(file));
+  WriteReducedCountFiles(reduced, statistics, accum_dir);
+  // Every file of model/ and accum/ (pass.json's list; listed once both threads are done, so that no
+  // temporary file is seen), hashed on both threads, exact_counts with the digest taken above.
+  const std::vector<PassFileDigest> hashed = exact_counts.get();
+  std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
 

@@ -4,10 +4,12 @@
 // with that view writes exactly the bytes WriteReducedStatistics writes, in both reduction modes,
 // and frees the exact sums.
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "accumulators/exact_accumulators.h"
 #include "common/file_io.h"
@@ -85,6 +87,32 @@ TEST_F(ReducedPassFiles, ExactModeFilesFromTheViewAreTheSameBytesAndTheSumsAreFr
     EXPECT_TRUE(fs::is_regular_file(dir_ / "from-view" / name)) << name;
   }
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
+}
+
+// The training loop's form: the two halves on two threads at once (exact_counts and the freeing of
+// the sums on one, bw's files and the sidecar from the view on the other), the same bytes.
+TEST_F(ReducedPassFiles, TheTwoHalvesOnTwoThreadsWriteTheSameBytes) {
+  for (const bool exact : {true, false}) {
+    SCOPED_TRACE(exact ? "exact" : "float32");
+    ReducedPass reduced;
+    if (exact) {
+      reduced = ExactPass();
+    } else {
+      reduced.accumulators = Accumulators(AccumulatorShape{2, 1, 3, 1, 3}, false);
+      reduced.accumulators.mean(1, 0)[2] = 1.0 / 3.0;
+    }
+    const fs::path direct = dir_ / (exact ? "direct-exact" : "direct-float32");
+    const fs::path halves = dir_ / (exact ? "halves-exact" : "halves-float32");
+    WriteReducedStatistics(reduced, direct);
+    const Accumulators view = TakeDoubleView(reduced);
+    fs::create_directories(halves);
+    std::thread exact_counts([&] { WriteAndReleaseExactCounts(reduced, halves); });
+    WriteReducedCountFiles(reduced, view, halves);
+    exact_counts.join();
+    EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
+    EXPECT_EQ(fs::is_regular_file(halves / "exact_counts"), exact);
+    ExpectSameFiles(direct, halves);
+  }
 }
 
 TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
