@@ -30,7 +30,7 @@ void DensityKernel::SortOrder(const double* logs) {
 }
 
 void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
-                                 std::vector<double>& log) {
+                                 UninitializedVector<double>& log) {
   const AcousticModel& model = *model_;
   const std::uint32_t n_density = model.n_density(), topn = model.topn();
   const std::size_t n_values = n * n_density;

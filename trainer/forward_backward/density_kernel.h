@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/uninitialized_vector.h"
 #include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
@@ -41,7 +42,7 @@ class DensityKernel {
   // pair_distances kernel (numerics/vector_kernels.h), each lane with the arithmetic of
   // EvaluateLogDensity, so the bits do not change.
   void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
-                    std::vector<double>& log);
+                    UninitializedVector<double>& log);
 
   // out[i] = Exp(in[i] - shift), i < n.
   void ExpShifted(const double* in, double shift, double* out, std::size_t n) const {

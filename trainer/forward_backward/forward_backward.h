@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/uninitialized_vector.h"
 #include "features/features.h"
 #include "forward_backward/arc_table.h"
 #include "forward_backward/density_kernel.h"
@@ -105,8 +106,8 @@ class ForwardBackward {
 
   // Forward results per frame.
   std::vector<std::size_t> alpha_begin_;  // frame -> first entry (size T+1)
-  std::vector<std::uint32_t> alpha_state_;
-  std::vector<double> alpha_value_;       // scaled alphas
+  UninitializedVector<std::uint32_t> alpha_state_;  // (alpha_pass.cpp: written before read)
+  UninitializedVector<double> alpha_value_;         // scaled alphas
   std::vector<double> scale_;             // 1 / best alpha per frame
   std::vector<double> dscale_;            // density log-scale per frame
   std::vector<double> log_scale_;         // Log(scale_) per frame

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/uninitialized_vector.h"
 #include "forward_backward/density_kernel.h"
 #include "model/acoustic_model.h"
 
@@ -50,12 +51,12 @@ class FrameDensities {
   bool all_ = false;                    // topn = all densities: entry kk is density kk, index_ stays empty
   std::vector<std::size_t> begin_;      // frame -> first entry (closed frames + 1)
   std::vector<std::uint32_t> local_;    // entry -> local senone
-  std::vector<double> op_;              // entry -> output probability
-  std::vector<double> value_;           // entry * topn -> scaled density
+  UninitializedVector<double> op_;      // entry -> output probability (written before read)
+  UninitializedVector<double> value_;   // entry * topn -> scaled density (written before read)
   std::vector<std::uint32_t> index_;    // entry * topn -> density index (topn < all only)
   const float* pending_x_ = nullptr;    // the open frame's features
   std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
-  std::vector<double> pending_log_;     // the open frame's log densities (entry-major)
+  UninitializedVector<double> pending_log_;  // the open frame's log densities (entry-major)
   std::vector<std::int32_t> local_entry_;
 };
 

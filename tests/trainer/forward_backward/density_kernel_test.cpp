@@ -79,7 +79,7 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
         // Appended after what is there; with topn = all no index is appended (the order is the
         // identity, which Evaluate's Order must then be).
         std::vector<std::uint32_t> index{99};
-        std::vector<double> log{7.0};
+        UninitializedVector<double> log{7.0};
         many.EvaluateMany(senones.data() + at, n, x.data(), index, log);
         const bool all = topn >= model.n_density();
         ASSERT_EQ(index.size(), 1 + (all ? 0 : n * topn));
