@@ -142,12 +142,29 @@ std::vector<std::uint8_t> ReadFileBytes(const fs::path& path) {
   return bytes;
 }
 
+namespace {
+
+// Closes a descriptor when it goes out of scope (also when an allocation throws).
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() { ::close(fd_); }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
 std::string ReadFileText(const fs::path& path) {
   // read(2) into a string sized from fstat (one byte more, so that the read that sees the end
   // needs no growth); not an istreambuf_iterator, which took about 16 instructions a byte (a CD
   // mdef is 0.7 MB, and every process reads it). Any file type is read to its end.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
+  const FdCloser closer(fd);
   struct stat st {};
   std::string text;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) text.resize(static_cast<std::size_t>(st.st_size) + 1);
@@ -157,16 +174,35 @@ std::string ReadFileText(const fs::path& path) {
     const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string detail = ErrnoText();
-      ::close(fd);
-      throw FileError(path.string(), "read error: " + detail);
+      throw FileError(path.string(), "read error: " + ErrnoText());
     }
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
   }
-  ::close(fd);
   text.resize(used);
   return text;
+}
+
+std::vector<std::uint8_t> ReadRegularFileBytes(const fs::path& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after the fstat).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
+  const FdCloser closer(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw FileError(path.string(), "cannot be examined: " + ErrnoText());
+  if (!S_ISREG(st.st_mode)) throw FileError(path.string(), "is not a regular file");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+  std::size_t used = 0;
+  while (used < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + used, bytes.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(path.string(), "read error: " + ErrnoText());
+    }
+    if (n == 0) throw FileError(path.string(), "read error (file shrank?)");
+    used += static_cast<std::size_t>(n);
+  }
+  return bytes;
 }
 
 std::string ReadRegularFileText(const fs::path& path, std::size_t max_bytes) {

@@ -19,6 +19,9 @@ namespace pstrain {
 // Reads a whole file. Throws InputError naming the file when it cannot be opened or read.
 std::vector<std::uint8_t> ReadFileBytes(const std::filesystem::path& path);
 std::string ReadFileText(const std::filesystem::path& path);
+// Reads a file that must be a regular file (symbolic links followed; a FIFO, device or directory is
+// refused, opened without blocking), the size fstat gives. Throws InputError naming the file.
+std::vector<std::uint8_t> ReadRegularFileBytes(const std::filesystem::path& path);
 // Reads a file that must be a regular file (not a symlink, FIFO, device or directory; opened without
 // blocking) of at most `max_bytes`. Throws InputError naming the file and the reason otherwise.
 std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t max_bytes);

@@ -1,7 +1,8 @@
 // SIGINT/SIGTERM as a request to stop, for the coordinator: while an InterruptGuard lives, the
 // signals set a flag instead of killing the process, so the run can stop its workers, promote
 // nothing and say why. The process can ask the same of itself (RequestStop: the feature-file check
-// that runs beside the first pass found a bad file). Long loops poll StopRequest().
+// that runs beside the first pass found a bad file). The utterance loop and both launchers' wait
+// loops poll StopRequest().
 #pragma once
 
 #include <csignal>

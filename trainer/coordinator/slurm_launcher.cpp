@@ -401,13 +401,12 @@ void SlurmLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_
     std::string last_query_error;
 
     while (!pending.empty()) {
-      if (const int signal_number = InterruptSignal()) {
+      if (const std::optional<std::string> stop = StopRequest()) {
         const std::string problem = cancel(job_id);
         active.id.clear();
         for (std::uint32_t id : pending) records[id].state = "CANCELLED";
         write_job_json();
-        throw TrainingError("interrupted by signal " + std::to_string(signal_number) + "; cancelled Slurm job " + job_id +
-                            (problem.empty() ? " (no task of it is active)" : " (" + problem + ")"));
+        throw TrainingError(*stop + "; cancelled Slurm job " + job_id + (problem.empty() ? " (no task of it is active)" : " (" + problem + ")"));
       }
       // Exit markers: the authoritative exit status of each worker.
       for (auto it = pending.begin(); it != pending.end();) {

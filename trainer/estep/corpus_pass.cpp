@@ -78,7 +78,9 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
     UtteranceOutcome outcome;
     outcome.utt_id = entry.utt_id;
     const std::filesystem::path feature_path = ResolveFeaturePath(entry, corpus_root);
-    const std::vector<std::uint8_t> bytes = ReadFileBytes(feature_path);
+    // A regular file (a FIFO would block the open: with one job the feature-file check that
+    // refuses it runs beside this loop, training/feature_file_check.h).
+    const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(feature_path);
     if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
       throw FileError(feature_path.string(), "utterance " + entry.utt_id +
                                                  ": SHA-256 of the feature file does not match the manifest (file changed since import)");

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/interrupt.h"
 #include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "formats/control_file.h"
@@ -405,7 +406,7 @@ fs::path ResolveFeaturePath(const ManifestEntry& entry, const fs::path& corpus_r
   return corpus_root / fs::path(entry.feature_path);
 }
 
-void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsigned threads) {
+void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsigned threads, bool stop_on_interrupt) {
   std::error_code ec;
   if (!fs::is_directory(corpus_root, ec)) {
     throw FileError(corpus_root.string(), "corpus root (cepdir) is not a directory");
@@ -414,6 +415,7 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsign
   const std::vector<ManifestEntry>& entries = manifest.entries();
   std::vector<std::string> problems(entries.size());
   ParallelFor(entries.size(), threads == 0 ? CheckParallelism() : threads, [&](std::size_t i) {
+    if (stop_on_interrupt && InterruptSignal() != 0) return;  // (thrown below)
     const fs::path feature_file = ResolveFeaturePath(entries[i], corpus_root);
     std::string problem = FeatureFileProblem(feature_file);
     if (!problem.empty()) {
@@ -430,6 +432,9 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsign
     }
     problems[i] = std::move(problem);
   });
+  if (const int signal_number = stop_on_interrupt ? InterruptSignal() : 0) {
+    throw TrainingError("interrupted by signal " + std::to_string(signal_number) + " while checking the feature files");
+  }
   std::size_t n_failed = 0;
   std::string first_failure;
   for (std::size_t i = 0; i < entries.size(); ++i) {

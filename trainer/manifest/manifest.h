@@ -91,8 +91,11 @@ std::filesystem::path ResolveFeaturePath(const ManifestEntry& entry, const std::
 
 // Checks that every feature file exists under `corpus_root` and has the recorded SHA-256, hashing
 // on `threads` threads (0: CheckParallelism()). Checks all entries, then throws an InputError naming
-// the first bad utterance and its file, and how many utterances failed.
-void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus_root, unsigned threads = 0);
+// the first bad utterance and its file, and how many utterances failed. With `stop_on_interrupt`,
+// a SIGINT/SIGTERM caught by an InterruptGuard (common/interrupt.h) ends it early with a
+// TrainingError: an unfinished check never passes.
+void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus_root, unsigned threads = 0,
+                   bool stop_on_interrupt = false);
 
 // Checks that every transcript word has an entry in `merged` (main + filler dictionary; literal,
 // case-sensitive lookup as in bw). Throws an InputError naming the first utterance with unknown words,

@@ -43,7 +43,8 @@ struct ReestimationReport {
 ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated = nullptr);
 // The same, re-estimated in place: `previous` becomes the result (no copy of the model; the
-// training loop's previous model is not needed after its pass).
+// training loop's previous model is not needed after its pass). `previous` is moved from even when
+// this throws (the dimension check).
 ModelFiles Reestimate(const Accumulators& acc, ModelFiles&& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated = nullptr);
 

@@ -17,7 +17,7 @@ FeatureFileCheck::FeatureFileCheck(const Manifest& manifest, const std::filesyst
   // made, the check runs (deferred) in Wait.
   running_ = std::async(std::launch::async | std::launch::deferred, [&manifest, corpus_root] {
     try {
-      CheckManifest(manifest, corpus_root, 1);
+      CheckManifest(manifest, corpus_root, 1, /*stop_on_interrupt=*/true);
     } catch (...) {
       RequestStop("stopped: the feature-file check failed");
       throw;

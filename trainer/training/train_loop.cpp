@@ -74,15 +74,19 @@ struct CheckedInputs {
   std::unique_ptr<FeatureFileCheck> feature_files;
 };
 
-// The model, then the manifest, then its feature files. With one local job the check runs on a
-// second thread while the rest is resolved and the pass runs inline on this one (Train waits for
-// it); otherwise it runs here, on every core, before anything else.
+// The model, then the manifest.
 CheckedInputs LoadInputs(const TrainOptions& options) {
   const PassInputs& base = options.inputs;
-  CheckedInputs checked{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
+  return CheckedInputs{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
+}
+
+// Then its feature files, once `checked` is where it stays (a background check reads its manifest).
+// With one local job the check runs on a second thread while the rest is resolved and the pass runs
+// inline on this one (Train waits for it); otherwise it runs here, on every core, before anything
+// else.
+void StartFeatureFileCheck(const TrainOptions& options, CheckedInputs& checked) {
   const bool inline_pass = options.launch.launcher == LauncherKind::kLocal && options.launch.jobs == 1;
-  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, base.corpus_root, inline_pass);
-  return checked;
+  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, inline_pass);
 }
 
 void ResolveInputs(const TrainOptions& options, CheckedInputs& checked) {
@@ -288,8 +292,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
 
   // Run, validate and reduce; nothing is written from the statistics before the feature files are
-  // known to be the manifest's. A pass stopped by a failed check is removed: the run leaves what a
-  // check that ran first would have left.
+  // known to be the manifest's. A pass stopped by a failed check has its staging directory removed
+  // (RUNDIR and RUNDIR/passes, created before it, stay).
   ShardedPassResult sharded;
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
@@ -329,7 +333,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   SaveModelDir(next, pass_dir / "model");
   WriteReducedCountFiles(reduced, statistics, accum_dir);
   // Every file of model/ and accum/ (pass.json's list; listed once both threads are done, so that no
-  // temporary file is seen), hashed on both threads, exact_counts with the digest taken above.
+  // temporary file is seen), hashed on a few threads, exact_counts with the digest taken above.
   const std::vector<PassFileDigest> hashed = exact_counts.get();
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
@@ -490,6 +494,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // thread while the inputs are loaded and checked, which is mostly one thread's work.
   std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
   CheckedInputs checked = LoadInputs(options);
+  StartFeatureFileCheck(options, checked);
   try {
     ResolveInputs(options, checked);
     build_identity.get();

@@ -8,6 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -18,8 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "estep/corpus_pass.h"
+#include "formats/dictionary.h"
 #include "formats/mfc_file.h"
 #include "formats/param_files.h"
 #include "shards/run_layout.h"
@@ -339,6 +345,55 @@ TEST(BadInputTest, AChangedCorpusIsReportedByTheFeatureFileCheckWithOneJobAsWith
     EXPECT_FALSE(fs::exists(out / "passes" / ".001.staging"));
     EXPECT_FALSE(fs::exists(out / "passes" / "001"));
   }
+}
+
+// A feature file replaced by a FIFO after import: with one job the pass beside the feature-file
+// check could reach it before the check's stop request and block opening it, waiting for a writer.
+// At the user's level both job counts report it with exit 2 (bounded by `timeout`: a hang fails the
+// test instead of stalling it). Which of the two gets there first is a race on so small a corpus,
+// so the pass's own read is tested alone below.
+TEST(BadInputTest, AFeatureFileThatIsAFifoIsRefusedWithOneJobAsWithTwo) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-fifo", 3);
+  Import(corpus);
+  const fs::path feature = corpus.Feature(corpus.utt_ids[0]);
+  fs::remove(feature);
+  ASSERT_EQ(::mkfifo(feature.c_str(), 0600), 0);
+  for (const int jobs : {1, 2}) {
+    SCOPED_TRACE("jobs " + std::to_string(jobs));
+    const fs::path out = ScratchDir("mfc-fifo-" + std::to_string(jobs)) / "out";
+    const CommandResult r = RunCommand("timeout 60 " + Pstrain("train " + CorpusFlags(An4Model(), corpus.Manifest()) + " --out " +
+                                                             ShellQuote(out.string()) + " --max-passes 1 --jobs " + std::to_string(jobs)));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(feature.string()));
+    EXPECT_THAT(r.output, HasSubstr("is not a regular file"));
+    EXPECT_FALSE(fs::exists(out / "model"));
+  }
+}
+
+// The corpus pass itself, with no check before it, and a FIFO as its first utterance: an InputError
+// naming the file, not a wait for a writer (run in a child that an alarm kills if it blocks).
+TEST(BadInputTest, TheCorpusPassRefusesAFifoWithoutWaitingForAWriter) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-fifo-pass", 2);
+  Import(corpus);
+  const fs::path feature = corpus.Feature(corpus.utt_ids[0]);
+  fs::remove(feature);
+  ASSERT_EQ(::mkfifo(feature.c_str(), 0600), 0);
+  const ModelFiles model = ModelFiles::Load(An4Model().string());
+  const pstrain::Manifest manifest = pstrain::Manifest::Load(corpus.Manifest());
+  Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
+  dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+  EXPECT_EXIT(
+      {
+        ::alarm(20);
+        try {
+          RunCorpusPass(model, manifest, 0, manifest.size(), corpus.dir, dictionary, AccumulateOptions{}, nullptr);
+        } catch (const InputError& error) {
+          const std::string message = error.what();
+          ::_exit(message.find(feature.string() + ": is not a regular file") != std::string::npos ? 0 : 1);
+        }
+        ::_exit(2);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 // `pstrain train` loads the model before it checks the manifest's feature files: with both broken,

@@ -8,12 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <thread>
-
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
 
@@ -76,6 +77,29 @@ TEST_F(FileIoTest, ReadFileTextNamesAMissingFileOrADirectory) {
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find(dir_.string() + ": read error"), std::string::npos) << error.what();
   }
+}
+
+// The corpus pass's read of a feature file: a regular file (through a symbolic link too) is read
+// whole; a FIFO is refused without waiting for a writer, as are a directory and a missing file.
+TEST_F(FileIoTest, ReadRegularFileBytesReadsRegularFilesAndRefusesTheRestWithoutBlocking) {
+  const std::string bytes = std::string("\x00\x01", 2) + "features" + "\xff";  // a NUL and a high byte too
+  const fs::path file = dir_ / "utt.mfc";
+  std::ofstream(file, std::ios::binary) << bytes;
+  EXPECT_EQ(ReadRegularFileBytes(file), std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+  fs::create_symlink(file, dir_ / "link.mfc");
+  EXPECT_EQ(ReadRegularFileBytes(dir_ / "link.mfc").size(), bytes.size());
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.mfc").c_str(), 0600), 0);
+  const auto message = [](const fs::path& path) {
+    try {
+      ReadRegularFileBytes(path);
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(dir_ / "fifo.mfc"), (dir_ / "fifo.mfc").string() + ": is not a regular file");
+  EXPECT_EQ(message(dir_), dir_.string() + ": is not a regular file");
+  EXPECT_NE(message(dir_ / "missing").find(": cannot open for reading"), std::string::npos);
 }
 
 TEST_F(FileIoTest, StreamedPiecesAreWrittenInOrder) {

@@ -1,5 +1,5 @@
 // FeatureFileCheck: CheckManifest's verdict now or from a background thread, the stop a failed
-// background check requests, and its error at every Wait. Failing cases run in a forked child
+// background check requests, its error at every Wait, and a signal ending a background check. Failing cases run in a forked child
 // (EXPECT_EXIT): the stop request they make stays for the process.
 #include "training/feature_file_check.h"
 
@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -91,6 +92,33 @@ TEST_F(FeatureFileCheckTest, AFailedCheckRunNowThrowsFromTheConstructorAndReques
         const std::string message = test::InputErrorMessage([&] { FeatureFileCheck check(manifest, corpus(), false); });
         const bool counted = message.find("(1 of 40 utterances") != std::string::npos;
         ::_exit(counted && !StopRequest() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// Ctrl-C during a background check: it gives up at once and fails (an unfinished check never passes).
+TEST_F(FeatureFileCheckTest, ASignalEndsABackgroundCheckAsAFailure) {
+  const Manifest manifest = Load();
+  EXPECT_EXIT(
+      {
+        InterruptGuard guard;
+        std::raise(SIGINT);
+        FeatureFileCheck check(manifest, corpus(), true);
+        const std::string message = test::ErrorMessage<TrainingError>([&] { check.Wait(); });
+        ::_exit(message.find("interrupted by signal " + std::to_string(SIGINT) + " while checking the feature files") !=
+                        std::string::npos
+                    ? 0
+                    : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  // Checked now (not in the background), the same corpus passes whatever the signal flag says.
+  EXPECT_EXIT(
+      {
+        InterruptGuard guard;
+        std::raise(SIGINT);
+        FeatureFileCheck check(manifest, corpus(), false);
+        check.Wait();
+        ::_exit(check.Failed() ? 1 : 0);
       },
       ::testing::ExitedWithCode(0), "");
 }
