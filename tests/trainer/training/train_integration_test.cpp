@@ -1,5 +1,6 @@
 // Whole-run tests of `pstrain train` on the bundled corpus: a 3-pass model decodes held-out speech
-// in pocketsphinx no worse than the starting model, and two identical runs write identical bytes.
+// in pocketsphinx no worse than the starting model, two identical runs write identical bytes, and
+// one pass writes the recorded bytes at every instruction-set level.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -89,6 +90,36 @@ TEST(Train, TwoRunsWriteByteIdenticalFiles) {
                                    "model/mixture_weights", "model/transition_matrices"}) {
       EXPECT_TRUE(a.count(PassKey(pass) + "/" + file)) << PassKey(pass) << "/" << file;
     }
+  }
+}
+
+// The statistics and model bytes of one pass on the bundled corpus, recorded (2026-12-04, commit
+// 2d2295e; docs/performance.md's bench-bytes check does the same on the benchmark set): at this CPU's
+// level and at the scalar one, on any machine. A numeric change that moves a bit fails here; one that
+// moves them on purpose records the new digests and says why in its commit and the note.
+// The corpus is an input with recorded bytes too (docs/corpus.md): if it differs, that is reported
+// instead of a comparison that could not mean anything.
+TEST(Train, OnePassWritesTheRecordedBytesAtEveryLevel) {
+  const std::string corpus_digest = Sha256OfFile(CorpusDir() / "SHA256SUMS");
+  ASSERT_EQ(corpus_digest, "92ce695eb94ac53b7e223c0656f611078906daa451e3401f892a0abb05dbc1b8")
+      << "the bundled corpus differs from docs/corpus.md's (its SHA256SUMS): the recorded pass bytes do not apply";
+  const std::map<std::string, std::string> recorded = {
+      {"accum/exact_counts", "40ec96af5a25fc077cda4d71e7e63bcdea20716770fd565b50f2ae5f78bfb401"},
+      {"accum/gauden_counts", "e4de551719659edb0c88e5eb9aabdf08c74fb34dc8c7b6282ab535724b65ccdf"},
+      {"accum/mixw_counts", "c248e797b1b602641eddfff7dee1479b4a4334d780b386fea20a547d07a2f75a"},
+      {"accum/tmat_counts", "b44e97408ea97716d3d72e2e98555f9a4a80fea5c99d99955cf0cb6a7af08499"},
+      {"model/means", "a47112650bac4351987e276fe44e90304b15e376e97c44d878642c513e4976da"},
+      {"model/variances", "aac1bbc2cfed9ebabd4e8c9326d2a2204c158051db3809b8409c8c49fd895c17"},
+      {"model/mixture_weights", "c248e797b1b602641eddfff7dee1479b4a4334d780b386fea20a547d07a2f75a"},
+      {"model/transition_matrices", "b44e97408ea97716d3d72e2e98555f9a4a80fea5c99d99955cf0cb6a7af08499"},
+  };
+  for (const char* level : {"", "scalar"}) {
+    SCOPED_TRACE(std::string("PSTRAIN_ISA=") + level);
+    const fs::path run = FreshDir(std::string("train-recorded-bytes-") + (*level ? level : "default")) / "run";
+    const std::string command = (*level ? std::string("PSTRAIN_ISA=") + level + " " : std::string()) + TrainCommand(run, "--max-passes 1 --quiet");
+    const CommandResult r = RunCommand(command);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const auto& [file, digest] : recorded) EXPECT_EQ(Sha256OfFile(PassDir(run, 1) / file), digest) << file;
   }
 }
 
