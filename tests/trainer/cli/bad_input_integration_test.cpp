@@ -108,6 +108,14 @@ void Import(const SmallCorpus& corpus) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
 }
 
+// Replaces utterance `index`'s feature file of the (imported) corpus by a FIFO; returns its path.
+fs::path ReplaceFeatureByFifo(const SmallCorpus& corpus, std::size_t index) {
+  const fs::path feature = corpus.Feature(corpus.utt_ids[index]);
+  fs::remove(feature);
+  EXPECT_EQ(::mkfifo(feature.c_str(), 0600), 0) << feature;
+  return feature;
+}
+
 // A writable copy of the an4_ci_cont model in `dir` (created).
 fs::path CopyModelTo(const fs::path& dir) {
   fs::create_directories(dir);
@@ -355,9 +363,7 @@ TEST(BadInputTest, AChangedCorpusIsReportedByTheFeatureFileCheckWithOneJobAsWith
 TEST(BadInputTest, AFeatureFileThatIsAFifoIsRefusedWithOneJobAsWithTwo) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-fifo", 3);
   Import(corpus);
-  const fs::path feature = corpus.Feature(corpus.utt_ids[0]);
-  fs::remove(feature);
-  ASSERT_EQ(::mkfifo(feature.c_str(), 0600), 0);
+  const fs::path feature = ReplaceFeatureByFifo(corpus, 0);
   for (const int jobs : {1, 2}) {
     SCOPED_TRACE("jobs " + std::to_string(jobs));
     const fs::path out = ScratchDir("mfc-fifo-" + std::to_string(jobs)) / "out";
@@ -375,9 +381,7 @@ TEST(BadInputTest, AFeatureFileThatIsAFifoIsRefusedWithOneJobAsWithTwo) {
 TEST(BadInputTest, TheCorpusPassRefusesAFifoWithoutWaitingForAWriter) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-fifo-pass", 2);
   Import(corpus);
-  const fs::path feature = corpus.Feature(corpus.utt_ids[0]);
-  fs::remove(feature);
-  ASSERT_EQ(::mkfifo(feature.c_str(), 0600), 0);
+  const fs::path feature = ReplaceFeatureByFifo(corpus, 0);
   const ModelFiles model = ModelFiles::Load(An4Model().string());
   const pstrain::Manifest manifest = pstrain::Manifest::Load(corpus.Manifest());
   Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
