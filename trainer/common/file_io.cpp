@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <cstring>
 #include <fstream>
@@ -156,21 +157,30 @@ class FdCloser {
   int fd_;
 };
 
-}  // namespace
+// Opens `path` for reading without blocking (a FIFO must not wait for a writer) and requires a
+// regular file; with `no_follow` a symbolic link is refused too. Fills `st`.
+int OpenRegularFile(const fs::path& path, bool no_follow, struct stat& st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    if (no_follow && errno == ELOOP) throw FileError(path.string(), "is a symbolic link");
+    throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
+  }
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileError(path.string(), "is not a regular file");
+  }
+  return fd;
+}
 
-std::string ReadFileText(const fs::path& path) {
-  // read(2) into a string sized from fstat (one byte more, so that the read that sees the end
-  // needs no growth); not an istreambuf_iterator, which took about 16 instructions a byte (a CD
-  // mdef is 0.7 MB, and every process reads it). Any file type is read to its end.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
-  const FdCloser closer(fd);
-  struct stat st {};
-  std::string text;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) text.resize(static_cast<std::size_t>(st.st_size) + 1);
+// Reads `fd` to its end into `text`, sized first for `expected` bytes and one more (so that the read
+// that sees the end needs no growth when the file kept its size); more than `max_bytes` is an
+// error (the buffer never grows past one byte more than that).
+void ReadToEnd(int fd, const fs::path& path, std::size_t expected, std::size_t max_bytes, std::string& text) {
+  const std::size_t cap = max_bytes < SIZE_MAX ? max_bytes + 1 : SIZE_MAX;
+  text.resize(std::min(expected + 1, cap));
   std::size_t used = 0;
   for (;;) {
-    if (used == text.size()) text.resize(std::max<std::size_t>(65536, 2 * text.size()));
+    if (used == text.size()) text.resize(std::min(std::max<std::size_t>(65536, 2 * text.size()), cap));
     const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -178,19 +188,30 @@ std::string ReadFileText(const fs::path& path) {
     }
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
+    if (used > max_bytes) throw FileError(path.string(), "exceeds " + std::to_string(max_bytes) + " bytes");  // grew while being read
   }
   text.resize(used);
+}
+
+}  // namespace
+
+std::string ReadFileText(const fs::path& path) {
+  // read(2), not an istreambuf_iterator, which took about 16 instructions a byte (a CD mdef is
+  // 0.7 MB, and every process reads it). Any file type is read to its end.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
+  const FdCloser closer(fd);
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  std::string text;
+  ReadToEnd(fd, path, regular ? static_cast<std::size_t>(st.st_size) : 0, SIZE_MAX, text);
   return text;
 }
 
 std::vector<std::uint8_t> ReadRegularFileBytes(const fs::path& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused after the fstat).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw FileError(path.string(), "cannot open for reading: " + ErrnoText());
-  const FdCloser closer(fd);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw FileError(path.string(), "cannot be examined: " + ErrnoText());
-  if (!S_ISREG(st.st_mode)) throw FileError(path.string(), "is not a regular file");
+  const int fd = OpenRegularFile(path, /*no_follow=*/false, st);
+  const FdCloser closer(fd);
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
   std::size_t used = 0;
   while (used < bytes.size()) {
@@ -206,39 +227,14 @@ std::vector<std::uint8_t> ReadRegularFileBytes(const fs::path& path) {
 }
 
 std::string ReadRegularFileText(const fs::path& path, std::size_t max_bytes) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a symlink is refused.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ELOOP) throw InputError(path.string() + ": is a symbolic link");
-    throw InputError(path.string() + ": cannot open for reading: " + ErrnoText());
-  }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError(path.string() + ": is not a regular file");
-  }
+  const int fd = OpenRegularFile(path, /*no_follow=*/true, st);
+  const FdCloser closer(fd);
   if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    ::close(fd);
-    throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
+    throw FileError(path.string(), "exceeds " + std::to_string(max_bytes) + " bytes");
   }
   std::string text;
-  char buffer[65536];
-  while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string detail = ErrnoText();
-      ::close(fd);
-      throw InputError(path.string() + ": read error: " + detail);
-    }
-    if (n == 0) break;
-    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {  // grew while being read
-      ::close(fd);
-      throw InputError(path.string() + ": exceeds " + std::to_string(max_bytes) + " bytes");
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  ReadToEnd(fd, path, static_cast<std::size_t>(st.st_size), max_bytes, text);
   return text;
 }
 

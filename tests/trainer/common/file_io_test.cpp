@@ -1,6 +1,7 @@
 // WriteFileAtomicStreamed: pieces land in order, also across the MiB steps at which write-back is
 // started; a producer that throws leaves the old file and no temporary behind. ReadFileText: every
 // byte of any size, of a FIFO too; a directory or a missing file is an InputError naming it.
+// ReadRegularFileBytes and ReadRegularFileText: regular files only, never blocking on a FIFO.
 #include "common/file_io.h"
 
 #include <gtest/gtest.h>
@@ -100,6 +101,31 @@ TEST_F(FileIoTest, ReadRegularFileBytesReadsRegularFilesAndRefusesTheRestWithout
   EXPECT_EQ(message(dir_ / "fifo.mfc"), (dir_ / "fifo.mfc").string() + ": is not a regular file");
   EXPECT_EQ(message(dir_), dir_.string() + ": is not a regular file");
   EXPECT_NE(message(dir_ / "missing").find(": cannot open for reading"), std::string::npos);
+}
+
+// ReadRegularFileText (pass.json, provenance.json): a regular file of at most max_bytes, read
+// whole; a symbolic link, a FIFO (without waiting for a writer), a directory and a larger file are
+// refused, each naming the file.
+TEST_F(FileIoTest, ReadRegularFileTextReadsUpToItsBoundAndRefusesTheRest) {
+  const fs::path file = dir_ / "pass.json";
+  const std::string text(70000, 'j');  // more than one 64 KiB read
+  std::ofstream(file, std::ios::binary) << text;
+  EXPECT_EQ(ReadRegularFileText(file, text.size()), text);
+  const auto message = [](const fs::path& path, std::size_t max_bytes) {
+    try {
+      ReadRegularFileText(path, max_bytes);
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(file, text.size() - 1), file.string() + ": exceeds " + std::to_string(text.size() - 1) + " bytes");
+  fs::create_symlink(file, dir_ / "link.json");
+  EXPECT_EQ(message(dir_ / "link.json", 1 << 20), (dir_ / "link.json").string() + ": is a symbolic link");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.json").c_str(), 0600), 0);
+  EXPECT_EQ(message(dir_ / "fifo.json", 1 << 20), (dir_ / "fifo.json").string() + ": is not a regular file");
+  EXPECT_EQ(message(dir_, 1 << 20), dir_.string() + ": is not a regular file");
+  EXPECT_NE(message(dir_ / "missing", 1 << 20).find(": cannot open for reading"), std::string::npos);
 }
 
 TEST_F(FileIoTest, StreamedPiecesAreWrittenInOrder) {
