@@ -18,7 +18,7 @@ ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, Reest
 ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, ReestimationReport* report_out,
                       const std::vector<std::uint8_t>* activated) {
   ModelFiles next = std::move(model);
-  const ModelFiles& prior_model = next;
+  const ModelFiles& previous = next;  // read for a parameter before it is replaced
   const AccumulatorShape& shape = acc_in.shape();
   if (shape.n_senones != next.means.n_mgau || shape.n_density != next.means.n_density ||
       shape.veclen != next.means.TotalVeclen() || shape.n_tmat != next.transition_matrices.d1 ||
@@ -41,7 +41,6 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
     with_prior = acc_in;
     statistics = &with_prior;
     Accumulators& acc = with_prior;
-    const ModelFiles& previous = prior_model;
     for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
       if (!(*activated)[senone]) continue;
       double occupancy = 0.0;
@@ -71,7 +70,6 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
     }
   }
   const Accumulators& acc = *statistics;
-  const ModelFiles& previous = prior_model;
   for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
     bool any_counts = false;
     for (std::uint32_t k = 0; k < shape.n_density; ++k) {
