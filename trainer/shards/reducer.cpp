@@ -75,11 +75,6 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   WriteFallbackSidecar(reduced, dir);
 }
 
-void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
-  WriteAndReleaseExactCounts(reduced, dir);
-  WriteReducedCountFiles(reduced, view, dir);
-}
-
 void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
   if (!reduced.exact) return;
   std::optional<ExactAccumulators> exact = std::move(reduced.exact);

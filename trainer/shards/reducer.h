@@ -55,25 +55,23 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
 // the bw-format files, exact_counts in exact mode, and the union of the activation sidecars in a
 // multipron pass.
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
-// The same files for a pass whose double view is built: the bw-format ones are written from `view`,
-// which must be DoubleView(reduced) or TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums:
-// FromFixed, then float32), so nothing is converted twice. exact_counts is written first and the
-// exact sums are freed right after (`reduced.exact` is empty on return, even on an exception), so
-// that they are not held beside the buffers of the bw-format files. Reads `view` and
-// `reduced.fallback_senones`; changes no member of `reduced` but `exact` (so re-estimation may read
-// the others meanwhile). A failure leaves `dir` partly written.
-void WriteAndReleaseReducedStatistics(ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
-// Its two halves, which may run on two threads at once (they change different members): exact_counts
-// (nothing in float32 mode), then the exact sums freed (`reduced.exact` is empty on return, even on
-// an exception); and the bw-format files from `view` plus the multipron sidecar (reads `view` and
-// `reduced.fallback_senones` only). `dir` must exist.
+// The same files for a pass whose double view is built, in two halves that may run on two threads
+// at once (they change different members of `reduced`; `dir` must exist):
+//  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode), then the exact sums freed
+//    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
+//    the buffers of the bw-format files;
+//  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced) or
+//    TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums: FromFixed,
+//    then float32, so nothing is converted twice), and the multipron sidecar. Reads `view` and
+//    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
+// Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
 void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
 void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
 // double view (converted on up to `threads` threads).
 Accumulators DoubleView(const ReducedPass& reduced, unsigned threads = 1);
-// The same for a pass that goes on to WriteAndReleaseReducedStatistics: in float32 mode
+// The same for a pass that goes on to write its files from the view: in float32 mode
 // `accumulators` is moved out (not copied), in exact mode the exact sums stay for the write.
 Accumulators TakeDoubleView(ReducedPass& reduced, unsigned threads = 1);
 

@@ -1,8 +1,8 @@
 // The double view of a reduced pass and the files written from it (shards/reducer.h): DoubleView
 // gives re-estimation the reduced statistics and leaves the exact sums; TakeDoubleView moves the
-// float32 accumulators out and leaves the exact sums; WriteAndReleaseReducedStatistics
-// with that view writes exactly the bytes WriteReducedStatistics writes, in both reduction modes,
-// and frees the exact sums.
+// float32 accumulators out and leaves the exact sums; WriteAndReleaseExactCounts and
+// WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
+// bytes WriteReducedStatistics writes, in both reduction modes, and free the exact sums.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -46,6 +46,13 @@ class ReducedPassFiles : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   // Every file of `a` has the same bytes in `b`, and `b` has no other file.
+  // As the training loop writes accum/: exact_counts on a second thread, the rest on this one.
+  static void WriteOnTwoThreads(ReducedPass& reduced, const Accumulators& view, const fs::path& dir) {
+    fs::create_directories(dir);
+    std::thread exact_counts([&] { WriteAndReleaseExactCounts(reduced, dir); });
+    WriteReducedCountFiles(reduced, view, dir);
+    exact_counts.join();
+  }
   static void ExpectSameFiles(const fs::path& a, const fs::path& b) {
     std::size_t n = 0;
     for (const auto& entry : fs::directory_iterator(a)) {
@@ -81,38 +88,12 @@ TEST_F(ReducedPassFiles, ExactModeFilesFromTheViewAreTheSameBytesAndTheSumsAreFr
   WriteReducedStatistics(reduced, dir_ / "direct");
   const Accumulators view = TakeDoubleView(reduced);  // as the training loop does
   ASSERT_TRUE(reduced.exact.has_value()) << "exact mode: the sums stay for the write";
-  WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
+  WriteOnTwoThreads(reduced, view, dir_ / "from-view");
   EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
   for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts", "exact_counts", kFallbackSidecarFile}) {
     EXPECT_TRUE(fs::is_regular_file(dir_ / "from-view" / name)) << name;
   }
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
-}
-
-// The training loop's form: the two halves on two threads at once (exact_counts and the freeing of
-// the sums on one, bw's files and the sidecar from the view on the other), the same bytes.
-TEST_F(ReducedPassFiles, TheTwoHalvesOnTwoThreadsWriteTheSameBytes) {
-  for (const bool exact : {true, false}) {
-    SCOPED_TRACE(exact ? "exact" : "float32");
-    ReducedPass reduced;
-    if (exact) {
-      reduced = ExactPass();
-    } else {
-      reduced.accumulators = Accumulators(AccumulatorShape{2, 1, 3, 1, 3}, false);
-      reduced.accumulators.mean(1, 0)[2] = 1.0 / 3.0;
-    }
-    const fs::path direct = dir_ / (exact ? "direct-exact" : "direct-float32");
-    const fs::path halves = dir_ / (exact ? "halves-exact" : "halves-float32");
-    WriteReducedStatistics(reduced, direct);
-    const Accumulators view = TakeDoubleView(reduced);
-    fs::create_directories(halves);
-    std::thread exact_counts([&] { WriteAndReleaseExactCounts(reduced, halves); });
-    WriteReducedCountFiles(reduced, view, halves);
-    exact_counts.join();
-    EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
-    EXPECT_EQ(fs::is_regular_file(halves / "exact_counts"), exact);
-    ExpectSameFiles(direct, halves);
-  }
 }
 
 TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
@@ -125,7 +106,7 @@ TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
   const Accumulators view = TakeDoubleView(reduced);  // as the training loop does
   EXPECT_TRUE(reduced.accumulators.dnom_data().empty()) << "float32 mode: the view must be moved out, not copied";
   EXPECT_EQ(view.dnom_data()[1], 3.5);
-  WriteAndReleaseReducedStatistics(reduced, view, dir_ / "from-view");
+  WriteOnTwoThreads(reduced, view, dir_ / "from-view");
   EXPECT_FALSE(fs::exists(dir_ / "from-view" / "exact_counts"));
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
 }
