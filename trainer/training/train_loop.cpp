@@ -318,10 +318,11 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
+  const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
     WriteAndReleaseExactCounts(reduced, accum_dir);
     std::vector<PassFileDigest> written;
-    if (fs::is_regular_file(accum_dir / "exact_counts")) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
+    if (exact) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
     return written;
   });
 
