@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "numerics/elementary.h"
+#include "numerics/vector_kernels.h"
 
 namespace pstrain {
 
@@ -116,14 +117,20 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
   precision_.resize(files.variances.data.size());
   log_norm_.resize(n_densities_total);
   const float log_two_pi_term = static_cast<float>(veclen_ * numerics::Log(2.0 * M_PI));
+  // The logarithms of a density's floored variances through the vector kernel (numerics::Log's
+  // bits on every level), then summed in float32 in dimension order, as SphinxTrain does.
+  const numerics::VectorKernels& kernels = numerics::ActiveKernels();
+  std::vector<double> log_var(veclen_);
   for (std::size_t density = 0; density < n_densities_total; ++density) {
-    float log_det = 0.0f;  // accumulated in float32, as SphinxTrain does
     for (std::uint32_t dim = 0; dim < veclen_; ++dim) {
       float var = files.variances.data[density * veclen_ + dim];
       if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
-      log_det = static_cast<float>(log_det + numerics::Log(static_cast<double>(var)));
+      log_var[dim] = static_cast<double>(var);
       precision_[density * veclen_ + dim] = static_cast<float>(1.0 / (2.0 * var));
     }
+    kernels.log(log_var.data(), log_var.data(), veclen_);
+    float log_det = 0.0f;
+    for (std::uint32_t dim = 0; dim < veclen_; ++dim) log_det = static_cast<float>(log_det + log_var[dim]);
     log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));
   }
   if (topn_is_all() && n_density_ >= kDensityGroup) {
