@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -213,7 +214,13 @@ Manifest::Manifest(std::vector<ManifestEntry> entries, std::string source)
                                    std::to_string(it->second + 1) + ")");
     }
   }
+  fingerprint_ = Sha256Hex(Serialize());
 }
+
+// Parse has checked every entry as the public constructor does (and more): they are not checked
+// again, and the bytes are the canonical ones, whose hash is the fingerprint.
+Manifest::Manifest(Parsed, std::vector<ManifestEntry> entries, std::string source, const std::string& bytes)
+    : entries_(std::move(entries)), source_(std::move(source)), fingerprint_(Sha256Hex(bytes)) {}
 
 std::string Manifest::Serialize() const {
   std::string bytes;
@@ -232,7 +239,6 @@ std::string Manifest::Serialize() const {
   return bytes;
 }
 
-std::string Manifest::Fingerprint() const { return Sha256Hex(Serialize()); }
 
 Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
   if (bytes.empty()) throw FileError(path, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
@@ -258,7 +264,9 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
   const std::size_t declared_count = ParseHeader(lines[0], path);
   std::vector<ManifestEntry> entries;
   entries.reserve(lines.size() - 1);
-  std::map<std::string, std::size_t, std::less<>> first_line_of_id;
+  // Ids are views into `bytes`, which outlives the map (the entries' strings move).
+  std::unordered_map<std::string_view, std::size_t> first_line_of_id;
+  first_line_of_id.reserve(lines.size());
   for (std::size_t line_idx = 1; line_idx < lines.size(); ++line_idx) {
     const std::string_view line = lines[line_idx];
     const std::size_t line_number = line_idx + 1;
@@ -284,7 +292,7 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
       entry.words.emplace_back(word);
     }
     if (std::string problem = EntryProblem(entry); !problem.empty()) throw RecordError(path, line_number, problem);
-    auto [it, inserted] = first_line_of_id.try_emplace(entry.utt_id, line_number);
+    auto [it, inserted] = first_line_of_id.try_emplace(fields[0], line_number);
     if (!inserted) {
       throw RecordError(path, line_number, "duplicate utterance id " + Quoted(entry.utt_id) + " (first at line " +
                                                std::to_string(it->second) + ")");
@@ -296,7 +304,7 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
                                    std::to_string(entries.size()) + " (truncated or edited?)");
   }
 
-  Manifest manifest(std::move(entries), path);
+  Manifest manifest(Parsed{}, std::move(entries), path, bytes);
   // The checks above admit canonical bytes only; this guards the read->write identity against a gap
   // between them and Serialize().
   if (manifest.Serialize() != bytes) throw FileError(path, "manifest is not in canonical form");

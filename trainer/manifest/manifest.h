@@ -49,8 +49,9 @@ class Manifest {
 
   // The canonical bytes (docs/manifest.md).
   std::string Serialize() const;
-  // Lower-case hex SHA-256 of Serialize(): identifies the corpus a run trained on.
-  std::string Fingerprint() const;
+  // Lower-case hex SHA-256 of Serialize(): identifies the corpus a run trained on (computed when
+  // the manifest is made: a manifest does not change).
+  const std::string& Fingerprint() const { return fingerprint_; }
 
   // Parses canonical manifest bytes; anything non-canonical is an InputError naming `path`, the line
   // and the problem.
@@ -60,8 +61,13 @@ class Manifest {
   void Save(const std::filesystem::path& path) const;
 
  private:
+  // Entries Parse has validated, from the canonical `bytes` they were read from.
+  struct Parsed {};
+  Manifest(Parsed, std::vector<ManifestEntry> entries, std::string source, const std::string& bytes);
+
   std::vector<ManifestEntry> entries_;
   std::string source_;
+  std::string fingerprint_;
 };
 
 // Builds a manifest from SphinxTrain inputs, as bw would read them with `-ctlfn fileids_path
