@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "numerics/elementary.h"
 #include "numerics/vector_kernels.h"
 
@@ -35,30 +36,55 @@ ModelPaths ModelPaths::InDirectory(const std::string& dir_string) {
           (dir / "transition_matrices").string()};
 }
 
-ModelFiles ModelFiles::Load(const std::string& dir_string) {
+ModelFiles ModelFiles::Load(const std::string& dir_string) { return LoadAndHash(dir_string, nullptr); }
+
+ModelFiles ModelFiles::Load(const std::string& dir_string, ModelFileDigests& digests) {
+  return LoadAndHash(dir_string, &digests);
+}
+
+ModelFiles ModelFiles::LoadAndHash(const std::string& dir_string, ModelFileDigests* digests) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "model directory does not exist");
-  ModelFiles files = LoadFiles(ModelPaths::InDirectory(dir_string));
+  if (digests != nullptr) digests->clear();
+  ModelFiles files = LoadFilesAndHash(ModelPaths::InDirectory(dir_string), digests);
   if (fs::is_regular_file(dir / "feat.params")) {
     files.feat_params_text = ReadFileText(dir / "feat.params");
     FeatParams::Parse(files.feat_params_text, (dir / "feat.params").string());  // validate syntax
     files.has_feat_params = true;
+    if (digests != nullptr) digests->emplace_back("feat.params", Sha256Hex(files.feat_params_text));
   }
   if (fs::is_regular_file(dir / "noisedict")) {
     files.noisedict_text = ReadFileText(dir / "noisedict");
     files.has_noisedict = true;
+    if (digests != nullptr) digests->emplace_back("noisedict", Sha256Hex(files.noisedict_text));
   }
   return files;
 }
 
-ModelFiles ModelFiles::LoadFiles(const ModelPaths& paths) {
+ModelFiles ModelFiles::LoadFiles(const ModelPaths& paths) { return LoadFilesAndHash(paths, nullptr); }
+
+// Each file is read once: parsed from the bytes read, and hashed from them when asked.
+ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigests* digests) {
   ModelFiles files;
   for (const std::string* name : {&paths.mdef, &paths.means, &paths.variances, &paths.mixture_weights, &paths.transition_matrices}) RequireFile(*name);
-  files.mdef = Mdef::Load(paths.mdef);
-  files.means = ReadGaussianFile(paths.means);
-  files.variances = ReadGaussianFile(paths.variances);
-  files.mixture_weights = ReadArray3DFile(paths.mixture_weights);
-  files.transition_matrices = ReadArray3DFile(paths.transition_matrices);
+  const auto hash = [digests](const char* name, const void* data, std::size_t size) {
+    if (digests != nullptr) digests->emplace_back(name, Sha256Hex(data, size));
+  };
+  {
+    const std::string text = ReadFileText(paths.mdef);
+    hash("mdef", text.data(), text.size());
+    files.mdef = Mdef::Parse(text, paths.mdef);
+  }
+  const auto read_bytes = [&](const char* name, const std::string& path) {
+    std::vector<std::uint8_t> bytes = ReadFileBytes(path);
+    hash(name, bytes.data(), bytes.size());
+    return bytes;
+  };
+  files.means = DecodeGaussianFile(read_bytes("means", paths.means), paths.means);
+  files.variances = DecodeGaussianFile(read_bytes("variances", paths.variances), paths.variances);
+  files.mixture_weights = DecodeArray3DFile(read_bytes("mixture_weights", paths.mixture_weights), paths.mixture_weights);
+  files.transition_matrices =
+      DecodeArray3DFile(read_bytes("transition_matrices", paths.transition_matrices), paths.transition_matrices);
 
   const std::string means_path = paths.means;
   const Mdef& mdef = files.mdef;

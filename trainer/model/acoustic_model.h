@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/feat_params.h"
@@ -25,6 +26,9 @@ inline constexpr const char* kModelFiles[] = {"mdef", "means", "variances", "mix
 // The ones re-estimation writes, and the ones a pass copies from its input model unchanged.
 inline constexpr const char* kEstimatedModelFiles[] = {"means", "variances", "mixture_weights", "transition_matrices"};
 inline constexpr const char* kCopiedModelFiles[] = {"mdef", "feat.params", "noisedict"};
+
+// (file name in kModelFiles, lower-case hex SHA-256 of its bytes), in kModelFiles order.
+using ModelFileDigests = std::vector<std::pair<std::string, std::string>>;
 
 // The files of a model directory (mdef, means, variances, mixture_weights, transition_matrices,
 // feat.params, noisedict). Loading checks that all dimensions agree and that the model is continuous
@@ -47,10 +51,18 @@ struct ModelFiles {
   bool has_noisedict = false;
 
   static ModelFiles Load(const std::string& dir);
+  // The same, and the SHA-256 of every file's bytes as read and parsed (kModelFiles order, the
+  // files Load read): what a fingerprint of the model actually loaded is made of
+  // (provenance/fingerprints.h ModelFingerprint), however the directory changes afterwards.
+  static ModelFiles Load(const std::string& dir, ModelFileDigests& digests);
   // The five parameter files only (no feat.params, no noisedict), with Load's checks.
   static ModelFiles LoadFiles(const ModelPaths& paths);
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
+
+ private:
+  static ModelFiles LoadAndHash(const std::string& dir, ModelFileDigests* digests);
+  static ModelFiles LoadFilesAndHash(const ModelPaths& paths, ModelFileDigests* digests);
 };
 
 struct ModelOptions {

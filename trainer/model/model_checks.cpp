@@ -111,4 +111,10 @@ ModelFiles LoadCheckedModel(const std::string& dir) {
   return files;
 }
 
+ModelFiles LoadCheckedModel(const std::string& dir, ModelFileDigests& digests) {
+  ModelFiles files = ModelFiles::Load(dir, digests);
+  CheckModelParameters(files, dir);
+  return files;
+}
+
 }  // namespace pstrain

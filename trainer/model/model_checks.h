@@ -38,5 +38,7 @@ void CheckTransitionMatrices(const Array3D& transition_matrices, const std::stri
 // ModelFiles::Load(dir) followed by every check of this file: what pstrain uses wherever it loads
 // a model to train from.
 ModelFiles LoadCheckedModel(const std::string& dir);
+// The same, with the SHA-256 of every file as read (ModelFiles::Load(dir, digests)).
+ModelFiles LoadCheckedModel(const std::string& dir, ModelFileDigests& digests);
 
 }  // namespace pstrain

@@ -62,12 +62,18 @@ std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode re
 }
 
 std::string ModelFingerprint(const std::string& model_dir) {
-  std::string lines;
+  ModelFileDigests digests;
   for (const char* name : kModelFiles) {
     const fs::path path = fs::path(model_dir) / name;
-    if (!fs::exists(path)) continue;
-    lines += std::string(name) + " " + Sha256OfFile(path) + "\n";
+    if (!fs::is_regular_file(path)) continue;
+    digests.emplace_back(name, Sha256OfFile(path));
   }
+  return ModelFingerprint(digests);
+}
+
+std::string ModelFingerprint(const ModelFileDigests& digests) {
+  std::string lines;
+  for (const auto& [name, sha256] : digests) lines += name + " " + sha256 + "\n";
   return Sha256Hex(lines);
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "estep/corpus_pass.h"
+#include "model/acoustic_model.h"
 
 namespace pstrain {
 
@@ -28,8 +29,12 @@ std::string CanonicalConfig(const AccumulateOptions& options, ReductionMode redu
 std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode reduction, const std::string& dictionary_fingerprint);
 
 // SHA-256 over `name sha256\n` lines of the model directory's files (mdef, means, variances,
-// mixture_weights, transition_matrices, and feat.params/noisedict when present), in that order.
+// mixture_weights, transition_matrices, and feat.params/noisedict when they are regular files: the
+// files ModelFiles::Load reads), in that order, as they are now.
 std::string ModelFingerprint(const std::string& model_dir);
+// The same fingerprint from the digests of the files as a load read them (ModelFiles::Load(dir,
+// digests)): the model that was loaded, whatever the directory holds by the time it is asked for.
+std::string ModelFingerprint(const ModelFileDigests& digests);
 
 // SHA-256 of the pass number, shard count and the three input fingerprints.
 std::string PassFingerprint(std::uint32_t pass, std::uint32_t shard_count, const std::string& model_fingerprint,

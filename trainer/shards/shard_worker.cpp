@@ -94,7 +94,10 @@ void RunShardTask(const ShardTask& task) {
   fs::create_directories(dir);
 
   const PassInputs& inputs = task.inputs;
-  ModelFiles model = LoadCheckedModel(inputs.model_dir);
+  // The model's fingerprint is that of the bytes loaded, not of the directory after the pass: an
+  // input model replaced while the shard ran cannot be claimed by a shard trained on the old one.
+  ModelFileDigests model_digests;
+  ModelFiles model = LoadCheckedModel(inputs.model_dir, model_digests);
   const Manifest manifest = Manifest::Load(inputs.manifest_path);
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));
@@ -113,7 +116,7 @@ void RunShardTask(const ShardTask& task) {
   artifact.pass = task.pass;
   artifact.shard = task.shard;
   artifact.shard_count = task.shard_count;
-  artifact.fingerprints.model = ModelFingerprint(inputs.model_dir);
+  artifact.fingerprints.model = ModelFingerprint(model_digests);
   artifact.fingerprints.config =
       ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
   artifact.fingerprints.manifest = manifest.Fingerprint();

@@ -66,6 +66,7 @@ namespace {
 // The inputs of a training, loaded and checked once.
 struct CheckedInputs {
   ModelFiles initial;
+  ModelFileDigests initial_digests;  // of `initial`'s files as loaded
   Manifest manifest;
   std::unique_ptr<Launcher> launcher;
   std::uint32_t shard_count = 0;
@@ -77,7 +78,9 @@ struct CheckedInputs {
 // The model, then the manifest.
 CheckedInputs LoadInputs(const TrainOptions& options) {
   const PassInputs& base = options.inputs;
-  return CheckedInputs{LoadCheckedModel(base.model_dir), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
+  ModelFileDigests digests;
+  ModelFiles initial = LoadCheckedModel(base.model_dir, digests);
+  return CheckedInputs{std::move(initial), std::move(digests), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
 }
 
 // Then its feature files, once `checked` is where it stays (a background check reads its manifest).
@@ -112,7 +115,7 @@ TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInp
   identity.canonical_config = CanonicalConfig(base.options, base.reduction, dictionary_fingerprint);
   identity.config_fingerprint = ConfigFingerprint(base.options, base.reduction, dictionary_fingerprint);
   identity.manifest_fingerprint = checked.manifest.Fingerprint();
-  identity.input_model_fingerprint = ModelFingerprint(base.model_dir);
+  identity.input_model_fingerprint = ModelFingerprint(checked.initial_digests);  // the model loaded
   identity.requested_jobs = options.launch.jobs;
   identity.shard_count = checked.shard_count;
   identity.reduction = ReductionModeName(base.reduction);
