@@ -183,7 +183,10 @@ void WaitForAnExit(const std::vector<int>& fds) {
 void InlineLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) {
   ProgressLine progress(progress_, tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    RunShardTask(tasks[i]);
+    // One shard at a time in this process: a second CPU may read ahead for it (AccumulateOptions).
+    ShardTask task = tasks[i];
+    task.inputs.options.read_ahead = true;
+    RunShardTask(task);
     progress.ShardDone(tasks[i]);
     if (on_done) on_done(i);
   }

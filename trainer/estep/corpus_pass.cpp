@@ -6,12 +6,8 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "common/file_io.h"
 #include "common/interrupt.h"
-#include "common/sha256.h"
-#include "formats/mfc_file.h"
-#include "graph/pronunciation_graph.h"
-#include "graph/sentence_hmm.h"
+#include "estep/utterance_input.h"
 
 namespace pstrain {
 
@@ -70,6 +66,11 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
   if (options.multipron) result.fallback_senones.assign(mdef.n_tied_state(), 0);
   ForwardBackward fb;
   UtteranceStats stats;
+  // With read_ahead, reading, hashing, the features and the HMM of the next utterances overlap this
+  // one's forward-backward when a second CPU is there (estep/utterance_input.h): the same inputs
+  // and the same errors either way.
+  const UtteranceInputContext input_context{manifest, corpus_root, dictionary, mdef, model, options};
+  UtteranceReader reader(input_context, begin, end, options.read_ahead && TwoCpusAvailable());
   for (std::size_t index = begin; index < end; ++index) {
     if (const std::optional<std::string> stop = StopRequest()) {
       throw TrainingError(*stop + " before utterance " + manifest.entries()[index].utt_id);
@@ -77,32 +78,13 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
     const ManifestEntry& entry = manifest.entries()[index];
     UtteranceOutcome outcome;
     outcome.utt_id = entry.utt_id;
-    const std::filesystem::path feature_path = ResolveFeaturePath(entry, corpus_root);
-    // A regular file (a FIFO would block the open: with one job the feature-file check that
-    // refuses it runs beside this loop, training/feature_file_check.h).
-    const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(feature_path);
-    if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
-      throw FileError(feature_path.string(), "utterance " + entry.utt_id +
-                                                 ": SHA-256 of the feature file does not match the manifest (file changed since import)");
-    }
-    const Features features = ComputeFeatures(ParseMfc(bytes, feature_path.string(), options.features.ceplen), options.features,
-                                              feature_path.string());
+    UtteranceInput input = reader.Take(index);
+    const Features& features = input.features;
+    const SentenceHmm& hmm = input.hmm;
+    const std::vector<std::uint32_t>& fallback_senones = input.fallback_senones;
     outcome.n_frames = features.n_frames;
 
-    std::optional<AlignmentFailure> failure;
-    SentenceHmm hmm;
-    std::vector<std::uint32_t> fallback_senones;
-    try {
-      if (options.multipron) {
-        PronunciationGraph graph = BuildPronunciationGraph(entry.words, dictionary, mdef, model);
-        hmm = std::move(graph.hmm);
-        fallback_senones = std::move(graph.fallback_senones);
-      } else {
-        hmm = BuildSentenceHmm(entry.words, dictionary, mdef, model);
-      }
-    } catch (const GraphError& error) {
-      failure = AlignmentFailure{error.reason, error.message, false};
-    }
+    std::optional<AlignmentFailure> failure = input.graph_failure;
     ForwardBackwardStats fb_stats;
     if (!failure) {
       ForwardBackwardOptions attempt_options = options.fb;

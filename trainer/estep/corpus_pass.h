@@ -29,6 +29,12 @@ struct AccumulateOptions {
   bool multipron = false;
   // Wider beam pairs tried in order after a beam-related failure; empty = no retries.
   std::vector<BeamOptions> retry_beams = {{1e-150, 1e-30}, {1e-300, 1e-100}};
+  // Prepare the next utterances' inputs (read, hash, features, HMM) on a second thread while
+  // forward-backward runs, if the process may use two CPUs (estep/utterance_input.h). Speed only:
+  // never part of the configuration or of any number. The coordinator sets it for a shard it runs
+  // inline (one job: the other CPU would idle); workers of a multi-job pass leave it off, since
+  // their neighbours have the other CPUs (a reader thread each made a 2-job pass 2-3 % slower).
+  bool read_ahead = false;
 };
 
 // Parses "none" or a comma-separated list of ABEAM:BBEAM pairs, e.g. "1e-150:1e-30,1e-300:1e-100".

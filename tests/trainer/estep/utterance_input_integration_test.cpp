@@ -1,0 +1,120 @@
+// The utterance reader (estep/utterance_input.h) on the real corpus: reading ahead on a second
+// thread gives every utterance the input PrepareUtterance gives it, raises a bad feature file's
+// error for that utterance and no earlier one, and the corpus pass's statistics are the same bits
+// with and without it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+#include "estep/corpus_pass.h"
+#include "estep/utterance_input.h"
+#include "formats/dictionary.h"
+#include "manifest/manifest.h"
+#include "support/test_helpers.h"
+#include "support/test_util.h"
+
+namespace pstrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UtteranceInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dictionary_ = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
+    dictionary_.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+    options_.fb.beams = {1e-100, 1e-100};
+  }
+
+  UtteranceInputContext Context(const fs::path& corpus_root) const {
+    return UtteranceInputContext{manifest_, corpus_root, dictionary_, files_.mdef, model_, options_};
+  }
+
+  const ModelFiles files_ = ModelFiles::Load(An4Model().string());
+  const Manifest manifest_ = Manifest::Load(TrainManifest());
+  Dictionary dictionary_;
+  AccumulateOptions options_;
+  const AcousticModel model_{files_, options_.model};
+};
+
+void ExpectSameInput(const UtteranceInput& a, const UtteranceInput& b) {
+  EXPECT_EQ(a.features.dim, b.features.dim);
+  EXPECT_EQ(a.features.n_frames, b.features.n_frames);
+  EXPECT_TRUE(a.features.data == b.features.data);  // float ==: the same values (no NaN in features)
+  EXPECT_EQ(a.hmm.states.size(), b.hmm.states.size());
+  EXPECT_EQ(a.hmm.senones, b.hmm.senones);
+  EXPECT_EQ(a.graph_failure.has_value(), b.graph_failure.has_value());
+}
+
+TEST_F(UtteranceInputTest, ReadingAheadGivesEveryUtteranceWhatPreparingItGives) {
+  const std::size_t n = std::min<std::size_t>(manifest_.size(), 40);
+  const UtteranceInputContext context = Context(CorpusDir());
+  for (const bool background : {false, true}) {
+    SCOPED_TRACE(background);
+    UtteranceReader reader(context, 5, n, background);
+    for (std::size_t i = 5; i < n; ++i) ExpectSameInput(reader.Take(i), PrepareUtterance(context, i));
+  }
+}
+
+TEST_F(UtteranceInputTest, AChangedFeatureFileFailsItsOwnUtteranceOnly) {
+  // A copy of the corpus root's feature files for the first utterances, one of them changed.
+  const fs::path root = fs::temp_directory_path() / ("pstrain-utterance-input-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::size_t n = 8, bad = 5;
+  for (std::size_t i = 0; i < n; ++i) {
+    const fs::path from = ResolveFeaturePath(manifest_.entries()[i], CorpusDir());
+    const fs::path to = ResolveFeaturePath(manifest_.entries()[i], root);
+    fs::create_directories(to.parent_path());
+    fs::copy_file(from, to);
+  }
+  const fs::path changed = ResolveFeaturePath(manifest_.entries()[bad], root);
+  std::ofstream(changed, std::ios::binary | std::ios::app) << "extra";
+  const UtteranceInputContext context = Context(root);
+  const std::string expected = test::InputErrorMessage([&] { PrepareUtterance(context, bad); });
+  EXPECT_NE(expected.find("SHA-256 of the feature file does not match the manifest"), std::string::npos) << expected;
+  for (const bool background : {false, true}) {
+    SCOPED_TRACE(background);
+    UtteranceReader reader(context, 0, n, background);
+    for (std::size_t i = 0; i < bad; ++i) EXPECT_NO_THROW(reader.Take(i)) << i;
+    EXPECT_EQ(test::InputErrorMessage([&] { reader.Take(bad); }), expected);
+  }
+  fs::remove_all(root);
+}
+
+TEST_F(UtteranceInputTest, UtterancesMustBeTakenInOrder) {
+  UtteranceReader reader(Context(CorpusDir()), 0, 4, true);
+  EXPECT_THROW(reader.Take(1), TrainingError);
+  EXPECT_NO_THROW(reader.Take(0));
+  EXPECT_THROW(reader.Take(0), TrainingError);
+}
+
+TEST_F(UtteranceInputTest, AReaderLeftEarlyStopsItsThread) {
+  const auto start = std::chrono::steady_clock::now();
+  {
+    UtteranceReader reader(Context(CorpusDir()), 0, manifest_.size(), true);
+    reader.Take(0);
+  }  // joined here: the thread stops after at most the utterance it is preparing
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(UtteranceInputTest, TheCorpusPassGivesTheSameBitsWithAndWithoutReadingAhead) {
+  const std::size_t n = manifest_.size();
+  AccumulateOptions ahead = options_;
+  ahead.read_ahead = true;
+  ASSERT_TRUE(TwoCpusAvailable()) << "this test needs two CPUs to read ahead at all";
+  const CorpusPassResult serial = RunCorpusPass(files_, manifest_, 0, n, CorpusDir(), dictionary_, options_, nullptr);
+  const CorpusPassResult read_ahead = RunCorpusPass(files_, manifest_, 0, n, CorpusDir(), dictionary_, ahead, nullptr);
+  EXPECT_TRUE(read_ahead.accumulators == serial.accumulators);
+  EXPECT_EQ(read_ahead.total_log_likelihood.fixed(), serial.total_log_likelihood.fixed());
+  EXPECT_EQ(read_ahead.total_frames, serial.total_frames);
+  ASSERT_EQ(read_ahead.outcomes.size(), serial.outcomes.size());
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(read_ahead.outcomes[i].kind, serial.outcomes[i].kind) << i;
+}
+
+}  // namespace
+}  // namespace pstrain::testing

@@ -1,0 +1,114 @@
+// PrepareUtterance and the UtteranceReader that runs it ahead of the corpus pass.
+#include "estep/utterance_input.h"
+
+#include <sched.h>
+
+#include <utility>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/sha256.h"
+#include "formats/mfc_file.h"
+#include "graph/pronunciation_graph.h"
+
+namespace pstrain {
+
+UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_t index) {
+  const ManifestEntry& entry = context.manifest.entries()[index];
+  const AccumulateOptions& options = context.options;
+  const std::filesystem::path feature_path = ResolveFeaturePath(entry, context.corpus_root);
+  // A regular file (a FIFO would block the open: with one job the feature-file check that refuses
+  // it runs beside the pass, training/feature_file_check.h).
+  const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(feature_path);
+  if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
+    throw FileError(feature_path.string(), "utterance " + entry.utt_id +
+                                               ": SHA-256 of the feature file does not match the manifest (file changed since import)");
+  }
+  UtteranceInput input;
+  input.features =
+      ComputeFeatures(ParseMfc(bytes, feature_path.string(), options.features.ceplen), options.features, feature_path.string());
+  try {
+    if (options.multipron) {
+      PronunciationGraph graph = BuildPronunciationGraph(entry.words, context.dictionary, context.mdef, context.model);
+      input.hmm = std::move(graph.hmm);
+      input.fallback_senones = std::move(graph.fallback_senones);
+    } else {
+      input.hmm = BuildSentenceHmm(entry.words, context.dictionary, context.mdef, context.model);
+    }
+  } catch (const GraphError& error) {
+    input.graph_failure = AlignmentFailure{error.reason, error.message, false};
+  }
+  return input;
+}
+
+bool TwoCpusAvailable() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return false;
+  return CPU_COUNT(&set) >= 2;
+}
+
+UtteranceReader::UtteranceReader(const UtteranceInputContext& context, std::size_t begin, std::size_t end, bool background)
+    : context_(context), end_(end), next_take_(begin) {
+  if (background && end - begin >= 2) thread_ = std::thread([this] { Run(); });
+}
+
+UtteranceReader::~UtteranceReader() {
+  if (!thread_.joinable()) return;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+// Prepares utterances in order, at most kAhead beyond the one the caller will take next.
+void UtteranceReader::Run() {
+  std::size_t index;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    index = next_take_;
+  }
+  for (; index < end_; ++index) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stop_ || index < next_take_ + kAhead; });
+      if (stop_) return;
+    }
+    Prepared prepared;
+    try {
+      prepared.input = PrepareUtterance(context_, index);
+    } catch (...) {
+      prepared.error = std::current_exception();
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      ready_.push_back(std::move(prepared));
+    }
+    changed_.notify_all();
+  }
+}
+
+UtteranceInput UtteranceReader::Take(std::size_t index) {
+  if (index != next_take_ || index >= end_) {
+    throw TrainingError("utterance reader: utterance " + std::to_string(index) + " taken out of order");
+  }
+  if (!thread_.joinable()) {
+    ++next_take_;
+    return PrepareUtterance(context_, index);
+  }
+  Prepared prepared;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !ready_.empty(); });
+    prepared = std::move(ready_.front());
+    ready_.pop_front();
+    ++next_take_;
+  }
+  changed_.notify_all();
+  if (prepared.error) std::rethrow_exception(prepared.error);
+  return std::move(*prepared.input);
+}
+
+}  // namespace pstrain

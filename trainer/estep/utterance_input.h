@@ -1,0 +1,92 @@
+// What forward-backward needs of one utterance, prepared from its manifest entry: the feature file
+// read (a regular file), checked against the manifest's SHA-256, parsed and turned into features,
+// and its sentence HMM (or pronunciation graph). An UtteranceReader hands them out in manifest
+// order and, when the process may run on two CPUs, prepares the next ones on a second thread while
+// the caller runs forward-backward on the current one. Preparing is a pure function of the entry
+// and the read-only model, dictionary and options: each utterance gets the same input either way,
+// and an error is raised by Take for the utterance it belongs to, never earlier.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "estep/corpus_pass.h"
+#include "features/features.h"
+#include "formats/dictionary.h"
+#include "formats/mdef.h"
+#include "forward_backward/forward_backward.h"
+#include "graph/sentence_hmm.h"
+#include "manifest/manifest.h"
+#include "model/acoustic_model.h"
+
+namespace pstrain {
+
+struct UtteranceInput {
+  Features features;
+  SentenceHmm hmm;
+  std::vector<std::uint32_t> fallback_senones;    // multipron: the senones of CI fallbacks in the graph
+  std::optional<AlignmentFailure> graph_failure;  // no HMM could be built: the utterance is skipped
+};
+
+// The shared, read-only inputs of every utterance of a pass (a reader keeps a copy; the objects
+// referred to must outlive it).
+struct UtteranceInputContext {
+  const Manifest& manifest;
+  std::filesystem::path corpus_root;
+  const Dictionary& dictionary;
+  const Mdef& mdef;
+  const AcousticModel& model;
+  const AccumulateOptions& options;
+};
+
+// Prepares entry `index`: throws FileError for a feature file that cannot be read, is not a regular
+// file or does not have the manifest's SHA-256, InputError for one that is malformed; a transcript
+// with no HMM (GraphError) is a graph_failure, not an exception.
+UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_t index);
+
+// Whether this process may run on at least two CPUs (its affinity mask), so that a reader thread
+// does not take the only one.
+bool TwoCpusAvailable();
+
+class UtteranceReader {
+ public:
+  // Utterances [begin, end) of the context's manifest; `background`: prepare up to kAhead of them
+  // ahead, on a thread of its own.
+  UtteranceReader(const UtteranceInputContext& context, std::size_t begin, std::size_t end, bool background);
+  // Stops the thread (it finishes the utterance it is preparing) and joins it.
+  ~UtteranceReader();
+  UtteranceReader(const UtteranceReader&) = delete;
+  UtteranceReader& operator=(const UtteranceReader&) = delete;
+
+  // The input of utterance `index`, which must be the next one in order (begin, begin + 1, ...);
+  // throws what preparing it threw.
+  UtteranceInput Take(std::size_t index);
+
+  static constexpr std::size_t kAhead = 2;
+
+ private:
+  struct Prepared {
+    std::optional<UtteranceInput> input;
+    std::exception_ptr error;
+  };
+  void Run();
+
+  const UtteranceInputContext context_;
+  const std::size_t end_;
+  std::size_t next_take_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Prepared> ready_;  // utterances next_take_, next_take_ + 1, ...
+  bool stop_ = false;
+  std::thread thread_;  // last: started once everything above is set
+};
+
+}  // namespace pstrain
