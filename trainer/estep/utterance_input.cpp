@@ -63,7 +63,10 @@ UtteranceReader::~UtteranceReader() {
   thread_.join();
 }
 
-// Prepares utterances in order, at most kAhead beyond the one the caller will take next.
+// Prepares utterances in order, at most kAhead beyond the one the caller will take next. A full
+// reader waits until the caller has taken half of them, and each side wakes the other only when it
+// is waiting: a wake-up for every utterance cost more CPU time than the reading it overlapped
+// (2,271 context switches and 70 ms more CPU in a 1-job ci_g1 pass of 2,000 utterances).
 void UtteranceReader::Run() {
   std::size_t index;
   {
@@ -73,7 +76,12 @@ void UtteranceReader::Run() {
   for (; index < end_; ++index) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || index < next_take_ + kAhead; });
+      if (!stop_ && index >= next_take_ + kAhead) {
+        reader_resume_at_ = index + 1 - kAhead / 2;  // next_take_ then: half of kAhead taken
+        reader_waiting_ = true;
+        changed_.wait(lock, [&] { return stop_ || next_take_ >= reader_resume_at_; });
+        reader_waiting_ = false;
+      }
       if (stop_) return;
     }
     Prepared prepared;
@@ -82,11 +90,13 @@ void UtteranceReader::Run() {
     } catch (...) {
       prepared.error = std::current_exception();
     }
+    bool wake;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       ready_.push_back(std::move(prepared));
+      wake = taker_waiting_;
     }
-    changed_.notify_all();
+    if (wake) changed_.notify_all();
   }
 }
 
@@ -99,14 +109,20 @@ UtteranceInput UtteranceReader::Take(std::size_t index) {
     return PrepareUtterance(context_, index);
   }
   Prepared prepared;
+  bool wake;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !ready_.empty(); });
+    if (ready_.empty()) {
+      taker_waiting_ = true;
+      changed_.wait(lock, [&] { return !ready_.empty(); });
+      taker_waiting_ = false;
+    }
     prepared = std::move(ready_.front());
     ready_.pop_front();
     ++next_take_;
+    wake = reader_waiting_ && next_take_ == reader_resume_at_;
   }
-  changed_.notify_all();
+  if (wake) changed_.notify_all();
   if (prepared.error) std::rethrow_exception(prepared.error);
   return std::move(*prepared.input);
 }

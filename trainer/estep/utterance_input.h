@@ -70,7 +70,8 @@ class UtteranceReader {
   // throws what preparing it threw.
   UtteranceInput Take(std::size_t index);
 
-  static constexpr std::size_t kAhead = 2;
+  // At most this many utterances prepared and not yet taken (a few hundred KiB of features).
+  static constexpr std::size_t kAhead = 8;
 
  private:
   struct Prepared {
@@ -86,6 +87,9 @@ class UtteranceReader {
   std::condition_variable changed_;
   std::deque<Prepared> ready_;  // utterances next_take_, next_take_ + 1, ...
   bool stop_ = false;
+  bool reader_waiting_ = false;  // the thread waits until next_take_ reaches reader_resume_at_
+  std::size_t reader_resume_at_ = 0;
+  bool taker_waiting_ = false;   // Take waits for the thread
   std::thread thread_;  // last: started once everything above is set
 };
 
