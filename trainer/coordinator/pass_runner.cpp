@@ -13,11 +13,12 @@ namespace pstrain {
 
 namespace fs = std::filesystem;
 
-PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count) {
+PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
+                               const std::optional<std::string>& model_fingerprint) {
   PassExpectation expected;
   expected.pass = pass;
   expected.shard_count = shard_count;
-  expected.fingerprints.model = ModelFingerprint(inputs.model_dir);
+  expected.fingerprints.model = model_fingerprint ? *model_fingerprint : ModelFingerprint(inputs.model_dir);
   expected.fingerprints.config =
       ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
   expected.fingerprints.manifest = manifest.Fingerprint();
@@ -48,7 +49,7 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 }
 
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
-                                 const fs::path& work_dir, Launcher& launcher) {
+                                 const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   const std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
   // Each shard is validated as soon as its worker ends, and reduced as soon as it and every lower
@@ -61,7 +62,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   ShardReducer reducer(work_dir, inputs.reduction);
   auto shard_done = [&](std::size_t shard) {
     try {
-      if (!expected) expected = ExpectationFor(inputs, manifest, pass, shard_count);
+      if (!expected) expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected);
     } catch (...) {
       rejections[shard] = std::current_exception();

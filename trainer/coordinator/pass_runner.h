@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct ShardedPassResult {
   ReducedPass reduced;
 };
 
-// The expectations every artifact of the pass must meet.
-PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count);
+// The expectations every artifact of the pass must meet. `model_fingerprint`: that of the model the
+// coordinator will re-estimate from (the one it loaded, or wrote in the previous pass), which every
+// shard must have trained with; without it, the fingerprint of inputs.model_dir as it is now.
+PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
+                               const std::optional<std::string>& model_fingerprint = std::nullopt);
 
 // The tasks of pass `pass`: shard i of `shard_count` in work_dir/shard-XXX.
 std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count,
@@ -36,7 +40,8 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // every lower shard are valid. Throws, after the launcher returns: the lowest shard's
 // ArtifactRejected, else a reduction error, else a TrainingError for a shard never reported.
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
-                                 const std::filesystem::path& work_dir, Launcher& launcher);
+                                 const std::filesystem::path& work_dir, Launcher& launcher,
+                                 const std::optional<std::string>& model_fingerprint = std::nullopt);
 
 enum class LauncherKind { kLocal, kSlurm };
 const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"

@@ -63,6 +63,9 @@ struct CorpusPassResult {
   // Multipron only (empty otherwise): one flag per tied state, 1 when a CI fallback put the state
   // into the graph of an utterance that succeeded.
   std::vector<std::uint8_t> fallback_senones;
+  // CPU seconds of the thread that read ahead (AccumulateOptions::read_ahead; 0 without one, -1
+  // when unmeasurable): telemetry only.
+  double reader_user_cpu_seconds = 0.0, reader_system_cpu_seconds = 0.0;
 };
 
 // Runs the E-step over manifest entries [begin, end). Feature files are checked against the

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "estep/corpus_pass.h"
@@ -62,16 +63,21 @@ class UtteranceReader {
   // ahead, on a thread of its own.
   UtteranceReader(const UtteranceInputContext& context, std::size_t begin, std::size_t end, bool background);
   // Stops the thread (it finishes the utterance it is preparing) and joins it.
-  ~UtteranceReader();
+  ~UtteranceReader() { Finish(); }
   UtteranceReader(const UtteranceReader&) = delete;
   UtteranceReader& operator=(const UtteranceReader&) = delete;
 
   // The input of utterance `index`, which must be the next one in order (begin, begin + 1, ...);
   // throws what preparing it threw.
   UtteranceInput Take(std::size_t index);
+  // Stops and joins the thread (as the destructor does); then the user and system CPU seconds it
+  // used (0 without one; -1 each when they cannot be measured), for a shard's telemetry.
+  std::pair<double, double> Finish();
 
-  // At most this many utterances prepared and not yet taken (a few hundred KiB of features).
+  // At most this many utterances prepared and not yet taken (a few hundred KiB of features). A full
+  // reader sleeps until half of them are taken.
   static constexpr std::size_t kAhead = 8;
+  static_assert(kAhead >= 2);
 
  private:
   struct Prepared {
@@ -89,6 +95,10 @@ class UtteranceReader {
   bool stop_ = false;
   bool reader_waiting_ = false;  // the thread waits until next_take_ reaches reader_resume_at_
   std::size_t reader_resume_at_ = 0;
+  // The thread failed outside any one preparation (it could not store a result): Take raises it.
+  std::exception_ptr reader_failure_;
+  bool reader_done_ = false;
+  double reader_user_seconds_ = 0.0, reader_system_seconds_ = 0.0;
   bool taker_waiting_ = false;   // Take waits for the thread
   std::thread thread_;  // last: started once everything above is set
 };

@@ -46,8 +46,9 @@ std::string IsoTime(std::chrono::system_clock::time_point when) {
   return out;
 }
 
-// Seconds of user and system CPU of the calling thread (the shard runs on one thread, whether in a
-// worker process or inline in the coordinator). Negative when unavailable.
+// Seconds of user and system CPU of the calling thread (the shard's own thread, whether in a worker
+// process or inline in the coordinator; an inline shard's reader thread is counted apart, see
+// CorpusPassResult). Negative when unavailable.
 void ThreadCpu(double& user, double& system) {
   rusage usage{};
   if (::getrusage(RUSAGE_THREAD, &usage) != 0) {
@@ -164,9 +165,10 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (user0 >= 0 && user1 >= 0) {
-    telemetry.user_cpu_seconds = user1 - user0;
-    telemetry.system_cpu_seconds = system1 - system0;
+  if (user0 >= 0 && user1 >= 0 && result.reader_user_cpu_seconds >= 0) {
+    // This thread's CPU and that of the thread that read ahead for it (an inline shard's).
+    telemetry.user_cpu_seconds = user1 - user0 + result.reader_user_cpu_seconds;
+    telemetry.system_cpu_seconds = system1 - system0 + result.reader_system_cpu_seconds;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";

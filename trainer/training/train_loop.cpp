@@ -135,7 +135,7 @@ json::object ModelFileEntry(const char* name, const std::string& sha256) {
 }
 
 // The model files present in `dir` with their SHA-256, in kModelFiles order.
-json::array ModelFileDigests(const fs::path& dir) {
+json::array ModelDirDigestsJson(const fs::path& dir) {
   json::array files;
   for (const char* name : kModelFiles) {
     if (fs::is_regular_file(dir / name)) files.push_back(ModelFileEntry(name, Sha256OfFile(dir / name)));
@@ -155,7 +155,7 @@ bool FindFinishedModel(TrainResult& result, std::ostream& log) {
     if (!fs::is_regular_file(provenance_path)) return false;
     const json::value provenance = json::parse(ReadRegularFileText(provenance_path, kMaxProvenanceBytes));
     if (provenance.at("training_fingerprint").as_string() != result.training_fingerprint ||
-        json::serialize(provenance.at("model_files")) != json::serialize(ModelFileDigests(result.model_dir))) {
+        json::serialize(provenance.at("model_files")) != json::serialize(ModelDirDigestsJson(result.model_dir))) {
       return false;
     }
     result.cache_hit = true;
@@ -293,13 +293,27 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   DirectorySyncScope pass_sync(pass_dir);
   PassInputs inputs = base;
   if (pass > 1) inputs.model_dir = (PassDir(run_dir, pass - 1) / "model").string();
+  // Every shard must have trained with the model re-estimated from below: the one loaded at the
+  // start, or the one the previous pass wrote (pass.json's digests of its model/, as written or as
+  // resume verified them). A model directory changed in between is refused (model-fingerprint).
+  ModelFileDigests model_digests;
+  if (pass == 1) {
+    model_digests = checked.initial_digests;
+  } else {
+    for (const char* name : kModelFiles) {
+      const std::string relative = std::string("model/") + name;
+      const auto file = std::find_if(state.files.begin(), state.files.end(), [&](const PassFileDigest& f) { return f.file == relative; });
+      if (file != state.files.end()) model_digests.emplace_back(name, file->sha256);
+    }
+  }
+  const std::string model_fingerprint = ModelFingerprint(model_digests);
 
   // Run, validate and reduce; nothing is written from the statistics before the feature files are
   // known to be the manifest's. A pass stopped by a failed check has its staging directory removed
   // (RUNDIR and RUNDIR/passes, created before it, stay).
   ShardedPassResult sharded;
   try {
-    sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher);
+    sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint);
     checked.feature_files->Wait();
   } catch (...) {
     if (checked.feature_files->Failed()) {
@@ -412,7 +426,7 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
 // The final model is the last pass's model: its files are copied from passes/NNN/model, each
 // required to have the SHA-256 that pass.json records for it (a file changed since the pass wrote or
 // resume verified it stops the run), and those digests are provenance.json's model_files, in
-// kModelFiles order as ModelFileDigests lists them. Nothing is serialized or hashed twice.
+// kModelFiles order as ModelDirDigestsJson lists them. Nothing is serialized or hashed twice.
 json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFileDigest>& files, const fs::path& into) {
   json::array digests;
   for (const char* name : kModelFiles) {

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "coordinator/pass_runner.h"
 #include "manifest/manifest.h"
+#include "provenance/fingerprints.h"
 #include "shards/run_layout.h"
 #include "support/shard_fixture.h"
 #include "support/test_util.h"
@@ -146,6 +147,30 @@ TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {
   const Manifest manifest = Manifest::Load(inputs.manifest_path);
   ReorderingLauncher launcher({0});  // shard 1 runs but is never reported
   EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "pass", launcher), TrainingError);
+}
+
+// The coordinator loaded the model, then the directory changed before the workers read it: the
+// shards trained on a model the coordinator will not re-estimate from, and are refused even though
+// they agree with the directory as it now is.
+TEST(ShardsCheckedAsTheyFinish, ShardsOfAModelChangedAfterTheCoordinatorLoadedItAreRefused) {
+  const fs::path dir = FreshDir("pass-runner/model-changed");
+  PassInputs inputs = SmallPassInputs(dir);
+  const fs::path model = dir / "model";
+  fs::copy(An4Model(), model, fs::copy_options::recursive);
+  inputs.model_dir = model.string();
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  const std::string loaded = ModelFingerprint(inputs.model_dir);
+  fs::copy_file(model / "variances", model / "means", fs::copy_options::overwrite_existing);  // still a valid model
+  InlineLauncher launcher;
+  try {
+    RunShardedPass(inputs, manifest, 1, 2, dir / "pass", launcher, loaded);
+    FAIL() << "shards of the changed model were accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 0u);
+    EXPECT_EQ(rejected.check(), "model-fingerprint");
+  }
+  // The same pass expecting the model as the directory now holds it is accepted.
+  EXPECT_NO_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "pass-now", launcher, ModelFingerprint(inputs.model_dir)));
 }
 
 TEST(ShardsCheckedAsTheyFinish, TheReducerTakesShardsInAscendingOrderOnly) {

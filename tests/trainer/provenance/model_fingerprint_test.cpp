@@ -12,13 +12,12 @@
 #include "common/sha256.h"
 #include "model/model_checks.h"
 #include "provenance/fingerprints.h"
+#include "support/test_util.h"
 
 namespace pstrain {
 namespace {
 
 namespace fs = std::filesystem;
-
-const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
 
 class ModelFingerprintTest : public ::testing::Test {
  protected:
@@ -26,7 +25,7 @@ class ModelFingerprintTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("pstrain-model-fingerprint-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    fs::copy(kAn4ModelDir, dir_, fs::copy_options::recursive);
+    fs::copy(testing::An4Model(), dir_, fs::copy_options::recursive);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
