@@ -8,8 +8,9 @@
 # --jobs 1 because this machine has no binfmt_misc: a `pstrain worker` child process started by
 # the aarch64 coordinator could not be exec'd; with one job the shard runs inline in the
 # coordinator through the same shard code (trainer/coordinator/pass_runner.cpp MakeLauncher), and
-# pstrain starts no process or thread at all (qemu-aarch64 -strace shows no execve/clone/fork). A
-# run that tried would fail, and this script would exit 2, not skip.
+# pstrain starts no process (qemu-aarch64 -strace shows no execve/fork/vfork, and clone only with
+# CLONE_THREAD: its threads, which qemu-user runs). A run that tried would fail, and this script
+# would exit 2, not skip.
 #
 # Environment: BUILD_DIR (native build, default build), AARCH64_BUILD_DIR (default build-aarch64),
 # CMAKE_ARGS (extra CMake configure arguments for both builds, split at spaces, e.g.
