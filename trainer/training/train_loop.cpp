@@ -241,6 +241,18 @@ struct LoopState {
   std::uint32_t pass = 1;                    // the next pass to run
 };
 
+// The model/ files among a pass's recorded files (pass.json's `files`), in kModelFiles order, with
+// the SHA-256 recorded for each: the model that pass wrote, as a fingerprint or a copy sees it.
+ModelFileDigests RecordedModelDigests(const std::vector<PassFileDigest>& files) {
+  ModelFileDigests digests;
+  for (const char* name : kModelFiles) {
+    const std::string relative = std::string("model/") + name;
+    const auto file = std::find_if(files.begin(), files.end(), [&](const PassFileDigest& f) { return f.file == relative; });
+    if (file != files.end()) digests.emplace_back(name, file->sha256);
+  }
+  return digests;
+}
+
 // pass.json's record in provenance.json: the parse of its bytes (the same function of the same bytes
 // for a fresh and a resumed pass; Boost.JSON 1.81 does not parse every double back to its bits, so
 // a record is never re-serialized from PassFile's doubles).
@@ -296,17 +308,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // Every shard must have trained with the model re-estimated from below: the one loaded at the
   // start, or the one the previous pass wrote (pass.json's digests of its model/, as written or as
   // resume verified them). A model directory changed in between is refused (model-fingerprint).
-  ModelFileDigests model_digests;
-  if (pass == 1) {
-    model_digests = checked.initial_digests;
-  } else {
-    for (const char* name : kModelFiles) {
-      const std::string relative = std::string("model/") + name;
-      const auto file = std::find_if(state.files.begin(), state.files.end(), [&](const PassFileDigest& f) { return f.file == relative; });
-      if (file != state.files.end()) model_digests.emplace_back(name, file->sha256);
-    }
-  }
-  const std::string model_fingerprint = ModelFingerprint(model_digests);
+  const std::string model_fingerprint =
+      ModelFingerprint(pass == 1 ? checked.initial_digests : RecordedModelDigests(state.files));
 
   // Run, validate and reduce; nothing is written from the statistics before the feature files are
   // known to be the manifest's. A pass stopped by a failed check has its staging directory removed
@@ -429,19 +432,16 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
 // kModelFiles order as ModelDirDigestsJson lists them. Nothing is serialized or hashed twice.
 json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFileDigest>& files, const fs::path& into) {
   json::array digests;
-  for (const char* name : kModelFiles) {
-    const std::string relative = std::string("model/") + name;
-    const auto recorded = std::find_if(files.begin(), files.end(), [&](const PassFileDigest& f) { return f.file == relative; });
-    if (recorded == files.end()) continue;
-    const fs::path from = pass_dir / relative;
+  for (const auto& [name, recorded] : RecordedModelDigests(files)) {
+    const fs::path from = pass_dir / "model" / name;
     const std::vector<std::uint8_t> bytes = ReadFileBytes(from);
     const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
-    if (sha256 != recorded->sha256) {
-      throw TrainingError(from.string() + ": SHA-256 " + sha256 + " differs from " + recorded->sha256 + " in " +
+    if (sha256 != recorded) {
+      throw TrainingError(from.string() + ": SHA-256 " + sha256 + " differs from " + recorded + " in " +
                           (pass_dir / kPassFileName).string() + ": the pass's model changed after it was written; not promoted");
     }
     WriteFileAtomic(into / name, bytes);
-    digests.push_back(ModelFileEntry(name, sha256));
+    digests.push_back(ModelFileEntry(name.c_str(), sha256));
   }
   return digests;
 }
