@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <ostream>
 #include <sstream>
-#include <tuple>
 
 #include "common/error.h"
 #include "common/interrupt.h"
@@ -63,7 +62,7 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
                                  std::size_t end, const std::filesystem::path& corpus_root, const Dictionary& dictionary,
                                  const AccumulateOptions& options, std::ostream* log, std::size_t log_offset) {
   AccumulatorShape shape{model.n_senones(), model.n_density(), model.veclen(), model.n_tmat(), model.n_emit_state()};
-  CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0, {}, 0.0, 0.0};
+  CorpusPassResult result{ExactAccumulators(shape, options.fb.pass2var), {}, 0, ExactSum(), 0, 0, 0, {}, {0.0, 0.0}};
   if (options.multipron) result.fallback_senones.assign(mdef.n_tied_state(), 0);
   ForwardBackward fb;
   UtteranceStats stats;
@@ -132,7 +131,7 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
     }
     result.outcomes.push_back(std::move(outcome));
   }
-  std::tie(result.reader_user_cpu_seconds, result.reader_system_cpu_seconds) = reader.Finish();
+  result.reader_cpu = reader.Finish();
   return result;
 }
 

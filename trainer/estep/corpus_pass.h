@@ -12,6 +12,7 @@
 
 #include "accumulators/exact_accumulators.h"
 #include "accumulators/exact_sum.h"
+#include "common/thread_cpu.h"
 #include "features/features.h"
 #include "formats/dictionary.h"
 #include "forward_backward/forward_backward.h"
@@ -63,9 +64,9 @@ struct CorpusPassResult {
   // Multipron only (empty otherwise): one flag per tied state, 1 when a CI fallback put the state
   // into the graph of an utterance that succeeded.
   std::vector<std::uint8_t> fallback_senones;
-  // CPU seconds of the thread that read ahead (AccumulateOptions::read_ahead; 0 without one, -1
-  // when unmeasurable): telemetry only.
-  double reader_user_cpu_seconds = 0.0, reader_system_cpu_seconds = 0.0;
+  // CPU time of the thread that read ahead (AccumulateOptions::read_ahead; 0 without one):
+  // telemetry only.
+  ThreadCpuSeconds reader_cpu{0.0, 0.0};
 };
 
 // Runs the E-step over manifest entries [begin, end). Feature files are checked against the

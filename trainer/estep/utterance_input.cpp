@@ -2,7 +2,6 @@
 #include "estep/utterance_input.h"
 
 #include <sched.h>
-#include <sys/resource.h>
 
 #include <system_error>
 #include <utility>
@@ -10,6 +9,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/thread_cpu.h"
 #include "formats/mfc_file.h"
 #include "graph/pronunciation_graph.h"
 
@@ -50,18 +50,6 @@ bool TwoCpusAvailable() {
   return CPU_COUNT(&set) >= 2;
 }
 
-namespace {
-
-// Seconds of user and system CPU of the calling thread; -1 each when unavailable.
-std::pair<double, double> ThisThreadCpu() {
-  rusage usage{};
-  if (::getrusage(RUSAGE_THREAD, &usage) != 0) return {-1.0, -1.0};
-  return {double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) * 1e-6,
-          double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) * 1e-6};
-}
-
-}  // namespace
-
 UtteranceReader::UtteranceReader(const UtteranceInputContext& context, std::size_t begin, std::size_t end, bool background)
     : context_(context), end_(end), next_take_(begin) {
   if (!background || end - begin < 2) return;
@@ -72,7 +60,7 @@ UtteranceReader::UtteranceReader(const UtteranceInputContext& context, std::size
   }
 }
 
-std::pair<double, double> UtteranceReader::Finish() {
+ThreadCpuSeconds UtteranceReader::Finish() {
   if (thread_.joinable()) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
@@ -81,7 +69,7 @@ std::pair<double, double> UtteranceReader::Finish() {
     changed_.notify_all();
     thread_.join();
   }
-  return {reader_user_seconds_, reader_system_seconds_};
+  return reader_cpu_;
 }
 
 // Prepares utterances in order, at most kAhead beyond the one the caller will take next. A full
@@ -125,11 +113,10 @@ void UtteranceReader::Run() {
     const std::lock_guard<std::mutex> lock(mutex_);
     reader_failure_ = std::current_exception();
   }
-  const auto [user, system] = ThisThreadCpu();
+  const ThreadCpuSeconds cpu = ThisThreadCpu();
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    reader_user_seconds_ = user;
-    reader_system_seconds_ = system;
+    reader_cpu_ = cpu;
     reader_done_ = true;
   }
   changed_.notify_all();

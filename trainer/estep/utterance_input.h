@@ -16,9 +16,9 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <utility>
 #include <vector>
 
+#include "common/thread_cpu.h"
 #include "estep/corpus_pass.h"
 #include "features/features.h"
 #include "formats/dictionary.h"
@@ -70,9 +70,9 @@ class UtteranceReader {
   // The input of utterance `index`, which must be the next one in order (begin, begin + 1, ...);
   // throws what preparing it threw.
   UtteranceInput Take(std::size_t index);
-  // Stops and joins the thread (as the destructor does); then the user and system CPU seconds it
-  // used (0 without one; -1 each when they cannot be measured), for a shard's telemetry.
-  std::pair<double, double> Finish();
+  // Stops and joins the thread (as the destructor does); then the CPU time it used (0 without one;
+  // unknown when it cannot be measured), for a shard's telemetry.
+  ThreadCpuSeconds Finish();
 
   // At most this many utterances prepared and not yet taken (a few hundred KiB of features). A full
   // reader sleeps until half of them are taken.
@@ -98,7 +98,7 @@ class UtteranceReader {
   // The thread failed outside any one preparation (it could not store a result): Take raises it.
   std::exception_ptr reader_failure_;
   bool reader_done_ = false;
-  double reader_user_seconds_ = 0.0, reader_system_seconds_ = 0.0;
+  ThreadCpuSeconds reader_cpu_{0.0, 0.0};
   bool taker_waiting_ = false;   // Take waits for the thread
   std::thread thread_;  // last: started once everything above is set
 };

@@ -1,7 +1,6 @@
 // Running one shard of one pass (a `pstrain worker` process, or the coordinator with one job).
 #include "shards/shard_worker.h"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
@@ -18,6 +17,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/thread_cpu.h"
 #include "formats/dictionary.h"
 #include "manifest/manifest.h"
 #include "model/model_checks.h"
@@ -44,19 +44,6 @@ std::string IsoTime(std::chrono::system_clock::time_point when) {
   std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%S", &tm);
   std::snprintf(out, sizeof(out), "%s.%03ldZ", buffer, millis);
   return out;
-}
-
-// Seconds of user and system CPU of the calling thread (the shard's own thread, whether in a worker
-// process or inline in the coordinator; an inline shard's reader thread is counted apart, see
-// CorpusPassResult). Negative when unavailable.
-void ThreadCpu(double& user, double& system) {
-  rusage usage{};
-  if (::getrusage(RUSAGE_THREAD, &usage) != 0) {
-    user = system = -1.0;
-    return;
-  }
-  user = double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) * 1e-6;
-  system = double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) * 1e-6;
 }
 
 void InjectFaults(const ShardTask& task) {
@@ -89,8 +76,9 @@ void InjectFaults(const ShardTask& task) {
 
 void RunShardTask(const ShardTask& task) {
   const auto start = std::chrono::system_clock::now();
-  double user0, system0;
-  ThreadCpu(user0, system0);
+  // The shard's own thread (in a worker process or inline in the coordinator); an inline shard's
+  // reader thread measures itself (CorpusPassResult::reader_cpu).
+  const ThreadCpuSeconds cpu0 = ThisThreadCpu();
   const fs::path dir(task.shard_dir);
   fs::create_directories(dir);
 
@@ -156,8 +144,7 @@ void RunShardTask(const ShardTask& task) {
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
   WriteFileAtomic(dir / "artifact.json", SerializeArtifact(artifact));
 
-  double user1, system1;
-  ThreadCpu(user1, system1);
+  const ThreadCpuSeconds cpu1 = ThisThreadCpu();
   ShardTelemetry telemetry;
   telemetry.pid = static_cast<std::int64_t>(::getpid());
   telemetry.start = IsoTime(start);
@@ -165,10 +152,10 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (user0 >= 0 && user1 >= 0 && result.reader_user_cpu_seconds >= 0) {
+  if (cpu0.known() && cpu1.known() && result.reader_cpu.known()) {
     // This thread's CPU and that of the thread that read ahead for it (an inline shard's).
-    telemetry.user_cpu_seconds = user1 - user0 + result.reader_user_cpu_seconds;
-    telemetry.system_cpu_seconds = system1 - system0 + result.reader_system_cpu_seconds;
+    telemetry.user_cpu_seconds = cpu1.user - cpu0.user + result.reader_cpu.user;
+    telemetry.system_cpu_seconds = cpu1.system - cpu0.system + result.reader_cpu.system;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";

@@ -78,11 +78,13 @@ TEST_F(UtteranceInputTest, FinishReportsTheReadersCpuTime) {
   const std::size_t n = std::min<std::size_t>(manifest_.size(), 20);
   UtteranceReader without(Context(CorpusDir()), 0, n, false);
   for (std::size_t i = 0; i < n; ++i) without.Take(i);
-  EXPECT_EQ(without.Finish(), (std::pair<double, double>{0.0, 0.0}));
+  const ThreadCpuSeconds none = without.Finish();
+  EXPECT_EQ(none.user, 0.0);
+  EXPECT_EQ(none.system, 0.0);
   UtteranceReader with(Context(CorpusDir()), 0, n, true);
   for (std::size_t i = 0; i < n; ++i) with.Take(i);
-  const auto [user, system] = with.Finish();
-  EXPECT_GT(user + system, 0.0) << "hashing and features of " << n << " utterances took no CPU time";
+  const ThreadCpuSeconds cpu = with.Finish();
+  EXPECT_GT(cpu.user + cpu.system, 0.0) << "hashing and features of " << n << " utterances took no CPU time";
 }
 
 TEST_F(UtteranceInputTest, AChangedFeatureFileFailsItsOwnUtteranceOnly) {

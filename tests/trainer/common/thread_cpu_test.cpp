@@ -1,0 +1,34 @@
+// ThisThreadCpu (common/thread_cpu.h): the calling thread's CPU time, which grows with work done on
+// that thread and not with another thread's.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/thread_cpu.h"
+
+namespace pstrain {
+namespace {
+
+// Spins on this thread for about `ms` milliseconds of wall time.
+void Spin(int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  volatile unsigned sink = 0;
+  while (std::chrono::steady_clock::now() < until) sink = sink + 1;
+}
+
+TEST(ThreadCpu, GrowsWithThisThreadsWorkOnly) {
+  const ThreadCpuSeconds before = ThisThreadCpu();
+  ASSERT_TRUE(before.known());
+  std::thread other([] { Spin(200); });
+  other.join();
+  const ThreadCpuSeconds after_other = ThisThreadCpu();
+  EXPECT_LT(after_other.user + after_other.system - before.user - before.system, 0.1)
+      << "another thread's 200 ms counted as this thread's";
+  Spin(200);
+  const ThreadCpuSeconds after = ThisThreadCpu();
+  EXPECT_GT(after.user + after.system - after_other.user - after_other.system, 0.05);
+}
+
+}  // namespace
+}  // namespace pstrain

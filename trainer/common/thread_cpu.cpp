@@ -1,0 +1,15 @@
+// ThisThreadCpu: getrusage(RUSAGE_THREAD) in seconds.
+#include "common/thread_cpu.h"
+
+#include <sys/resource.h>
+
+namespace pstrain {
+
+ThreadCpuSeconds ThisThreadCpu() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_THREAD, &usage) != 0) return {};
+  return {double(usage.ru_utime.tv_sec) + double(usage.ru_utime.tv_usec) * 1e-6,
+          double(usage.ru_stime.tv_sec) + double(usage.ru_stime.tv_usec) * 1e-6};
+}
+
+}  // namespace pstrain
