@@ -239,7 +239,6 @@ std::string Manifest::Serialize() const {
   return bytes;
 }
 
-
 Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
   if (bytes.empty()) throw FileError(path, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
   if (bytes.starts_with("\xEF\xBB\xBF")) {
