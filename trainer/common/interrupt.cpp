@@ -1,9 +1,7 @@
-// SIGINT/SIGTERM as a request to stop: the InterruptGuard's signal handlers and flag, and the
-// process's own stop requests.
+// SIGINT/SIGTERM as a request to stop: the InterruptGuard's signal handlers and flag.
 #include "common/interrupt.h"
 
 #include <atomic>
-#include <mutex>
 
 namespace pstrain {
 
@@ -13,27 +11,13 @@ std::atomic<int> g_interrupt_signal{0};
 
 void OnInterrupt(int signal_number) { g_interrupt_signal.store(signal_number); }
 
-// Set (once) under the mutex; the flag lets pollers skip the lock while no stop was requested.
-std::atomic<bool> g_stop_requested{false};
-std::mutex g_stop_mutex;
-std::string g_stop_reason;
-
 }  // namespace
 
 int InterruptSignal() { return g_interrupt_signal.load(); }
 
-void RequestStop(const std::string& reason) {
-  const std::lock_guard<std::mutex> lock(g_stop_mutex);
-  if (g_stop_requested.load()) return;
-  g_stop_reason = reason;
-  g_stop_requested.store(true);
-}
-
 std::optional<std::string> StopRequest() {
   if (const int signal_number = InterruptSignal()) return "interrupted by signal " + std::to_string(signal_number);
-  if (!g_stop_requested.load()) return std::nullopt;
-  const std::lock_guard<std::mutex> lock(g_stop_mutex);
-  return g_stop_reason;
+  return std::nullopt;
 }
 
 InterruptGuard::InterruptGuard() {

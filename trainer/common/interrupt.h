@@ -1,8 +1,6 @@
 // SIGINT/SIGTERM as a request to stop, for the coordinator: while an InterruptGuard lives, the
 // signals set a flag instead of killing the process, so the run can stop its workers, promote
-// nothing and say why. The process can ask the same of itself (RequestStop: the feature-file check
-// that runs beside the first pass found a bad file). The utterance loop and both launchers' wait
-// loops poll StopRequest().
+// nothing and say why. The utterance loop and both launchers' wait loops poll StopRequest().
 #pragma once
 
 #include <csignal>
@@ -15,11 +13,7 @@ namespace pstrain {
 // (Train, then the process launcher); a process runs one training, so the flag is never reset.
 int InterruptSignal();
 
-// Asks every poller of StopRequest() to stop, for `reason` (the first reason given is kept).
-void RequestStop(const std::string& reason);
-
-// Why the run must stop, or nothing: "interrupted by signal N" (a signal wins), else the
-// RequestStop reason.
+// Why the run must stop ("interrupted by signal N"), or nothing.
 std::optional<std::string> StopRequest();
 
 class InterruptGuard {

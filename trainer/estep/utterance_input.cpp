@@ -19,8 +19,9 @@ UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_
   const ManifestEntry& entry = context.manifest.entries()[index];
   const AccumulateOptions& options = context.options;
   const std::filesystem::path feature_path = ResolveFeaturePath(entry, context.corpus_root);
-  // A regular file (a FIFO would block the open: with one job the feature-file check that refuses
-  // it runs beside the pass, training/feature_file_check.h).
+  // A regular file (a FIFO would block the open; it may have replaced the file after the
+  // coordinator looked at it, training/feature_file_check.h). This hash is the pass's check of the
+  // corpus: a pass that completes has checked every file it trained on.
   const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(feature_path);
   if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
     throw FileError(feature_path.string(), "utterance " + entry.utt_id +

@@ -457,6 +457,13 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsign
   }
 }
 
+bool FeatureFilesPresent(const Manifest& manifest, const fs::path& corpus_root) {
+  for (const ManifestEntry& entry : manifest.entries()) {
+    if (!FeatureFileProblem(ResolveFeaturePath(entry, corpus_root)).empty()) return false;
+  }
+  return true;
+}
+
 void CheckWords(const Manifest& manifest, const Dictionary& merged) {
   std::size_t n_affected = 0;
   std::string first_failure;

@@ -1,49 +1,44 @@
-// FeatureFileCheck: CheckManifest now or on a background thread, and its stop request on failure.
+// FeatureFileCheck: CheckManifest first or when needed, and a completed pass standing for it.
 #include "training/feature_file_check.h"
 
-#include <chrono>
+#include <utility>
 
 #include "common/interrupt.h"
 
 namespace pstrain {
 
-FeatureFileCheck::FeatureFileCheck(const Manifest& manifest, const std::filesystem::path& corpus_root, bool background) {
-  if (!background) {
-    CheckManifest(manifest, corpus_root);
-    finished_ = true;
+FeatureFileCheck::FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when)
+    : manifest_(manifest), corpus_root_(std::move(corpus_root)) {
+  if (when == When::kFirst) {
+    CheckManifest(manifest_, corpus_root_);
+    state_ = State::kPassed;
     return;
   }
-  // One thread: the workers of the pass it runs beside have the other cores. If no thread can be
-  // made, the check runs (deferred) in Wait.
-  running_ = std::async(std::launch::async | std::launch::deferred, [&manifest, corpus_root] {
-    try {
-      CheckManifest(manifest, corpus_root, 1, /*stop_on_interrupt=*/true);
-    } catch (...) {
-      RequestStop("stopped: the feature-file check failed");
-      throw;
-    }
-  });
+  if (!FeatureFilesPresent(manifest_, corpus_root_)) Require();  // throws: a file is missing or not regular
 }
 
-FeatureFileCheck::~FeatureFileCheck() {
-  // (A deferred check never waited for is not run.)
-  if (running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) running_.wait();
+void FeatureFileCheck::CoveredByPass() {
+  if (state_ == State::kPending) state_ = State::kPassed;
+}
+
+void FeatureFileCheck::Run() {
+  try {
+    CheckManifest(manifest_, corpus_root_, 0, /*stop_on_interrupt=*/true);
+    state_ = State::kPassed;
+  } catch (...) {
+    error_ = std::current_exception();
+    state_ = State::kFailed;
+  }
+}
+
+void FeatureFileCheck::Require() {
+  if (state_ == State::kPending) Run();
+  if (state_ == State::kFailed) std::rethrow_exception(error_);
 }
 
 bool FeatureFileCheck::Failed() {
-  if (!finished_) {
-    finished_ = true;
-    try {
-      running_.get();
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-  }
-  return error_ != nullptr;
-}
-
-void FeatureFileCheck::Wait() {
-  if (Failed()) std::rethrow_exception(error_);
+  if (state_ == State::kPending && InterruptSignal() == 0) Run();
+  return state_ == State::kFailed;
 }
 
 }  // namespace pstrain

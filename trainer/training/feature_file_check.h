@@ -1,20 +1,25 @@
 // The coordinator's check of every feature file against the manifest (manifest/manifest.h
-// CheckManifest), run before anything else, or beside the first pass when that pass runs inline
-// (one local job: one core busy, the check takes another).
+// CheckManifest), and when it runs.
 //
-// Nothing the check guards is lost by starting the pass at once: the pass hashes each feature file
-// again as it reads it, and nothing is published before the check has passed (the pass waits for
-// it before re-estimating). Its error wins over any later one (training/train_loop.cpp), so a
-// changed corpus is reported as the check reports it (every bad file counted, exit 2) whichever
-// fails first, and a failed check stops the running pass (common/interrupt.h RequestStop).
-// Beside two local workers on two cores the check cost them more than it saved (a ci_g1 pass,
-// 11 alternating runs: 363 -> 374 ms median; one job: 621 -> 588 ms), so with several workers, and
-// with Slurm (before a job array is queued), it runs first.
+// A pass checks the corpus as it reads it: each feature file is hashed when it is read, the first
+// that does not match the manifest stops the pass (estep/utterance_input.h PrepareUtterance), and
+// a pass reads every utterance of the manifest. So a pass that completes has checked every file,
+// and nothing is published before one has. What the separate check adds is a report of every bad
+// file (a pass stops at the first one it meets), and a check when no pass reads the corpus. So it
+// runs:
+//  - first, on every core, before a Slurm job array is queued (When::kFirst);
+//  - otherwise when needed (When::kWhenNeeded): after a pass or anything else failed, where its
+//    error, every bad file counted, is the one reported if it fails (training/train_loop.cpp); and
+//    when no pass runs (the final model is up to date, or every pass is resumed). Up front each
+//    file is only looked at (it exists and is a regular file), so a missing corpus or a FIFO still
+//    fails before any pass starts; a file whose contents changed stops the pass that reads it.
+// Run first, the check took about 40 ms of a 0.87 s 2-job pass of the tied CD benchmark model, and
+// beside a 1-job pass it took the CPU that pass's read-ahead thread uses (docs/performance.md,
+// fourteenth round).
 #pragma once
 
 #include <exception>
 #include <filesystem>
-#include <future>
 
 #include "manifest/manifest.h"
 
@@ -22,22 +27,30 @@ namespace pstrain {
 
 class FeatureFileCheck {
  public:
-  // Checks `manifest`'s feature files under `corpus_root`: now, on this thread's and a few others
-  // (background = false; throws as CheckManifest does), or on one background thread.
-  FeatureFileCheck(const Manifest& manifest, const std::filesystem::path& corpus_root, bool background);
-  // Waits for a background check (its error, if any, is dropped: call Wait first to see it).
-  ~FeatureFileCheck();
+  enum class When { kFirst, kWhenNeeded };
+
+  // kFirst: checks now (throws as CheckManifest does). kWhenNeeded: looks at each file now, and if
+  // one is missing or not a regular file, checks them all at once (and throws).
+  FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when);
   FeatureFileCheck(const FeatureFileCheck&) = delete;
   FeatureFileCheck& operator=(const FeatureFileCheck&) = delete;
 
-  // Returns once the check has passed; throws its error (at every call) if it failed.
-  void Wait();
-  // Waits for the check; whether it failed (never throws).
+  // A pass has completed: it read and checked every feature file.
+  void CoveredByPass();
+  // Returns once the check has passed or a pass has covered it, checking now if neither has (a
+  // SIGINT/SIGTERM ends that check as a failure); throws its error, at every call, if it failed.
+  void Require();
+  // After another failure: whether the check fails, checking now if it has not run and no pass has
+  // covered it. After a SIGINT/SIGTERM it is not run (false): the signal is what stopped the run.
+  // Never throws (Require then throws the check's error).
   bool Failed();
 
  private:
-  std::future<void> running_;
-  bool finished_ = false;
+  void Run();
+
+  const Manifest& manifest_;
+  const std::filesystem::path corpus_root_;
+  enum class State { kPending, kPassed, kFailed } state_ = State::kPending;
   std::exception_ptr error_;
 };
 

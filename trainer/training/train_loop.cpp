@@ -70,8 +70,8 @@ struct CheckedInputs {
   Manifest manifest;
   std::unique_ptr<Launcher> launcher;
   std::uint32_t shard_count = 0;
-  // Its check of the manifest's feature files (training/feature_file_check.h); declared last, so
-  // that a background check ends before the manifest it reads is destroyed.
+  // Its check of the manifest's feature files (training/feature_file_check.h); declared last: it
+  // refers to `manifest`, which outlives it.
   std::unique_ptr<FeatureFileCheck> feature_files;
 };
 
@@ -83,13 +83,13 @@ CheckedInputs LoadInputs(const TrainOptions& options) {
   return CheckedInputs{std::move(initial), std::move(digests), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
 }
 
-// Then its feature files, once `checked` is where it stays (a background check reads its manifest).
-// With one local job the check runs on a second thread while the rest is resolved and the pass runs
-// inline on this one (Train waits for it); otherwise it runs here, on every core, before anything
-// else.
+// Then its feature files, once `checked` is where it stays (the check keeps a reference to its
+// manifest): all of them now before a Slurm job array is queued; with the local launcher each is
+// only looked at now, and the passes check them as they read them (training/feature_file_check.h).
 void StartFeatureFileCheck(const TrainOptions& options, CheckedInputs& checked) {
-  const bool inline_pass = options.launch.launcher == LauncherKind::kLocal && options.launch.jobs == 1;
-  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, inline_pass);
+  const FeatureFileCheck::When when = options.launch.launcher == LauncherKind::kSlurm ? FeatureFileCheck::When::kFirst
+                                                                                       : FeatureFileCheck::When::kWhenNeeded;
+  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, when);
 }
 
 void ResolveInputs(const TrainOptions& options, CheckedInputs& checked) {
@@ -311,21 +311,22 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const std::string model_fingerprint =
       ModelFingerprint(pass == 1 ? checked.initial_digests : RecordedModelDigests(state.files));
 
-  // Run, validate and reduce; nothing is written from the statistics before the feature files are
-  // known to be the manifest's. A pass stopped by a failed check has its staging directory removed
-  // (RUNDIR and RUNDIR/passes, created before it, stay).
+  // Run, validate and reduce. A pass that completes has checked every feature file against the
+  // manifest as it read it. One that fails reports the feature-file check's error instead of its
+  // own if the check fails (every bad file counted), with its staging directory removed (RUNDIR and
+  // RUNDIR/passes, created before it, stay).
   ShardedPassResult sharded;
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint);
-    checked.feature_files->Wait();
   } catch (...) {
     if (checked.feature_files->Failed()) {
       std::error_code ec;
       fs::remove_all(pass_dir, ec);
-      checked.feature_files->Wait();  // throws its error
+      checked.feature_files->Require();  // throws its error
     }
     throw;
   }
+  checked.feature_files->CoveredByPass();
   ReducedPass& reduced = sharded.reduced;
   if (reduced.total_frames == 0) {
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
@@ -462,7 +463,7 @@ void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity
   ReplaceDirectory(staging, result.model_dir);
 }
 
-// Steps 2 to 4, once the inputs are loaded (Train waits for the feature-file check if they throw).
+// Steps 2 to 4, once the inputs are loaded (if they throw, Train reports a failed feature-file check instead).
 TrainResult TrainWith(const TrainOptions& options, CheckedInputs& checked, const fs::path& run_dir, std::ostream& log) {
   const TrainingIdentity identity = FingerprintInputs(options, checked);
   TrainResult result;
@@ -473,7 +474,7 @@ TrainResult TrainWith(const TrainOptions& options, CheckedInputs& checked, const
   // back first: it may be the finished model this run is asked for.
   RecoverDirectory(result.model_dir);
   if (FindFinishedModel(result, log)) {
-    checked.feature_files->Wait();  // a cache hit still requires the corpus the manifest describes
+    checked.feature_files->Require();  // a cache hit still requires the corpus the manifest describes
     return result;
   }
 
@@ -491,7 +492,7 @@ TrainResult TrainWith(const TrainOptions& options, CheckedInputs& checked, const
   result.passes = state.pass - 1;
   result.decision = state.decision;
 
-  checked.feature_files->Wait();  // (all passes resumed: no pass waited for it)
+  checked.feature_files->Require();  // (all passes resumed: no pass read the corpus)
   PromoteFinalModel(run_dir, identity, checked, result, state);
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.
@@ -518,9 +519,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     build_identity.get();
     return TrainWith(options, checked, run_dir, log);
   } catch (...) {
-    // A failed feature-file check is the cause to report, whatever failed after it started (a
-    // worker reading a changed file, say): its error is thrown instead.
-    checked.feature_files->Wait();
+    // A failed feature-file check is the cause to report, whatever else failed (a worker reading a
+    // changed file, say): its error is thrown instead.
+    if (checked.feature_files->Failed()) checked.feature_files->Require();
     throw;
   }
 }

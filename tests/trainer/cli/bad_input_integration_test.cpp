@@ -332,10 +332,9 @@ TEST(BadInputTest, FeatureFileTruncatedAfterImportIsADigestMismatchNamingTheUtte
   EXPECT_THAT(check.output, HasSubstr(utt));
 }
 
-// With one job the feature-file check runs beside the pass, which reads the first utterance's
-// changed file at once and fails on it: the check's error (every changed file counted) is still the
-// one reported, and the stopped pass leaves no staging directory behind. With two jobs the check
-// runs first.
+// The pass (inline with one job, in a worker with two) reads the first utterance's changed file
+// and fails on it; the whole feature-file check then runs, and its error (every changed file
+// counted) is the one reported, with no staging directory left behind.
 TEST(BadInputTest, AChangedCorpusIsReportedByTheFeatureFileCheckWithOneJobAsWithTwo) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-changed-check-wins", 5);
   Import(corpus);
@@ -353,6 +352,34 @@ TEST(BadInputTest, AChangedCorpusIsReportedByTheFeatureFileCheckWithOneJobAsWith
     EXPECT_FALSE(fs::exists(out / "passes" / ".001.staging"));
     EXPECT_FALSE(fs::exists(out / "passes" / "001"));
   }
+}
+
+// A run that reads no feature file still checks them all: a changed corpus fails both a rerun of a
+// finished training (its model up to date) and a run whose every pass is resumed, with the
+// check's error, and neither touches the model or the passes.
+TEST(BadInputTest, AChangedCorpusFailsARunThatReusesEveryPass) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-changed-after-training", 4);
+  Import(corpus);
+  const fs::path out = ScratchDir("mfc-changed-after-training-run") / "out";
+  const std::string train =
+      Pstrain("train " + CorpusFlags(An4Model(), corpus.Manifest()) + " --out " + ShellQuote(out.string()) + " --max-passes 1 --jobs 2");
+  const CommandResult first = RunCommand(train);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string means = ReadFileText(out / "model" / "means");
+  FlipByte(corpus.Feature(corpus.utt_ids[2]), 400);
+  const CommandResult cache_hit = RunCommand(train);
+  EXPECT_EQ(cache_hit.exit_code, 2) << cache_hit.output;
+  EXPECT_THAT(cache_hit.output, HasSubstr(corpus.Feature(corpus.utt_ids[2]).string()));
+  EXPECT_THAT(cache_hit.output, HasSubstr("(1 of 4 utterances have missing or changed feature files)"));
+  EXPECT_EQ(ReadFileText(out / "model" / "means"), means);
+  // Without the final model, pass 1 is resumed and no pass runs.
+  fs::remove_all(out / "model");
+  const CommandResult resumed = RunCommand(train);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("pass 1: already complete (resumed)"));
+  EXPECT_THAT(resumed.output, HasSubstr("(1 of 4 utterances have missing or changed feature files)"));
+  EXPECT_FALSE(fs::exists(out / "model"));
+  EXPECT_TRUE(fs::exists(out / "passes" / "001" / "pass.json"));
 }
 
 // A feature file replaced by a FIFO after import: with one job the pass beside the feature-file

@@ -1,5 +1,5 @@
-// StopRequest: nothing requested, a RequestStop's first reason, a signal before any reason. Each
-// case runs in a forked child (EXPECT_EXIT): a stop, once requested, stays for the process.
+// StopRequest: nothing until a signal, then the signal, which stays. Each case runs in a forked
+// child (EXPECT_EXIT): a signal, once received, stays for the process.
 #include "common/interrupt.h"
 
 #include <gtest/gtest.h>
@@ -19,26 +19,17 @@ void ExitWithWhether(const std::optional<std::string>& expected) {
   ::_exit(got == expected ? 0 : 1);
 }
 
-TEST(InterruptTest, NothingIsRequestedUntilAStopIs) {
+TEST(InterruptTest, NothingIsRequestedWithoutASignal) {
   EXPECT_EXIT(ExitWithWhether(std::nullopt), ::testing::ExitedWithCode(0), "");
 }
 
-TEST(InterruptTest, RequestStopKeepsItsFirstReason) {
+TEST(InterruptTest, ASignalUnderAGuardIsAStopRequestThatStays) {
   EXPECT_EXIT(
       {
-        RequestStop("stopped: the first reason");
-        RequestStop("stopped: a second reason");
-        ExitWithWhether("stopped: the first reason");
-      },
-      ::testing::ExitedWithCode(0), "");
-}
-
-TEST(InterruptTest, ASignalIsReportedBeforeARequest) {
-  EXPECT_EXIT(
-      {
-        InterruptGuard guard;
-        RequestStop("stopped: a reason");
-        std::raise(SIGTERM);
+        {
+          InterruptGuard guard;
+          std::raise(SIGTERM);
+        }
         ExitWithWhether("interrupted by signal " + std::to_string(SIGTERM));
       },
       ::testing::ExitedWithCode(0), "");

@@ -1,6 +1,7 @@
-// FeatureFileCheck: CheckManifest's verdict now or from a background thread, the stop a failed
-// background check requests, its error at every Wait, and a signal ending a background check. Failing cases run in a forked child
-// (EXPECT_EXIT): the stop request they make stays for the process.
+// FeatureFileCheck: checked first, or only when needed (a completed pass standing for it), the
+// error at every Require, a missing file failing at once, and a signal: no check after it from
+// Failed, an unfinished one from Require. Cases with a signal run in a forked child (EXPECT_EXIT):
+// the signal flag stays for the process.
 #include "training/feature_file_check.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -56,69 +56,79 @@ class FeatureFileCheckTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(FeatureFileCheckTest, APassingCheckWaitsQuietlyAndRequestsNoStop) {
+TEST_F(FeatureFileCheckTest, AnIntactCorpusPassesCheckedFirstOrWhenNeeded) {
   const Manifest manifest = Load();
-  for (const bool background : {false, true}) {
-    FeatureFileCheck check(manifest, corpus(), background);
-    EXPECT_NO_THROW(check.Wait());
+  for (const FeatureFileCheck::When when : {FeatureFileCheck::When::kFirst, FeatureFileCheck::When::kWhenNeeded}) {
+    FeatureFileCheck check(manifest, corpus(), when);
     EXPECT_FALSE(check.Failed());
-    EXPECT_NO_THROW(check.Wait());
+    EXPECT_NO_THROW(check.Require());
+    EXPECT_NO_THROW(check.Require());
   }
-  EXPECT_EQ(StopRequest(), std::nullopt);
 }
 
-TEST_F(FeatureFileCheckTest, AFailedBackgroundCheckRequestsAStopAndThrowsItsErrorAtEveryWait) {
-  const Manifest manifest = Load();
-  WriteText(corpus() / "feat" / "u107.mfc", "edited");
-  fs::remove(corpus() / "feat" / "u133.mfc");
-  EXPECT_EXIT(
-      {
-        FeatureFileCheck check(manifest, corpus(), true);
-        const std::string first = test::InputErrorMessage([&] { check.Wait(); });
-        const std::string second = test::InputErrorMessage([&] { check.Wait(); });
-        const bool counted = first.find("(2 of 40 utterances have missing or changed feature files)") != std::string::npos;
-        const bool names_first = first.find("u107.mfc") != std::string::npos;
-        const bool stopped = StopRequest() == std::optional<std::string>("stopped: the feature-file check failed");
-        ::_exit(counted && names_first && first == second && check.Failed() && stopped ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
-}
-
-TEST_F(FeatureFileCheckTest, AFailedCheckRunNowThrowsFromTheConstructorAndRequestsNoStop) {
+TEST_F(FeatureFileCheckTest, CheckedFirstAChangedFileThrowsFromTheConstructor) {
   const Manifest manifest = Load();
   WriteText(corpus() / "feat" / "u139.mfc", "edited");
-  EXPECT_EXIT(
-      {
-        const std::string message = test::InputErrorMessage([&] { FeatureFileCheck check(manifest, corpus(), false); });
-        const bool counted = message.find("(1 of 40 utterances") != std::string::npos;
-        ::_exit(counted && !StopRequest() ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
+  const std::string message =
+      test::InputErrorMessage([&] { FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kFirst); });
+  EXPECT_NE(message.find("u139.mfc"), std::string::npos) << message;
+  EXPECT_NE(message.find("(1 of 40 utterances"), std::string::npos) << message;
 }
 
-// Ctrl-C during a background check: it gives up at once and fails (an unfinished check never passes).
-TEST_F(FeatureFileCheckTest, ASignalEndsABackgroundCheckAsAFailure) {
+// When needed, a changed file is not read up front: the check runs when asked (after a failure, or
+// when no pass read the corpus) and counts every bad file, at every call.
+TEST_F(FeatureFileCheckTest, WhenNeededAChangedFileFailsTheCheckOnlyWhenItRuns) {
   const Manifest manifest = Load();
+  WriteText(corpus() / "feat" / "u107.mfc", "edited");
+  WriteText(corpus() / "feat" / "u133.mfc", "edited too");
+  FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded);
+  EXPECT_TRUE(check.Failed());
+  const std::string first = test::InputErrorMessage([&] { check.Require(); });
+  const std::string second = test::InputErrorMessage([&] { check.Require(); });
+  EXPECT_NE(first.find("u107.mfc"), std::string::npos) << first;
+  EXPECT_NE(first.find("(2 of 40 utterances have missing or changed feature files)"), std::string::npos) << first;
+  EXPECT_EQ(first, second);
+  EXPECT_TRUE(check.Failed());
+}
+
+// A completed pass hashed every file it read: it stands for the check, which then never runs (here
+// a changed file shows that it did not: the pass that covered it would have failed on that file).
+TEST_F(FeatureFileCheckTest, APassThatCompletedStandsForTheCheck) {
+  const Manifest manifest = Load();
+  FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded);
+  check.CoveredByPass();
+  WriteText(corpus() / "feat" / "u120.mfc", "edited after the pass");
+  EXPECT_NO_THROW(check.Require());
+  EXPECT_FALSE(check.Failed());
+}
+
+// A missing file (or one that is not a regular file) is found by the look up front: the whole check
+// runs at once and its error counts every bad file, the changed one included.
+TEST_F(FeatureFileCheckTest, WhenNeededAMissingFileFailsTheWholeCheckAtOnce) {
+  const Manifest manifest = Load();
+  fs::remove(corpus() / "feat" / "u133.mfc");
+  WriteText(corpus() / "feat" / "u107.mfc", "edited");
+  const std::string message =
+      test::InputErrorMessage([&] { FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded); });
+  EXPECT_NE(message.find("u107.mfc"), std::string::npos) << message;
+  EXPECT_NE(message.find("(2 of 40 utterances have missing or changed feature files)"), std::string::npos) << message;
+}
+
+// After Ctrl-C, Failed does not start a check (the signal is what stopped the run) and reports no
+// failure; Require then runs it, and the signal ends it as a failure (an unfinished check never passes).
+TEST_F(FeatureFileCheckTest, AfterASignalFailedRunsNoCheckAndRequireFails) {
+  const Manifest manifest = Load();
+  WriteText(corpus() / "feat" / "u107.mfc", "edited");
   EXPECT_EXIT(
       {
         InterruptGuard guard;
+        FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded);
         std::raise(SIGINT);
-        FeatureFileCheck check(manifest, corpus(), true);
-        const std::string message = test::ErrorMessage<TrainingError>([&] { check.Wait(); });
-        ::_exit(message.find("interrupted by signal " + std::to_string(SIGINT) + " while checking the feature files") !=
-                        std::string::npos
-                    ? 0
-                    : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
-  // Checked now (not in the background), the same corpus passes whatever the signal flag says.
-  EXPECT_EXIT(
-      {
-        InterruptGuard guard;
-        std::raise(SIGINT);
-        FeatureFileCheck check(manifest, corpus(), false);
-        check.Wait();
-        ::_exit(check.Failed() ? 1 : 0);
+        const bool no_failure = !check.Failed();
+        const std::string message = test::ErrorMessage<TrainingError>([&] { check.Require(); });
+        const bool interrupted =
+            message.find("interrupted by signal " + std::to_string(SIGINT) + " while checking the feature files") != std::string::npos;
+        ::_exit(no_failure && interrupted && check.Failed() ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
 }
