@@ -37,7 +37,13 @@ void FeatureFileCheck::Require() {
 }
 
 bool FeatureFileCheck::Failed() {
-  if (state_ == State::kPending && InterruptSignal() == 0) Run();
+  if (state_ != State::kPending || InterruptSignal() != 0) return state_ == State::kFailed;
+  Run();
+  if (state_ == State::kFailed && InterruptSignal() != 0) {
+    // Stopped by a signal part-way: not a verdict on the files, and the error it replaces stands.
+    state_ = State::kPending;
+    error_ = nullptr;
+  }
   return state_ == State::kFailed;
 }
 

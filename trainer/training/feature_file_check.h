@@ -8,11 +8,13 @@
 // file (a pass stops at the first one it meets), and a check when no pass reads the corpus. So it
 // runs:
 //  - first, on every core, before a Slurm job array is queued (When::kFirst);
-//  - otherwise when needed (When::kWhenNeeded): after a pass or anything else failed, where its
-//    error, every bad file counted, is the one reported if it fails (training/train_loop.cpp); and
-//    when no pass runs (the final model is up to date, or every pass is resumed). Up front each
-//    file is only looked at (it exists and is a regular file), so a missing corpus or a FIFO still
-//    fails before any pass starts; a file whose contents changed stops the pass that reads it.
+//  - otherwise when needed (When::kWhenNeeded): when something fails before a pass has completed,
+//    where its error, every bad file counted, is the one reported if it fails
+//    (training/train_loop.cpp); and when no pass runs (the final model is up to date, or every pass
+//    is resumed). Up front each file is only looked at (it exists and is a regular file), so a
+//    missing corpus or a FIFO still fails before any pass starts; a file whose contents changed
+//    stops the pass that reads it. Once a pass has completed the check has passed for this run: a
+//    file changed during a later pass is reported by that pass (its first bad file, exit 2).
 // Run first, the check took about 40 ms of a 0.87 s 2-job pass of the tied CD benchmark model, and
 // beside a 1-job pass it took the CPU that pass's read-ahead thread uses (docs/performance.md,
 // fourteenth round).
@@ -41,8 +43,9 @@ class FeatureFileCheck {
   // SIGINT/SIGTERM ends that check as a failure); throws its error, at every call, if it failed.
   void Require();
   // After another failure: whether the check fails, checking now if it has not run and no pass has
-  // covered it. After a SIGINT/SIGTERM it is not run (false): the signal is what stopped the run.
-  // Never throws (Require then throws the check's error).
+  // covered it. After a SIGINT/SIGTERM it is not run, and one that ends it part-way leaves it not
+  // run: false, so the signal or the other failure is what the run reports. Never throws (Require
+  // then throws the check's error).
   bool Failed();
 
  private:

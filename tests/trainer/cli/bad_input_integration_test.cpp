@@ -382,11 +382,11 @@ TEST(BadInputTest, AChangedCorpusFailsARunThatReusesEveryPass) {
   EXPECT_TRUE(fs::exists(out / "passes" / "001" / "pass.json"));
 }
 
-// A feature file replaced by a FIFO after import: with one job the pass beside the feature-file
-// check could reach it before the check's stop request and block opening it, waiting for a writer.
-// At the user's level both job counts report it with exit 2 (bounded by `timeout`: a hang fails the
-// test instead of stalling it). Which of the two gets there first is a race on so small a corpus,
-// so the pass's own read is tested alone below.
+// A feature file replaced by a FIFO after import, or removed: the look at every file before the
+// first pass finds it, the whole check reports it (exit 2) and no pass starts (no RUNDIR/passes;
+// without the look the pass itself would refuse the FIFO and report the missing file, but only
+// after starting). `timeout` bounds the run: a blocked open of the FIFO fails the test instead of
+// stalling it. The pass's own refusal of a FIFO is tested alone below.
 TEST(BadInputTest, AFeatureFileThatIsAFifoIsRefusedWithOneJobAsWithTwo) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-fifo", 3);
   Import(corpus);
@@ -400,7 +400,22 @@ TEST(BadInputTest, AFeatureFileThatIsAFifoIsRefusedWithOneJobAsWithTwo) {
     EXPECT_THAT(r.output, HasSubstr(feature.string()));
     EXPECT_THAT(r.output, HasSubstr("is not a regular file"));
     EXPECT_FALSE(fs::exists(out / "model"));
+    EXPECT_FALSE(fs::exists(out / "passes"));
   }
+}
+
+TEST(BadInputTest, AMissingFeatureFileFailsBeforeAnyPassWithEveryBadFileCounted) {
+  SmallCorpus corpus = MakeSmallCorpus("mfc-missing", 4);
+  Import(corpus);
+  fs::remove(corpus.Feature(corpus.utt_ids[3]));
+  FlipByte(corpus.Feature(corpus.utt_ids[1]), 400);
+  const fs::path out = ScratchDir("mfc-missing-run") / "out";
+  const CommandResult r = RunCommand(Pstrain("train " + CorpusFlags(An4Model(), corpus.Manifest()) + " --out " +
+                                             ShellQuote(out.string()) + " --max-passes 1 --jobs 2"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(corpus.Feature(corpus.utt_ids[1]).string()));
+  EXPECT_THAT(r.output, HasSubstr("(2 of 4 utterances have missing or changed feature files)"));
+  EXPECT_FALSE(fs::exists(out / "passes"));
 }
 
 // The corpus pass itself, with no check before it, and a FIFO as its first utterance: an InputError

@@ -393,8 +393,21 @@ TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstP
     EXPECT_EQ(manifest.entries()[u].feature_sha256, Sha256Hex("features of " + id)) << id;
   }
   EXPECT_NO_THROW(CheckManifest(manifest, corpus_));
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
 
+  // FeatureFilesPresent looks at the files in blocks of 256 on a few threads, and not inside them:
+  // a changed file is present, a missing one in the last block or a directory in its place is not.
   WriteText(corpus_ / "feat" / "u250.mfc", "edited");
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
+  fs::rename(corpus_ / "feat" / "u299.mfc", corpus_ / "feat" / "u299.moved");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_));
+  fs::create_directory(corpus_ / "feat" / "u299.mfc");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_));
+  fs::remove(corpus_ / "feat" / "u299.mfc");
+  fs::rename(corpus_ / "feat" / "u299.moved", corpus_ / "feat" / "u299.mfc");
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
+  EXPECT_FALSE(FeatureFilesPresent(manifest, dir_ / "nope"));
+
   fs::remove(corpus_ / "feat" / "u040.mfc");
   WriteText(corpus_ / "feat" / "u120.mfc", "edited");
   const std::string message = InputErrorMessage([&] { CheckManifest(manifest, corpus_); });
