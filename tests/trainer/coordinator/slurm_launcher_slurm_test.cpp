@@ -10,6 +10,8 @@
 //     nothing is promoted, and the rerun resumes after the last complete pass;
 //   - with --retry-failed-shards a task that fails once is resubmitted, the pass succeeds, and
 //     job.json records the retry;
+//   - a corpus whose feature files changed is refused before any job is queued (exit 2, every
+//     changed file counted);
 //   - a task cancelled from outside fails the pass with the state the controller reports, also when
 //     its worker died first and the batch script wrote the worker's 128+15;
 //   - SIGINT or SIGTERM to the coordinator while the array runs cancels the array (squeue shows none of its
@@ -302,6 +304,36 @@ TEST_F(SlurmTest, BadInputFoundByATaskIsAnInputErrorWithTheInlineMessage) {
   JobIds(StagingPassDir(dir / "slurm", 1));  // for TearDown
   EXPECT_TRUE(fs::is_regular_file(StagingPassDir(dir / "slurm", 1) / ShardDirName(1) / "failure.json"));
   EXPECT_FALSE(fs::exists(dir / "slurm" / "model"));
+}
+
+// With Slurm the whole feature-file check runs before the job array is queued
+// (training/feature_file_check.h When::kFirst): a corpus whose contents changed (the files still
+// there, so the look of the local launcher would not see it) is refused with the check's error,
+// every changed file counted, exit 2, and no pass directory and no job.
+TEST_F(SlurmTest, AChangedCorpusIsRefusedBeforeAnyJobIsQueued) {
+  const fs::path dir = Scratch("changed-corpus");
+  const CorpusFixture small = SmallCorpus(dir / "small");
+  const std::vector<ManifestEntry> entries = Manifest::Load(small.manifest).entries();
+  const fs::path root = dir / "corpus";
+  for (const ManifestEntry& entry : entries) {
+    const fs::path target = root / entry.feature_path;
+    fs::create_directories(target.parent_path());
+    fs::copy_file(small.corpus_root / entry.feature_path, target);
+  }
+  for (const std::size_t u : {std::size_t{2}, std::size_t{6}}) {
+    std::vector<std::uint8_t> bytes = ReadFileBytes(root / entries[u].feature_path);
+    bytes[bytes.size() / 2] ^= 0x40;
+    WriteFileAtomic(root / entries[u].feature_path, bytes.data(), bytes.size());
+  }
+  const fs::path run = dir / "run";
+  const Finished slurm = Run(TrainArgv(run, {"--corpus-root", root.string(), "--quiet", "--max-passes", "1", "--jobs", "2",
+                                             "--launcher", "slurm", "--slurm-partition", "pstrain"},
+                                       small.manifest),
+                             {}, dir / "train.out");
+  EXPECT_EQ(ExitCode(slurm.status), 2) << slurm.output;
+  EXPECT_THAT(slurm.output, HasSubstr((root / entries[2].feature_path).string()));
+  EXPECT_THAT(slurm.output, HasSubstr("(2 of " + std::to_string(entries.size()) + " utterances have missing or changed feature files)"));
+  EXPECT_FALSE(fs::exists(run / "passes"));
 }
 
 // A task cancelled from outside (scancel of one array task): the coordinator learns it from the
