@@ -61,15 +61,17 @@ std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode re
   return Sha256Hex(CanonicalConfig(options, reduction, dictionary_fingerprint));
 }
 
-std::string ModelFingerprint(const std::string& model_dir) {
+ModelFileDigests ModelDirDigests(const std::string& model_dir) {
   ModelFileDigests digests;
   for (const char* name : kModelFiles) {
     const fs::path path = fs::path(model_dir) / name;
     if (!fs::is_regular_file(path)) continue;
     digests.emplace_back(name, Sha256OfFile(path));
   }
-  return ModelFingerprint(digests);
+  return digests;
 }
+
+std::string ModelFingerprint(const std::string& model_dir) { return ModelFingerprint(ModelDirDigests(model_dir)); }
 
 std::string ModelFingerprint(const ModelFileDigests& digests) {
   std::string lines;

@@ -32,6 +32,8 @@ std::string ConfigFingerprint(const AccumulateOptions& options, ReductionMode re
 // mixture_weights, transition_matrices, and feat.params/noisedict when they are regular files: the
 // files ModelFiles::Load reads), in that order, as they are now.
 std::string ModelFingerprint(const std::string& model_dir);
+// The digests that fingerprint is made of: each of those files and the SHA-256 of its bytes now.
+ModelFileDigests ModelDirDigests(const std::string& model_dir);
 // The same fingerprint from the digests of the files as a load read them (ModelFiles::Load(dir,
 // digests)): the model that was loaded, whatever the directory holds by the time it is asked for.
 std::string ModelFingerprint(const ModelFileDigests& digests);

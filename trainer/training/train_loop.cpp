@@ -16,6 +16,7 @@
 #include "common/parallel_for.h"
 #include "common/sha256.h"
 #include "formats/feat_params.h"
+#include "provenance/fingerprints.h"
 #include "provenance/provenance.h"
 #include "provenance/provenance_file.h"
 #include "model/acoustic_model.h"
@@ -126,19 +127,14 @@ TrainingIdentity FingerprintInputs(const TrainOptions& options, const CheckedInp
   return identity;
 }
 
-// One entry of provenance.json's model_files.
-json::object ModelFileEntry(const char* name, const std::string& sha256) {
-  json::object file;
-  file["file"] = name;
-  file["sha256"] = sha256;
-  return file;
-}
-
-// The model files present in `dir` with their SHA-256, in kModelFiles order.
-json::array ModelDirDigestsJson(const fs::path& dir) {
+// provenance.json's model_files: one {"file", "sha256"} object per digest, in their (kModelFiles) order.
+json::array ModelFilesJson(const ModelFileDigests& digests) {
   json::array files;
-  for (const char* name : kModelFiles) {
-    if (fs::is_regular_file(dir / name)) files.push_back(ModelFileEntry(name, Sha256OfFile(dir / name)));
+  for (const auto& [name, sha256] : digests) {
+    json::object file;
+    file["file"] = name;
+    file["sha256"] = sha256;
+    files.push_back(std::move(file));
   }
   return files;
 }
@@ -155,7 +151,7 @@ bool FindFinishedModel(TrainResult& result, std::ostream& log) {
     if (!fs::is_regular_file(provenance_path)) return false;
     const json::value provenance = json::parse(ReadRegularFileText(provenance_path, kMaxProvenanceBytes));
     if (provenance.at("training_fingerprint").as_string() != result.training_fingerprint ||
-        json::serialize(provenance.at("model_files")) != json::serialize(ModelDirDigestsJson(result.model_dir))) {
+        json::serialize(provenance.at("model_files")) != json::serialize(ModelFilesJson(ModelDirDigests(result.model_dir.string())))) {
       return false;
     }
     result.cache_hit = true;
@@ -430,10 +426,10 @@ json::array ShardNodes(const fs::path& run_dir, std::uint32_t passes) {
 // The final model is the last pass's model: its files are copied from passes/NNN/model, each
 // required to have the SHA-256 that pass.json records for it (a file changed since the pass wrote or
 // resume verified it stops the run), and those digests are provenance.json's model_files, in
-// kModelFiles order as ModelDirDigestsJson lists them. Nothing is serialized or hashed twice.
+// kModelFiles order as ModelDirDigests lists them. Nothing is serialized or hashed twice.
 json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFileDigest>& files, const fs::path& into) {
-  json::array digests;
-  for (const auto& [name, recorded] : RecordedModelDigests(files)) {
+  const ModelFileDigests recorded_digests = RecordedModelDigests(files);
+  for (const auto& [name, recorded] : recorded_digests) {
     const fs::path from = pass_dir / "model" / name;
     const std::vector<std::uint8_t> bytes = ReadFileBytes(from);
     const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
@@ -442,9 +438,8 @@ json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFi
                           (pass_dir / kPassFileName).string() + ": the pass's model changed after it was written; not promoted");
     }
     WriteFileAtomic(into / name, bytes);
-    digests.push_back(ModelFileEntry(name.c_str(), sha256));
   }
-  return digests;
+  return ModelFilesJson(recorded_digests);  // each file's bytes have the recorded digest (checked above)
 }
 
 // The final model plus provenance.json, staged in RUNDIR/.model.staging and exchanged with
