@@ -308,6 +308,9 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
   }
   if (::fchmod(fd, 0644) != 0) throw fail("chmod failed");
   if (deferred) {
+    // The rest of the write-back starts now too: the scope's Sync() usually comes after other work
+    // (hashing, re-estimation), which the disk then overlaps.
+    if (file_size > started) (void)::sync_file_range(fd, started, 0, SYNC_FILE_RANGE_WRITE);
     if (::rename(tmpl.c_str(), path.c_str()) != 0) throw fail("rename into place failed");
     discarded = true;  // renamed: no temporary to remove any more
     bool taken = false;

@@ -135,11 +135,12 @@ void RunShardTask(const ShardTask& task) {
     DirectorySyncScope payload_sync(dir);
     result.accumulators.Write(dir.string());
     if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
+    // Hashed before the fsyncs: the disk writes them back meanwhile (their write-back has started).
+    for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
+      const fs::path path = dir / name;
+      artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});
+    }
     payload_sync.Sync();
-  }
-  for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
-    const fs::path path = dir / name;
-    artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
   WriteFileAtomic(dir / "artifact.json", SerializeArtifact(artifact));
