@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <set>
@@ -162,11 +163,18 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
     reject("payload-names", "payload must list exactly the files " + list);
   }
-  // The payload files are hashed first, on a few threads (exact_counts, the largest, beside the
-  // others). The checks below then run in order as before; a file not hashed here (another name
-  // than expected, not a regular file, another size, unreadable) is hashed there if it gets that
-  // far, where its error is reported.
-  std::vector<std::string> digests(a.payload.size());
+  // The payload files are hashed and their formats checked first, on a few threads (exact_counts,
+  // the largest, beside the others: gauden_counts's format check reads all of it). The checks
+  // below then run in order as before, each format check's outcome reported where it always was
+  // (after the file's size and digest); a file not taken here (another name than expected, not a
+  // regular file, another size, unreadable) is hashed and checked there if it gets that far, where
+  // its error is reported.
+  struct Prechecked {
+    std::string digest;
+    bool format_checked = false;
+    std::exception_ptr format_error;
+  };
+  std::vector<Prechecked> prechecked(a.payload.size());
   ParallelFor(a.payload.size(), CheckParallelism(), [&](std::size_t i) {
     if (a.payload[i].name != names[i]) return;
     std::error_code status_ec;
@@ -174,10 +182,18 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     if (!fs::is_regular_file(fs::symlink_status(path, status_ec)) || status_ec) return;
     if (fs::file_size(path, status_ec) != a.payload[i].size || status_ec) return;  // refused below without hashing it
     try {
-      digests[i] = Sha256OfFile(path);
+      prechecked[i].digest = Sha256OfFile(path);
     } catch (const std::exception&) {
-      // left empty: hashed again below, where its error is reported
+      return;  // left empty: hashed again below, where its error is reported
     }
+    try {
+      CheckPayloadHeader(path, names[i], shard, expected);
+    } catch (const ArtifactRejected&) {
+      prechecked[i].format_error = std::current_exception();
+    } catch (const std::exception&) {
+      return;  // not an outcome of the file's format (e.g. a read error): checked again below
+    }
+    prechecked[i].format_checked = true;
   });
   for (std::size_t i = 0; i < a.payload.size(); ++i) {
     const PayloadFile& file = a.payload[i];
@@ -185,8 +201,13 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     if (file.name != names[i]) reject("payload-names", "payload entry " + std::to_string(i) + " is \"" + file.name + "\", expected \"" + names[i] + "\"");
     const std::uint64_t size = fs::file_size(path);
     if (size != file.size) throw ArtifactRejected(shard, path.string(), "payload-size", "size " + std::to_string(size) + " bytes, artifact records " + std::to_string(file.size));
-    if ((digests[i].empty() ? Sha256OfFile(path) : digests[i]) != file.sha256) throw ArtifactRejected(shard, path.string(), "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
-    CheckPayloadHeader(path, file.name, shard, expected);
+    const Prechecked& pre = prechecked[i];
+    if ((pre.digest.empty() ? Sha256OfFile(path) : pre.digest) != file.sha256) throw ArtifactRejected(shard, path.string(), "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+    if (!pre.format_checked) {
+      CheckPayloadHeader(path, file.name, shard, expected);
+    } else if (pre.format_error) {
+      std::rethrow_exception(pre.format_error);
+    }
   }
   if (PayloadDigest(a.payload) != a.payload_sha256) reject("payload-digest", "payload_sha256 does not cover the listed payload files");
   return a;
