@@ -141,7 +141,11 @@ bool ExactAccumulators::operator==(const ExactAccumulators& other) const {
 }
 
 Accumulators ExactAccumulators::ToAccumulators(unsigned threads) const {
-  Accumulators acc(shape_, pass2var_);
+  // Each block is built by its converter: no zero-filled arrays allocated first only to be replaced
+  // (on a tied CD model 3 MB, a millisecond or two of page faults before the parallel part).
+  Accumulators acc;
+  acc.shape_ = shape_;
+  acc.pass2var_ = pass2var_;
   std::vector<double>* into[] = {&acc.mixw_, &acc.dnom_, &acc.mean_, &acc.var_, &acc.tmat_};
   ParallelFor(std::size(kBlocks), threads, [&](std::size_t b) { *into[b] = ToDoubles(BlockData(kBlocks[b]), BlockName(kBlocks[b])); });
   return acc;

@@ -328,10 +328,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
-  // The double view re-estimation reads. The workers have ended, so the tail uses two threads: a
-  // second one writes accum/exact_counts from the exact sums, frees them and hashes the file, while
-  // this one re-estimates and writes model/ and the rest of accum/ (bw's files, from the view):
-  // about the same time each on a tied CD model.
+  // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
+  // at once: one writes accum/exact_counts from the exact sums, frees them and hashes the file;
+  // one writes bw's files of accum/ from the view and hashes them; this thread re-estimates and
+  // writes model/. On a tied CD model each takes a few milliseconds (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
@@ -342,6 +342,14 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     if (exact) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
     return written;
   });
+  std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {
+    WriteReducedCountFiles(reduced, statistics, accum_dir);
+    std::vector<PassFileDigest> written;
+    for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
+      written.push_back({std::string("accum/") + name, Sha256OfFile(accum_dir / name)});
+    }
+    return written;
+  });
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
@@ -349,10 +357,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   ReestimationReport report;
   ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
   SaveModelDir(next, pass_dir / "model");
-  WriteReducedCountFiles(reduced, statistics, accum_dir);
-  // Every file of model/ and accum/ (pass.json's list; listed once both threads are done, so that no
-  // temporary file is seen), hashed on a few threads, exact_counts with the digest taken above.
-  const std::vector<PassFileDigest> hashed = exact_counts.get();
+  // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
+  // temporary file is seen), hashed on a few threads, those of accum/ with the digests taken above.
+  std::vector<PassFileDigest> hashed = exact_counts.get();
+  for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
