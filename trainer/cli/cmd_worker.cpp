@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,6 +12,7 @@
 #include "cli/options/worker_options.h"
 #include "common/error.h"
 #include "coordinator/worker_failure.h"
+#include "provenance/provenance.h"
 #include "shards/shard_worker.h"
 
 namespace pstrain::cli {
@@ -25,6 +27,9 @@ int RunWorker(int argc, char** argv) {
                                           "Runs one shard of one pass (the coordinator starts these).")) {
     return 0;
   }
+  // The local launcher hands over the stamps of the files its own code identity hashed: this
+  // process's identity takes their digests for those of its files that are the same, unchanged files.
+  if (const char* stamps = std::getenv(kCodeFileStampsVariable)) AcceptCodeFileStamps(DecodeCodeFileStamps(stamps));
   if (coordinator_pid > 0) {
     // Die with the coordinator, even in the middle of an utterance.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -21,6 +21,7 @@
 #include "common/interrupt.h"
 #include "coordinator/worker_failure.h"
 #include "coordinator/worker_flags.h"
+#include "provenance/provenance.h"
 
 namespace pstrain {
 
@@ -208,6 +209,9 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
   std::optional<std::string> failure;
   std::optional<std::string> input_failure;  // a worker's bad-input report: fails the pass as an InputError
 
+  // The files this process's code identity hashed, as stamps (provenance/code_file_stamps.h): a
+  // worker running the same, unchanged files takes their digests instead of hashing them again.
+  const std::string code_file_stamps = EncodeCodeFileStamps(ProcessCodeFileStamps());
   std::vector<std::size_t> finished;  // ended successfully, not yet passed to on_done
   std::exception_ptr callback_error;
   // false (and callback_error set) when on_done threw: the pass stops.
@@ -240,7 +244,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
       const std::string log = (fs::path(task.shard_dir) / "worker.stderr").string();
       std::error_code ec;
       bp::child child(bp::exe = executable_, bp::args = WorkerArguments(task), bp::std_out > log, bp::std_err > log,
-                      bp::std_in < bp::null, ec);
+                      bp::std_in < bp::null, bp::env[kCodeFileStampsVariable] = code_file_stamps, ec);
       if (ec) {
         failure = "shard " + std::to_string(task.shard) + ": cannot start worker " + executable_ + ": " + ec.message();
         break;

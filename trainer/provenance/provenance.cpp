@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -16,7 +18,9 @@ namespace pstrain {
 
 namespace fs = std::filesystem;
 
-BuildIdentity CurrentBuildIdentity() {
+BuildIdentity CurrentBuildIdentity() { return CurrentBuildIdentity({}, nullptr); }
+
+BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std::vector<CodeFileStamp>* stamps) {
   BuildIdentity id;
   id.version = PSTRAIN_VERSION;
 #if defined(__x86_64__)
@@ -27,10 +31,16 @@ BuildIdentity CurrentBuildIdentity() {
   id.architecture = "unknown";
 #endif
   id.compiler = __VERSION__;
+  auto digest = [&](const std::string& path) {
+    std::optional<CodeFileStamp> stamp;
+    std::string sha256 = FileDigestWithStamp(path, known, stamps ? &stamp : nullptr);
+    if (stamp) stamps->push_back(std::move(*stamp));
+    return sha256;
+  };
   // The executable this process runs, even if its path has been replaced or removed since it
   // started (/proc/self/exe opens the running file, not whatever now has its name).
   try {
-    id.binary_sha256 = Sha256OfFile("/proc/self/exe");
+    id.binary_sha256 = digest("/proc/self/exe");
   } catch (const std::exception&) {
     id.binary_sha256 = "unavailable";
   }
@@ -46,15 +56,54 @@ BuildIdentity CurrentBuildIdentity() {
   for (const std::string& path : paths) {
     std::error_code exists_ec;
     if (!fs::is_regular_file(path, exists_ec)) continue;
-    id.libraries.emplace_back(fs::path(path).filename().string(), Sha256OfFile(path));
+    id.libraries.emplace_back(fs::path(path).filename().string(), digest(path));
   }
   std::sort(id.libraries.begin(), id.libraries.end());
   return id;
 }
 
+namespace {
+
+struct ProcessIdentityState {
+  std::mutex mutex;
+  std::vector<CodeFileStamp> accepted;   // AcceptCodeFileStamps
+  std::vector<CodeFileStamp> published;  // the stamps of the identity's own files
+};
+
+ProcessIdentityState& IdentityState() {
+  static ProcessIdentityState state;
+  return state;
+}
+
+}  // namespace
+
+void AcceptCodeFileStamps(std::vector<CodeFileStamp> stamps) {
+  ProcessIdentityState& state = IdentityState();
+  const std::lock_guard<std::mutex> lock(state.mutex);
+  state.accepted = std::move(stamps);
+}
+
 const BuildIdentity& ProcessBuildIdentity() {
-  static const BuildIdentity identity = CurrentBuildIdentity();
+  static const BuildIdentity identity = [] {
+    ProcessIdentityState& state = IdentityState();
+    std::vector<CodeFileStamp> accepted, published;
+    {
+      const std::lock_guard<std::mutex> lock(state.mutex);
+      accepted = state.accepted;
+    }
+    BuildIdentity build = CurrentBuildIdentity(accepted, &published);
+    const std::lock_guard<std::mutex> lock(state.mutex);
+    state.published = std::move(published);
+    return build;
+  }();
   return identity;
+}
+
+std::vector<CodeFileStamp> ProcessCodeFileStamps() {
+  ProcessBuildIdentity();
+  ProcessIdentityState& state = IdentityState();
+  const std::lock_guard<std::mutex> lock(state.mutex);
+  return state.published;
 }
 
 std::string CodeIdentity(const BuildIdentity& build) {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "provenance/code_file_stamps.h"
+
 namespace pstrain {
 
 struct BuildIdentity {
@@ -24,11 +26,20 @@ struct BuildIdentity {
 // Identity of the running process (hashes the running executable through /proc/self/exe, and the
 // shared libraries listed in /proc/self/maps), computed anew on every call.
 BuildIdentity CurrentBuildIdentity();
+// The same, where a file whose stat stamp is one of `known` takes that stamp's digest unread
+// (provenance/code_file_stamps.h); with `stamps`, the stamps of the files it hashed are appended
+// (those unchanged while hashed and not written in the last two seconds).
+BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std::vector<CodeFileStamp>* stamps);
 
 // CurrentBuildIdentity() computed on the first call and cached for the life of the process (hashing
-// the binary and its libraries costs tens of milliseconds; a coordinator needs it every pass).
-// Thread-safe.
+// the binary and its libraries costs milliseconds; a coordinator needs it every pass). With the
+// stamps given to AcceptCodeFileStamps before that first call. Thread-safe.
 const BuildIdentity& ProcessBuildIdentity();
+// Stamps of files this process's identity may skip hashing: a worker is given its coordinator's.
+// Only effective before ProcessBuildIdentity() is first called.
+void AcceptCodeFileStamps(std::vector<CodeFileStamp> stamps);
+// The stamps of the files ProcessBuildIdentity() hashed (computing it if need be), to hand to workers.
+std::vector<CodeFileStamp> ProcessCodeFileStamps();
 
 // The code identity of a build: SHA-256 (hex) of the canonical lines
 //   version V\narchitecture A\ncompiler C\nbinary SHA256\n
