@@ -30,7 +30,9 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "formats/s3_file.h"
+#include "provenance/code_file_stamps.h"
 #include "support/fault_fixture_util.h"
 #include "support/shard_fixture.h"
 #include "support/test_util.h"
@@ -312,6 +314,9 @@ TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
   fs::create_directories(binary.parent_path());
   fs::copy_file(PSTRAIN_BINARY, binary);
   fs::permissions(binary, fs::perms::owner_all);
+  // Old enough for the coordinator to hand its workers the binary's stat stamp (a file written in
+  // the last 2 s gets none): the replaced binary below must be refused all the same.
+  std::this_thread::sleep_for(2200ms);
   const fs::path run = dir / "run";
   std::vector<std::string> argv = TrainArgv(run, {"--jobs", "2", "--min-passes", "2", "--max-passes", "2"});
   argv.front() = binary.string();
@@ -321,6 +326,22 @@ TEST_F(FaultTest, WorkersOfAnotherBuildFailThePassByCodeIdentity) {
   const std::vector<WorkerProcess> workers = WaitForWorkers(coordinator.pid(), 1, 2, 60s);
   for (const WorkerProcess& w : workers) coordinator.Track(w.id);
   ASSERT_EQ(workers.size(), 2u) << "the two workers of pass 1 did not appear";
+  // Each worker was given the stamp and digest of the binary it runs (provenance/code_file_stamps.h).
+  const std::string binary_sha256 = Sha256OfFile(binary);
+  for (const WorkerProcess& w : workers) {
+    const std::string environ = ReadFileText("/proc/" + std::to_string(w.id.pid) + "/environ");
+    const std::string prefix = std::string(kCodeFileStampsVariable) + "=";
+    const std::size_t at = environ.find(prefix);
+    ASSERT_NE(at, std::string::npos) << "worker " << w.id.pid << " has no " << kCodeFileStampsVariable;
+    const std::size_t end = environ.find('\0', at);
+    const std::vector<CodeFileStamp> stamps = DecodeCodeFileStamps(std::string_view(environ).substr(at + prefix.size(), end - at - prefix.size()));
+    ASSERT_FALSE(stamps.empty());
+    EXPECT_EQ(stamps.front().path, "/proc/self/exe");
+    EXPECT_EQ(stamps.front().sha256, binary_sha256);
+    struct stat st {};
+    ASSERT_EQ(::stat(binary.c_str(), &st), 0);
+    EXPECT_EQ(stamps.front().inode, static_cast<std::uint64_t>(st.st_ino));
+  }
 
   const fs::path other = dir / "bin" / "pstrain.other";
   fs::copy_file(PSTRAIN_BINARY, other);
