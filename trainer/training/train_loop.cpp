@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <future>
+#include <optional>
 #include <ostream>
 #include <utility>
 
@@ -76,12 +78,15 @@ struct CheckedInputs {
   std::unique_ptr<FeatureFileCheck> feature_files;
 };
 
-// The model, then the manifest.
-CheckedInputs LoadInputs(const TrainOptions& options) {
-  const PassInputs& base = options.inputs;
-  ModelFileDigests digests;
-  ModelFiles initial = LoadCheckedModel(base.model_dir, digests);
-  return CheckedInputs{std::move(initial), std::move(digests), Manifest::Load(base.manifest_path), nullptr, 0, nullptr};
+// The input model, read and checked (on its own thread: see Train).
+struct LoadedModel {
+  ModelFiles files;
+  ModelFileDigests digests;  // of its files as loaded
+};
+LoadedModel LoadInputModel(const TrainOptions& options) {
+  LoadedModel model;
+  model.files = LoadCheckedModel(options.inputs.model_dir, model.digests);
+  return model;
 }
 
 // Then its feature files, once `checked` is where it stays (the check keeps a reference to its
@@ -512,19 +517,55 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // SIGINT/SIGTERM stop the run between utterances (inline) or stop the workers (launcher):
   // nothing is promoted, and the error says why.
   InterruptGuard interrupt_guard;
-  // The build identity hashes this binary and its shared libraries (once per process): on a second
-  // thread while the inputs are loaded and checked, which is mostly one thread's work.
+  // The build identity hashes this binary and its shared libraries (once per process), and the input
+  // model is read and checked: each on a thread of its own while the manifest, its feature files
+  // (looked at) and the dictionary are read here, all independent of one another. An error is the
+  // one the steps one after another would report: the model's first, then the manifest's, the
+  // feature files', the dictionary's. With Slurm, whose check reads every feature file before the
+  // first array, a bad model is reported before that check starts.
   std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
-  CheckedInputs checked = LoadInputs(options);
-  StartFeatureFileCheck(options, checked);
+  std::future<LoadedModel> model = std::async(std::launch::async | std::launch::deferred, [&] { return LoadInputModel(options); });
+  std::optional<LoadedModel> loaded;
+  std::exception_ptr model_error, load_error, resolve_error;
+  bool joined = false;
+  auto join_model = [&] {
+    if (joined) return;
+    joined = true;
+    try {
+      loaded = model.get();
+    } catch (...) {
+      model_error = std::current_exception();
+    }
+  };
+  std::optional<CheckedInputs> checked;
   try {
-    ResolveInputs(options, checked);
+    checked.emplace(CheckedInputs{ModelFiles{}, {}, Manifest::Load(options.inputs.manifest_path), nullptr, 0, nullptr});
+    if (options.launch.launcher == LauncherKind::kSlurm) join_model();
+    if (!model_error) StartFeatureFileCheck(options, *checked);
+  } catch (...) {
+    load_error = std::current_exception();
+  }
+  if (!load_error && !model_error) {
+    try {
+      ResolveInputs(options, *checked);
+    } catch (...) {
+      resolve_error = std::current_exception();
+    }
+  }
+  join_model();
+  if (model_error) std::rethrow_exception(model_error);
+  if (load_error) std::rethrow_exception(load_error);
+  checked->initial = std::move(loaded->files);
+  checked->initial_digests = std::move(loaded->digests);
+  loaded.reset();
+  try {
+    if (resolve_error) std::rethrow_exception(resolve_error);
     build_identity.get();
-    return TrainWith(options, checked, run_dir, log);
+    return TrainWith(options, *checked, run_dir, log);
   } catch (...) {
     // A failed feature-file check is the cause to report, whatever else failed (a worker reading a
     // changed file, say): its error is thrown instead.
-    if (checked.feature_files->Failed()) checked.feature_files->Require();
+    if (checked->feature_files->Failed()) checked->feature_files->Require();
     throw;
   }
 }

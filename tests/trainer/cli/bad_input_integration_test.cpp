@@ -459,6 +459,33 @@ TEST(BadInputTest, ABrokenModelIsReportedBeforeAChangedFeatureFile) {
   EXPECT_FALSE(fs::exists(out / "model"));
 }
 
+// The model is read and checked on a thread of its own while the manifest, the look at its feature
+// files and the dictionary are read: with one of those broken too, the model's error is still the
+// one reported, as when the steps ran one after another.
+TEST(BadInputTest, ABrokenModelIsReportedBeforeABrokenManifestOrAMissingFeatureFile) {
+  const fs::path model = CopyModel("model-broken-and-more-model");
+  Truncate(model / "variances", 8000);
+  {
+    SCOPED_TRACE("manifest empty");
+    const fs::path manifest = ScratchDir("model-broken-manifest-empty") / "train.manifest";
+    WriteText(manifest, "");
+    const CommandResult r = RunPstrain(Command::kTrain, model, manifest, ScratchDir("model-broken-manifest-empty-out") / "out");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr((model / "variances").string()));
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr(manifest.string())));
+  }
+  {
+    SCOPED_TRACE("feature file missing");
+    SmallCorpus corpus = MakeSmallCorpus("model-broken-mfc-missing", 3);
+    Import(corpus);
+    fs::remove(corpus.Feature(corpus.utt_ids[1]));
+    const CommandResult r = RunPstrain(Command::kTrain, model, corpus.Manifest(), ScratchDir("model-broken-mfc-missing-out") / "out");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr((model / "variances").string()));
+    EXPECT_THAT(r.output, ::testing::Not(HasSubstr(corpus.Feature(corpus.utt_ids[1]).string())));
+  }
+}
+
 TEST(BadInputTest, FeatureFileTruncatedBeforeImportFailsInTheMfcParser) {
   SmallCorpus corpus = MakeSmallCorpus("mfc-truncated-before-import", 3);
   const std::string utt = corpus.utt_ids[2];
