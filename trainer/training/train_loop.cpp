@@ -1,6 +1,8 @@
 // The training loop: named steps from the inputs to the promoted model (training/train_loop.h).
 #include "training/train_loop.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
@@ -553,6 +555,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     }
   }
   join_model();
+  // The model's thread freed the file bytes it parsed (a few MB for a CD model) into its own malloc
+  // arena, where they would stay resident for the whole run: given back now (peak RSS, docs/performance.md).
+  ::malloc_trim(0);
   if (model_error) std::rethrow_exception(model_error);
   if (load_error) std::rethrow_exception(load_error);
   checked->initial = std::move(loaded->files);
