@@ -337,19 +337,29 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
   // at once: one writes accum/exact_counts from the exact sums, frees them and hashes the file;
-  // one writes bw's files of accum/ from the view and hashes them; this thread re-estimates and
-  // writes model/. On a tied CD model each takes a few milliseconds (docs/performance.md).
+  // one writes bw's files of accum/ from the view and hashes them, once the exact sums are freed
+  // (their buffers would otherwise add to the peak memory); this thread re-estimates and writes
+  // model/. On a tied CD model each takes a few milliseconds (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
+  std::promise<void> exact_released;  // set once the exact sums are freed (or their write failed)
+  const std::shared_future<void> exact_freed = exact_released.get_future().share();
   std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
-    WriteAndReleaseExactCounts(reduced, accum_dir);
+    {
+      struct Released {
+        std::promise<void>& promise;
+        ~Released() { promise.set_value(); }
+      } released{exact_released};
+      WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
+    }
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
     return written;
   });
   std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {
+    exact_freed.wait();
     WriteReducedCountFiles(reduced, statistics, accum_dir);
     std::vector<PassFileDigest> written;
     for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
