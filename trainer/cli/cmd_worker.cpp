@@ -27,9 +27,6 @@ int RunWorker(int argc, char** argv) {
                                           "Runs one shard of one pass (the coordinator starts these).")) {
     return 0;
   }
-  // The local launcher hands over the stamps of the files its own code identity hashed: this
-  // process's identity takes their digests for those of its files that are the same, unchanged files.
-  if (const char* stamps = std::getenv(kCodeFileStampsVariable)) AcceptCodeFileStamps(DecodeCodeFileStamps(stamps));
   if (coordinator_pid > 0) {
     // Die with the coordinator, even in the middle of an utterance.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -37,6 +34,10 @@ int RunWorker(int argc, char** argv) {
       std::cerr << "pstrain worker: coordinator " << coordinator_pid << " is gone\n";
       return 1;
     }
+    // The local launcher hands over the stamp of the binary its own code identity hashed: taken only
+    // from that parent (never from an inherited environment, e.g. a Slurm job's), and only for the
+    // very same, unchanged file (provenance/code_file_stamps.h).
+    if (const char* stamps = std::getenv(kCodeFileStampsVariable)) AcceptCodeFileStamps(DecodeCodeFileStamps(stamps));
   }
   // Bad input (exit 2) is reported to the coordinator in SHARD_DIR/failure.json as well as on stderr,
   // so that it fails the pass as an input error with this message (coordinator/worker_failure.h).

@@ -2,6 +2,7 @@
 #include "provenance/code_file_stamps.h"
 
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include <algorithm>
 #include <charconv>
@@ -13,9 +14,27 @@ namespace pstrain {
 
 namespace {
 
+// File systems whose times this host's kernel sets itself, from its own clock, on every change of a
+// file's contents: ext2/3/4, XFS, Btrfs, tmpfs, overlayfs. Elsewhere (NFS, CIFS, FUSE, ...) another
+// host or a user-space server sets them, and a file is always hashed.
+bool OnLocalFileSystem(const std::string& path) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0xEF53UL:      // ext2, ext3, ext4
+    case 0x58465342UL:  // XFS
+    case 0x9123683EUL:  // Btrfs
+    case 0x01021994UL:  // tmpfs
+    case 0x794C7630UL:  // overlayfs
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<CodeFileStamp> StatStamp(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !OnLocalFileSystem(path)) return std::nullopt;
   CodeFileStamp stamp;
   stamp.path = path;
   stamp.device = static_cast<std::uint64_t>(st.st_dev);

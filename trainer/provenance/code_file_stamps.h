@@ -1,11 +1,12 @@
-// Code file stamps: what a process that hashed one file of its build identity (its binary or a
-// shared library, provenance/provenance.h) knows of that file: its stat stamp (device, inode, size,
-// modification and status-change times) and its SHA-256. A worker process started by the local
-// launcher is handed the coordinator's stamps; a file of its own whose stamp is identical (the very
-// file the coordinator hashed, not modified since: any write changes the status-change time, which
-// no user can set) takes the coordinator's digest instead of being read and hashed again. Anything
-// else (another file, a modified one, no stamps) is hashed, as without them. Never written to a
-// deterministic file: stamps carry inode numbers and times.
+// Code file stamps: what a process that hashed its binary for its build identity
+// (provenance/provenance.h) knows of that file: its stat stamp (device, inode, size, modification
+// and status-change times) and its SHA-256. A worker process started by the local launcher is
+// handed the coordinator's stamp; if its own binary has the identical stamp (the very file the
+// coordinator hashed, not modified since: a write changes the status-change time, which no user can
+// set, and a running binary cannot be opened for writing at all), it takes the coordinator's digest
+// instead of reading and hashing the file again. Anything else (another file, a modified one, a file
+// on a file system this kernel does not keep the times of, no stamp) is hashed, as without stamps.
+// Never written to a deterministic file: stamps carry inode numbers and times.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,9 @@ inline constexpr const char* kCodeFileStampsVariable = "PSTRAIN_CODE_FILE_STAMPS
 // gives its digest without reading the file. Otherwise the file is hashed, and when `stamp_out` is
 // given and the file's stamp was the same before and after the hashing and its times are at least
 // `settle_ns` in the past (a file written that recently could change again within one tick of the
-// file system's clock without its stamp changing), *stamp_out is set to its stamp. Throws as
-// Sha256OfFile does.
+// file system's clock without its stamp changing), *stamp_out is set to its stamp. A file on a file
+// system other than ext2/3/4, XFS, Btrfs, tmpfs or overlayfs has no stamp: always hashed, never
+// stamped. Throws as Sha256OfFile does.
 std::string FileDigestWithStamp(const std::string& path, const std::vector<CodeFileStamp>& known,
                                 std::optional<CodeFileStamp>* stamp_out, std::int64_t settle_ns = 2'000'000'000);
 

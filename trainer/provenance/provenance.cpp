@@ -31,16 +31,15 @@ BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std:
   id.architecture = "unknown";
 #endif
   id.compiler = __VERSION__;
-  auto digest = [&](const std::string& path) {
-    std::optional<CodeFileStamp> stamp;
-    std::string sha256 = FileDigestWithStamp(path, known, stamps ? &stamp : nullptr);
-    if (stamp) stamps->push_back(std::move(*stamp));
-    return sha256;
-  };
   // The executable this process runs, even if its path has been replaced or removed since it
-  // started (/proc/self/exe opens the running file, not whatever now has its name).
+  // started (/proc/self/exe opens the running file, not whatever now has its name). Only its digest
+  // may come from a stamp: while it runs nothing can open it for writing (ETXTBSY), so its bytes
+  // cannot change under an unchanged stamp; a library's can (a write through a shared mapping to a
+  // page already dirty changes no file time), so each library is always hashed.
   try {
-    id.binary_sha256 = digest("/proc/self/exe");
+    std::optional<CodeFileStamp> stamp;
+    id.binary_sha256 = FileDigestWithStamp("/proc/self/exe", known, stamps ? &stamp : nullptr);
+    if (stamp) stamps->push_back(std::move(*stamp));
   } catch (const std::exception&) {
     id.binary_sha256 = "unavailable";
   }
@@ -56,7 +55,7 @@ BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std:
   for (const std::string& path : paths) {
     std::error_code exists_ec;
     if (!fs::is_regular_file(path, exists_ec)) continue;
-    id.libraries.emplace_back(fs::path(path).filename().string(), digest(path));
+    id.libraries.emplace_back(fs::path(path).filename().string(), Sha256OfFile(path));
   }
   std::sort(id.libraries.begin(), id.libraries.end());
   return id;

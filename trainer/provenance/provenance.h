@@ -26,16 +26,18 @@ struct BuildIdentity {
 // Identity of the running process (hashes the running executable through /proc/self/exe, and the
 // shared libraries listed in /proc/self/maps), computed anew on every call.
 BuildIdentity CurrentBuildIdentity();
-// The same, where a file whose stat stamp is one of `known` takes that stamp's digest unread
-// (provenance/code_file_stamps.h); with `stamps`, the stamps of the files it hashed are appended
-// (those unchanged while hashed and not written in the last two seconds).
+// The same, where the binary, if its stat stamp is one of `known`, takes that stamp's digest unread
+// (provenance/code_file_stamps.h; libraries are always hashed); with `stamps`, the binary's stamp is
+// appended when it may be handed on (unchanged while hashed, not written in the last two seconds,
+// on a local file system).
 BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std::vector<CodeFileStamp>* stamps);
 
 // CurrentBuildIdentity() computed on the first call and cached for the life of the process (hashing
 // the binary and its libraries costs milliseconds; a coordinator needs it every pass). With the
 // stamps given to AcceptCodeFileStamps before that first call. Thread-safe.
 const BuildIdentity& ProcessBuildIdentity();
-// Stamps of files this process's identity may skip hashing: a worker is given its coordinator's.
+// Stamps of files this process's identity may skip hashing (its binary's): a worker is given its
+// coordinator's.
 // Only effective before ProcessBuildIdentity() is first called.
 void AcceptCodeFileStamps(std::vector<CodeFileStamp> stamps);
 // The stamps of the files ProcessBuildIdentity() hashed (computing it if need be), to hand to workers.

@@ -1,8 +1,10 @@
 // Code file stamps (provenance/code_file_stamps.h): a digest is taken from a stamp only for the
-// very file, unchanged; a file hashed while it changed, or written moments ago, gives no stamp; the
-// text form round-trips and a malformed one gives nothing; and a process identity computed with
-// its own stamps is the one computed from the bytes.
+// very file, unchanged, on a local file system; a file written moments ago gives no stamp; the text
+// form round-trips and a malformed one gives nothing; a process identity takes only its binary's
+// digest from a stamp and is the one computed from the bytes.
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
 
 #include <chrono>
 #include <fstream>
@@ -106,23 +108,56 @@ TEST(CodeFileStamps, TheTextFormRoundTripsAndAnythingMalformedGivesNoStamps) {
   EXPECT_EQ(DecodeCodeFileStamps(line_b), (std::vector<CodeFileStamp>{b}));
 }
 
-TEST(CodeFileStamps, AnIdentityComputedWithItsOwnStampsIsTheOneComputedFromTheBytes) {
+TEST(CodeFileStamps, OnlyTheBinaryIsTakenFromAStampAndTheIdentityIsTheOneComputedFromTheBytes) {
   std::vector<CodeFileStamp> stamps;
   const BuildIdentity hashed = CurrentBuildIdentity({}, &stamps);
   EXPECT_EQ(CodeIdentity(hashed), CodeIdentity(CurrentBuildIdentity()));
-  // The system's libraries were not written in the last seconds: each is stamped (the test binary
-  // too, unless it was linked just now).
-  ASSERT_GE(stamps.size(), hashed.libraries.size());
-  ASSERT_LE(stamps.size(), 1 + hashed.libraries.size());
-  EXPECT_EQ(CodeIdentity(CurrentBuildIdentity(stamps, nullptr)), CodeIdentity(hashed));
-  // And the stamps are what is used: a forged digest in a library's stamp becomes the identity's.
-  std::vector<CodeFileStamp> forged = stamps;
-  forged.back().sha256 = Sha256Hex("another library");
-  const BuildIdentity with_forged = CurrentBuildIdentity(forged, nullptr);
-  EXPECT_NE(CodeIdentity(with_forged), CodeIdentity(hashed));
-  bool found = false;
-  for (const auto& [name, digest] : with_forged.libraries) found = found || digest == Sha256Hex("another library");
-  EXPECT_TRUE(found);
+  // At most the binary's stamp (none if it was linked in the last two seconds): libraries never.
+  ASSERT_LE(stamps.size(), 1u);
+  if (!stamps.empty()) {
+    EXPECT_EQ(stamps.front().path, "/proc/self/exe");
+    EXPECT_EQ(stamps.front().sha256, hashed.binary_sha256);
+  }
+  // The binary's stamp (settling waived) is what is used: with a forged digest, the identity's
+  // binary digest is the forged one and the libraries' are unchanged.
+  CodeFileStamp binary = StampOf("/proc/self/exe");
+  EXPECT_EQ(binary.sha256, hashed.binary_sha256);
+  EXPECT_EQ(CodeIdentity(CurrentBuildIdentity({binary}, nullptr)), CodeIdentity(hashed));
+  binary.sha256 = Sha256Hex("another binary");
+  const BuildIdentity with_forged = CurrentBuildIdentity({binary}, nullptr);
+  EXPECT_EQ(with_forged.binary_sha256, Sha256Hex("another binary"));
+  EXPECT_EQ(with_forged.libraries, hashed.libraries);
+  // Stamps naming a library with its current stat stamp and a forged digest change nothing.
+  ASSERT_FALSE(hashed.libraries.empty());
+  std::vector<CodeFileStamp> library_stamps;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const std::size_t slash = line.find('/');
+    if (slash == std::string::npos || line.find(".so", slash) == std::string::npos) continue;
+    std::optional<CodeFileStamp> stamp;
+    FileDigestWithStamp(line.substr(slash), {}, &stamp, -1'000'000'000'000);
+    if (!stamp) continue;
+    stamp->sha256 = Sha256Hex("forged library");
+    library_stamps.push_back(*stamp);
+  }
+  ASSERT_FALSE(library_stamps.empty());
+  EXPECT_EQ(CurrentBuildIdentity(library_stamps, nullptr).libraries, hashed.libraries);
+}
+
+TEST(CodeFileStamps, AFileOnAFileSystemWhoseTimesThisKernelDoesNotKeepIsAlwaysHashed) {
+  // /proc is not one of the local file systems stamps are kept for: no stamp is made, and one
+  // naming the file with its current stat fields is not used.
+  const std::string path = "/proc/version";
+  std::optional<CodeFileStamp> stamp;
+  const std::string real = FileDigestWithStamp(path, {}, &stamp, -1'000'000'000'000);
+  EXPECT_FALSE(stamp.has_value());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  CodeFileStamp forged{path, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino), static_cast<std::uint64_t>(st.st_size),
+                       std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+                       std::int64_t(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec, Sha256Hex("forged")};
+  EXPECT_EQ(FileDigestWithStamp(path, {forged}, nullptr), real);
+  EXPECT_NE(real, Sha256Hex("forged"));
 }
 
 }  // namespace
