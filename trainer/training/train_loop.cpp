@@ -367,6 +367,15 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     }
     return written;
   });
+  // Should this thread throw before it collects them, the exact_counts part runs or ends first (a
+  // deferred one runs in wait()): the count files' thread waits for it, and its future's destructor
+  // waits for that thread.
+  struct FinishExactCounts {
+    std::future<std::vector<PassFileDigest>>& future;
+    ~FinishExactCounts() {
+      if (future.valid()) future.wait();
+    }
+  } finish_exact_counts{exact_counts};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
@@ -530,11 +539,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // nothing is promoted, and the error says why.
   InterruptGuard interrupt_guard;
   // The build identity hashes this binary and its shared libraries (once per process), and the input
-  // model is read and checked: each on a thread of its own while the manifest, its feature files
-  // (looked at) and the dictionary are read here, all independent of one another. An error is the
-  // one the steps one after another would report: the model's first, then the manifest's, the
-  // feature files', the dictionary's. With Slurm, whose check reads every feature file before the
-  // first array, a bad model is reported before that check starts.
+  // model is read and checked: each on a thread of its own while the manifest and the dictionary
+  // are read here, all independent of one another. An error is the one the steps one after another
+  // would report: the model's first, then the manifest's, the feature files', the dictionary's.
   std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
   std::future<LoadedModel> model = std::async(std::launch::async | std::launch::deferred, [&] { return LoadInputModel(options); });
   std::optional<LoadedModel> loaded;
@@ -552,14 +559,12 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   std::optional<CheckedInputs> checked;
   try {
     checked.emplace(CheckedInputs{ModelFiles{}, {}, Manifest::Load(options.inputs.manifest_path), nullptr, 0, nullptr});
-    if (options.launch.launcher == LauncherKind::kSlurm) join_model();
-    if (!model_error) StartFeatureFileCheck(options, *checked);
   } catch (...) {
     load_error = std::current_exception();
   }
-  if (!load_error && !model_error) {
+  if (!load_error) {
     try {
-      ResolveInputs(options, *checked);
+      ResolveInputs(options, *checked);  // its error is reported after the feature files'
     } catch (...) {
       resolve_error = std::current_exception();
     }
@@ -570,6 +575,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   ::malloc_trim(0);
   if (model_error) std::rethrow_exception(model_error);
   if (load_error) std::rethrow_exception(load_error);
+  // The feature files once the model is known to be good: with Slurm, or when a file is missing,
+  // the check reads the whole corpus, which a bad model's error must not wait for.
+  StartFeatureFileCheck(options, *checked);
   checked->initial = std::move(loaded->files);
   checked->initial_digests = std::move(loaded->digests);
   loaded.reset();
