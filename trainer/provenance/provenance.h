@@ -37,8 +37,7 @@ BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std:
 // stamps given to AcceptCodeFileStamps before that first call. Thread-safe.
 const BuildIdentity& ProcessBuildIdentity();
 // Stamps of files this process's identity may skip hashing (its binary's): a worker is given its
-// coordinator's.
-// Only effective before ProcessBuildIdentity() is first called.
+// coordinator's. Only effective before ProcessBuildIdentity() is first called.
 void AcceptCodeFileStamps(std::vector<CodeFileStamp> stamps);
 // The stamps of the files ProcessBuildIdentity() hashed (computing it if need be), to hand to workers.
 std::vector<CodeFileStamp> ProcessCodeFileStamps();

@@ -544,18 +544,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // would report: the model's first, then the manifest's, the feature files', the dictionary's.
   std::future<void> build_identity = std::async(std::launch::async | std::launch::deferred, [] { ProcessBuildIdentity(); });
   std::future<LoadedModel> model = std::async(std::launch::async | std::launch::deferred, [&] { return LoadInputModel(options); });
-  std::optional<LoadedModel> loaded;
-  std::exception_ptr model_error, load_error, resolve_error;
-  bool joined = false;
-  auto join_model = [&] {
-    if (joined) return;
-    joined = true;
-    try {
-      loaded = model.get();
-    } catch (...) {
-      model_error = std::current_exception();
-    }
-  };
+  std::exception_ptr load_error, resolve_error;
   std::optional<CheckedInputs> checked;
   try {
     checked.emplace(CheckedInputs{ModelFiles{}, {}, Manifest::Load(options.inputs.manifest_path), nullptr, 0, nullptr});
@@ -569,18 +558,16 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
       resolve_error = std::current_exception();
     }
   }
-  join_model();
+  LoadedModel loaded = model.get();  // throws the model's error, which comes first
   // The model's thread freed the file bytes it parsed (a few MB for a CD model) into its own malloc
   // arena, where they would stay resident for the whole run: given back now (peak RSS, docs/performance.md).
   ::malloc_trim(0);
-  if (model_error) std::rethrow_exception(model_error);
   if (load_error) std::rethrow_exception(load_error);
   // The feature files once the model is known to be good: with Slurm, or when a file is missing,
   // the check reads the whole corpus, which a bad model's error must not wait for.
   StartFeatureFileCheck(options, *checked);
-  checked->initial = std::move(loaded->files);
-  checked->initial_digests = std::move(loaded->digests);
-  loaded.reset();
+  checked->initial = std::move(loaded.files);
+  checked->initial_digests = std::move(loaded.digests);
   try {
     if (resolve_error) std::rethrow_exception(resolve_error);
     build_identity.get();
