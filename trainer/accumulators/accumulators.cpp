@@ -127,7 +127,7 @@ void Accumulators::AddInFloat32(const Accumulators& other, const std::string& wh
 Accumulators Accumulators::ReadBwFormat(const std::string& dir_string) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "accumulator directory does not exist");
-  for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
+  for (const char* name : kBwCountFiles) {
     if (!fs::is_regular_file(dir / name)) throw FileError((dir / name).string(), "accumulator file is missing");
   }
   const std::string gauden_path = (dir / "gauden_counts").string();

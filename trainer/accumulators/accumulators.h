@@ -29,6 +29,9 @@ struct BwCountFloats {
   std::vector<float> mixw, dnom, mean, var, tmat;
 };
 
+// The names of bw's three count files, the files WriteBwCountFiles writes and ReadBwFormat reads.
+inline constexpr const char* kBwCountFiles[] = {"gauden_counts", "mixw_counts", "tmat_counts"};
+
 // Writes gauden_counts, mixw_counts and tmat_counts of statistics of `shape` into `dir` (created if
 // needed), each atomically: what Accumulators::Write writes, from values that are already float32
 // (ExactAccumulators writes them so, without a double copy of its sums).

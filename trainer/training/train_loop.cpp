@@ -14,6 +14,7 @@
 #include <ostream>
 #include <utility>
 
+#include "accumulators/accumulators.h"
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
@@ -362,7 +363,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     exact_freed.wait();
     WriteReducedCountFiles(reduced, statistics, accum_dir);
     std::vector<PassFileDigest> written;
-    for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
+    for (const char* name : kBwCountFiles) {
       written.push_back({std::string("accum/") + name, Sha256OfFile(accum_dir / name)});
     }
     return written;
