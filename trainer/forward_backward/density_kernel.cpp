@@ -1,8 +1,6 @@
 // DensityKernel: the grouped or one-at-a-time evaluation of a senone's log densities and the top-n.
 #include "forward_backward/density_kernel.h"
 
-#include <algorithm>
-
 namespace pstrain {
 
 void DensityKernel::Prepare(const AcousticModel& model) {
@@ -24,9 +22,25 @@ void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
   if (!model.topn_is_all()) SortOrder(log_dens_.data());
 }
 
+void DensityKernel::TopOrder(const double* logs, std::uint32_t n, std::uint32_t topn, std::uint32_t* order) {
+  // An insertion into the kept list, which holds at most topn indices, best first: density k goes
+  // after every kept one whose value is >= its own (so an equal value keeps the lower index); a
+  // place at or past topn means it is not among the best. No allocation, about n * topn compares
+  // at worst; a stable sort of all n would allocate a buffer for every senone and frame.
+  std::uint32_t kept = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const double value = logs[k];
+    std::uint32_t at = kept;
+    while (at > 0 && logs[order[at - 1]] < value) --at;
+    if (at >= topn) continue;
+    if (kept < topn) ++kept;
+    for (std::uint32_t i = kept - 1; i > at; --i) order[i] = order[i - 1];
+    order[at] = k;
+  }
+}
+
 void DensityKernel::SortOrder(const double* logs) {
-  for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
-  std::stable_sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
+  TopOrder(logs, std::uint32_t(order_.size()), model_->topn(), order_.data());
 }
 
 void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,

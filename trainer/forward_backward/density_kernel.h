@@ -44,6 +44,11 @@ class DensityKernel {
   void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
                     UninitializedVector<double>& log);
 
+  // order[0..topn) = the indices of the topn largest of logs[0..n) (topn <= n, none NaN), best
+  // first, an equal value keeping the lower index: the first topn of a stable sort by descending
+  // value. order[topn..n) is left as it was.
+  static void TopOrder(const double* logs, std::uint32_t n, std::uint32_t topn, std::uint32_t* order);
+
   // out[i] = Exp(in[i] - shift), i < n.
   void ExpShifted(const double* in, double shift, double* out, std::size_t n) const {
     kernels_->exp_shifted(in, shift, out, n);
@@ -52,7 +57,7 @@ class DensityKernel {
   void LogArray(const double* in, double* out, std::size_t n) const { kernels_->log(in, out, n); }
 
  private:
-  // order_ = the densities by `logs` (n_density values), best first; ties keep the lower index.
+  // order_[0..topn) = the best topn densities by `logs` (n_density values): TopOrder.
   void SortOrder(const double* logs);
 
   const numerics::VectorKernels* kernels_;

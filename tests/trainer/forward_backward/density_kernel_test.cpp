@@ -1,12 +1,14 @@
 // DensityKernel::EvaluateMany against Evaluate: the same top-n indices and bit-identical log
 // densities, senone by senone, for one-at-a-time models (1, 2 and 3 densities, topn below all) and
 // grouped ones (8 densities, all evaluated), at every level of the batch (a multiple of 4 pairs and
-// a tail).
+// a tail). TopOrder against the first topn of a stable sort, with ties and -inf.
 #include "forward_backward/density_kernel.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -99,6 +101,31 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
       }
     }
   }
+}
+
+TEST(DensityKernelTest, TopOrderIsTheFirstTopnOfAStableSortByDescendingValue) {
+  std::mt19937 rng(5);
+  const double kValues[] = {-std::numeric_limits<double>::infinity(), -1e300, -7.5, -7.5, -0.0, 0.0, 3.25, 1e300};
+  std::uniform_int_distribution<int> pick(0, 7);
+  std::size_t checked = 0;
+  for (std::uint32_t n = 1; n <= 20; ++n) {
+    for (int trial = 0; trial < 40; ++trial) {
+      // Few distinct values, so most lists have ties (-0.0 and 0.0 compare equal as well).
+      std::vector<double> logs(n);
+      for (double& v : logs) v = kValues[pick(rng)];
+      std::vector<std::uint32_t> sorted(n);
+      for (std::uint32_t k = 0; k < n; ++k) sorted[k] = k;
+      std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return logs[a] > logs[b]; });
+      for (std::uint32_t topn = 1; topn <= n; ++topn) {
+        std::vector<std::uint32_t> order(n + 1, 12345u);
+        DensityKernel::TopOrder(logs.data(), n, topn, order.data());
+        for (std::uint32_t kk = 0; kk < topn; ++kk) ASSERT_EQ(order[kk], sorted[kk]) << "n " << n << " topn " << topn << " rank " << kk;
+        for (std::uint32_t kk = topn; kk <= n; ++kk) ASSERT_EQ(order[kk], 12345u) << "written past topn";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 40u * 210u);
 }
 
 }  // namespace
