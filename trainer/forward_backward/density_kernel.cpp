@@ -16,10 +16,10 @@ void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
   const AcousticModel& model = *model_;
   if (grouped_) {
     GroupedDensities::Evaluate(model, *kernels_, senone, x, log_dens_.data());
-    return;  // topn = all: order_ stays the identity
+  } else {
+    EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());
   }
-  EvaluateSenoneLogDensities(model, senone, x, log_dens_.data());
-  if (!model.topn_is_all()) SortOrder(log_dens_.data());
+  if (!model.topn_is_all()) SortOrder(log_dens_.data());  // (with topn = all order_ stays the identity)
 }
 
 void DensityKernel::TopOrder(const double* logs, std::uint32_t n, std::uint32_t topn, std::uint32_t* order) {

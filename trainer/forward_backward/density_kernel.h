@@ -2,9 +2,9 @@
 // top-n order. The arithmetic is the vector kernels' of the active instruction-set level
 // (numerics/vector_kernels.h): every level gives the same bits.
 //
-// When every density is evaluated (topn = all, >= 4 densities) the model's grouped layout is used
-// (forward_backward/gaussian_eval.h); otherwise each density is evaluated on its own and the best
-// `topn` are chosen (ties keep the lower index).
+// Every density of a senone is evaluated: with the model's grouped layout when a senone has at least
+// 4 (forward_backward/gaussian_eval.h), one at a time otherwise. With topn below all the best `topn`
+// are then chosen (ties keep the lower index).
 #pragma once
 
 #include <cstddef>
@@ -38,7 +38,7 @@ class DensityKernel {
   // top-n density indices, best first) and `log` (their log densities): the same values, in the
   // same order, as Evaluate then Order and LogDensity for each senone in turn. With topn = all
   // nothing is appended to `index`: the order is 0 .. n_density - 1 for every senone. Densities evaluated
-  // one at a time (topn < all, or fewer than 4 per senone) run four at once in the lanes of the
+  // one at a time (fewer than 4 per senone) run four at once in the lanes of the
   // pair_distances kernel (numerics/vector_kernels.h), each lane with the arithmetic of
   // EvaluateLogDensity, so the bits do not change.
   void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,

@@ -3,7 +3,7 @@
 // to double, and the sum in double in dimension order.
 //
 // Two layouts give bit-identical results: one density at a time (any model), and GroupedDensities,
-// which evaluates kGroup densities of a senone side by side (SIMD) when every density is evaluated.
+// which evaluates kGroup densities of a senone side by side (SIMD) when a senone has at least kGroup.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +39,8 @@ inline void EvaluateSenoneLogDensities(const AcousticModel& model, std::uint32_t
 // computes them side by side, every lane performing the same IEEE operations in the same order as
 // the one-density-at-a-time loop of EvaluateLogDensity (float32 difference promoted to double,
 // dist += precision * diff * diff over the dimensions in order, log_norm - dist), so the log
-// densities are bit-identical. Used when every density is evaluated (topn = all, SphinxTrain's CI
-// setting) and a senone has at least kGroup densities.
+// densities are bit-identical. Used whenever a senone has at least kGroup densities, with any topn
+// (the top-n are then chosen from all of a senone's densities, as bw chooses them).
 class GroupedDensities {
  public:
   static constexpr std::uint32_t kGroup = AcousticModel::kDensityGroup;

@@ -159,7 +159,7 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
     for (std::uint32_t dim = 0; dim < veclen_; ++dim) log_det = static_cast<float>(log_det + log_var[dim]);
     log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));
   }
-  if (topn_is_all() && n_density_ >= kDensityGroup) {
+  if (n_density_ >= kDensityGroup) {
     const std::uint32_t n_groups = n_density_ / kDensityGroup;
     grouped_stride_ = std::size_t(n_groups) * veclen_ * kDensityGroup;
     grouped_means_.resize(std::size_t(n_senones_) * grouped_stride_);

@@ -104,8 +104,9 @@ class AcousticModel {
   // (forward_backward/gaussian_eval.h): per senone, groups of kDensityGroup densities, each group
   // dimension-major [dim][kDensityGroup]: the float32 means as above, and the float32 precisions
   // converted to double (exact), so the kernel does not convert them for every frame.
-  // Present when every density is evaluated (topn = all) and a senone has at least kDensityGroup
-  // densities; only full groups are laid out (densities beyond the last full group are not).
+  // Present when a senone has at least kDensityGroup densities (every density is evaluated with
+  // any topn: the top-n are chosen from all of them); only full groups are laid out (densities
+  // beyond the last full group are not).
   static constexpr std::uint32_t kDensityGroup = 4;
   bool has_grouped_layout() const { return !grouped_means_.empty(); }
   const float* GroupedMeans(std::uint32_t senone) const { return grouped_means_.data() + std::size_t(senone) * grouped_stride_; }

@@ -1,7 +1,8 @@
 // DensityKernel::EvaluateMany against Evaluate: the same top-n indices and bit-identical log
-// densities, senone by senone, for one-at-a-time models (1, 2 and 3 densities, topn below all) and
-// grouped ones (8 densities, all evaluated), at every level of the batch (a multiple of 4 pairs and
-// a tail). TopOrder against the first topn of a stable sort, with ties and -inf.
+// densities, senone by senone, for one-at-a-time models (1, 2 and 3 densities) and grouped ones
+// (6, 8 and 16 densities), topn all or below, at every level of the batch (a multiple of 4 pairs
+// and a tail); both against the reference, every density one at a time (EvaluateLogDensity) and the
+// first topn of a stable sort. TopOrder against the first topn of a stable sort, with ties and -inf.
 #include "forward_backward/density_kernel.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
 
@@ -54,13 +56,14 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
   struct Case {
     std::uint32_t n_density, topn;
   };
-  for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}, Case{6, 0}, Case{16, 0}}) {
+  for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}, Case{6, 0}, Case{6, 5}, Case{16, 0},
+                       Case{16, 1}, Case{16, 4}}) {
     SCOPED_TRACE("densities " + std::to_string(c.n_density) + ", topn " + std::to_string(c.topn));
     const ModelFiles files = Widened(an4, c.n_density, rng);
     ModelOptions options;
     options.topn = c.topn;
     const AcousticModel model(files, options);
-    EXPECT_EQ(model.has_grouped_layout(), c.n_density >= 4 && c.topn == 0);
+    EXPECT_EQ(model.has_grouped_layout(), c.n_density >= 4);
     const std::uint32_t n_senones = model.n_senones(), veclen = model.veclen(), topn = model.topn();
     // Frames near the senones' means (so the top-n order varies) and far from them.
     std::normal_distribution<float> noise(0.0f, 1.0f);
@@ -89,7 +92,23 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
         EXPECT_EQ(index[0], 99u);
         EXPECT_EQ(log[0], 7.0);
         for (std::size_t i = 0; i < n; ++i) {
-          one.Evaluate(senones[at + i], x.data());
+          // The reference: every density on its own; with topn = all in index order, else the first
+          // topn of a stable sort.
+          const std::uint32_t senone = senones[at + i];
+          std::vector<double> want_log(model.n_density());
+          EvaluateSenoneLogDensities(model, senone, x.data(), want_log.data());
+          std::vector<std::uint32_t> want_order(model.n_density());
+          for (std::uint32_t k = 0; k < model.n_density(); ++k) want_order[k] = k;
+          if (!all) {
+            std::stable_sort(want_order.begin(), want_order.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return want_log[a] > want_log[b]; });
+          }
+          one.Evaluate(senone, x.data());
+          for (std::uint32_t kk = 0; kk < topn; ++kk) {
+            ASSERT_EQ(one.Order(kk), want_order[kk]) << "senone " << senone << " rank " << kk;
+            const double got = one.LogDensity(one.Order(kk));
+            ASSERT_EQ(std::memcmp(&got, &want_log[want_order[kk]], sizeof got), 0) << "senone " << senone << " rank " << kk;
+          }
           for (std::uint32_t kk = 0; kk < topn; ++kk) {
             EXPECT_EQ(all ? kk : index[1 + i * topn + kk], one.Order(kk)) << "senone " << senones[at + i] << " rank " << kk;
             const double want = one.LogDensity(one.Order(kk));
