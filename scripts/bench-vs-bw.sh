@@ -16,9 +16,11 @@
 #   BW          bw binary (default /usr/lib/sphinxtrain/bw)
 #   BW_TIMEOUT  seconds before one run is killed (default 600; bw waits forever for a missing file)
 #   WORK        scratch directory (default: a fresh mktemp -d, removed at the end)
+#   TOPN        -topn of both tools, 1 .. the Gaussians per state (default: all of them). Fewer is
+#               what SphinxTrain's $CFG_CI_TOPN / $CFG_CD_TOPN give, and its stage 30 (-topn 1)
 #
 # Both tools get the CI-stage flags: -cmn batch -varnorm no -agc none -feat 1s_c_d_dd
-# -topn <Gaussians per state> -abeam 1e-90 -bbeam 1e-10 -varfloor 1e-4 -mwfloor 1e-8 -2passvar no
+# -topn <Gaussians per state, or TOPN> -abeam 1e-90 -bbeam 1e-10 -varfloor 1e-4 -mwfloor 1e-8 -2passvar no
 # (pstrain: --jobs 1 --retry-beams none, i.e. one process and no wider-beam retries, as bw; bw:
 # -timing no). The manifest is (re)imported into CORPUS_DIR/SET.manifest first. One untimed warm-up
 # run of each tool fills the page cache. The script fails unless both tools align the same
@@ -124,8 +126,12 @@ WORK="$(cd "$WORK" && pwd)"
 cleanup() { if [ "$CLEAN_WORK" -eq 1 ]; then rm -rf "$WORK"; fi; }
 trap cleanup EXIT
 
-# Gaussians per state from the s3 header of the means file (-topn = all, as SphinxTrain's CI stage).
-read -r NSEN TOPN < <(st_means_shape "$MODEL/means")
+# Gaussians per state from the s3 header of the means file (-topn = all, as SphinxTrain's CI stage),
+# unless TOPN asks for fewer.
+read -r NSEN NGAU < <(st_means_shape "$MODEL/means")
+TOPN=${TOPN:-$NGAU}
+{ [[ "$TOPN" =~ ^[1-9][0-9]*$ ]] && [ "$TOPN" -le "$NGAU" ]; } ||
+  die "TOPN must be 1 .. $NGAU (the model's Gaussians per state), got '$TOPN'"
 
 now() { echo "${EPOCHREALTIME/,/.}"; }
 
@@ -211,7 +217,7 @@ if [ "$MODE" = dropin ]; then
 fi
 
 echo "bench-vs-bw: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "corpus $CORPUS ($SET), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), $REPS repetitions"
+echo "corpus $CORPUS ($SET), model $MODEL ($NSEN senones x $NGAU Gaussians, -topn $TOPN), $REPS repetitions"
 
 # Warm-up (page cache), also the runs whose outputs are compared.
 timed run_pstrain "$WORK/ps.log" >/dev/null

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Whole-pass mode of scripts/bench-vs-bw.sh (--pass / MODE=pass): one complete training pass of
 # pstrain (train, 1 and 2 jobs) against SphinxTrain's (bw in 1 and 2 parts, then norm). Sourced by
-# bench-vs-bw.sh after its checks; uses its CORPUS, MODEL, SET, MANIFEST, NSEN, TOPN, WORK, REPS,
+# bench-vs-bw.sh after its checks; uses its CORPUS, MODEL, SET, MANIFEST, NSEN, NGAU, TOPN, WORK, REPS,
 # PSTRAIN, BW, BW_TIMEOUT, GNU_TIME, NORM, PASS2VAR and its die, now, median, record_run, per_round
 # and minmedmax functions. What is measured and reported: the header of bench-vs-bw.sh.
 
@@ -67,7 +67,7 @@ bench_pass() {
   local isa cpu_model
   cpu_model=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
   echo "bench-vs-bw --pass: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(nproc) CPUs, $cpu_model, load average $load_start"
-  echo "corpus $CORPUS ($SET, $n_utts utterances), model $MODEL ($NSEN senones x $TOPN Gaussians, -topn $TOPN), -2passvar $PASS2VAR, $REPS rounds after 1 warm-up round"
+  echo "corpus $CORPUS ($SET, $n_utts utterances), model $MODEL ($NSEN senones x $NGAU Gaussians, -topn $TOPN), -2passvar $PASS2VAR, $REPS rounds after 1 warm-up round"
 
   local names=(ps1 bw1 ps2 bw2) name
   declare -A digest frames_of
