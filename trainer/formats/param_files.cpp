@@ -34,12 +34,6 @@ std::uint64_t CheckedTotalVeclen(const std::vector<std::uint32_t>& veclen, const
 
 }  // namespace
 
-float ClampTinyMagnitude(float value) {
-  if (value > 0.0f && value < kMinPosFloat32) return kMinPosFloat32;
-  if (value < 0.0f && value > -kMinPosFloat32) return -kMinPosFloat32;
-  return value;
-}
-
 std::uint32_t GaussianParams::TotalVeclen() const {
   return std::accumulate(veclen.begin(), veclen.end(), 0u);
 }

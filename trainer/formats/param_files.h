@@ -8,6 +8,7 @@
 // Layouts are in docs/formats.md. Readers check every dimension against the element counts.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -75,6 +76,12 @@ void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 // SphinxTrain's writers clamp tiny non-zero magnitudes up to MIN_POS_FLOAT32 (1.2e-38) before
 // writing; exact zeros stay zero. We do the same so that `norm` and pocketsphinx see the same values.
 inline constexpr float kMinPosFloat32 = 1.2e-38f;
-float ClampTinyMagnitude(float value);
+inline float ClampTinyMagnitude(float value) {
+  // One test on the magnitude, rarely true: a test on the sign first would be mispredicted about
+  // every other value of a block of mean sums (their signs are as good as random).
+  const float magnitude = std::fabs(value);
+  if (magnitude > 0.0f && magnitude < kMinPosFloat32) [[unlikely]] return std::copysign(kMinPosFloat32, value);
+  return value;
+}
 
 }  // namespace pstrain

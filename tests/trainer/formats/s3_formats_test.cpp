@@ -1,7 +1,8 @@
 // Tests for the s3 binary container and the model files built on it (trainer/formats/s3_file.h,
 // param_files.h), the text mdef (mdef.h), feat.params and the noise dictionary, against the model
 // files shipped with pocketsphinx (an4_ci_cont): byte-identical round trips, the checksum, both byte
-// orders, and a corruption table whose errors must name the file and the problem.
+// orders, and a corruption table whose errors must name the file and the problem; the writers'
+// clamp of tiny magnitudes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +10,10 @@
 #include <array>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -626,6 +630,23 @@ TEST(S3FormatsMdefTest, FillerIsAWholeAttribute) {
     const Mdef mdef = Mdef::Parse(ReplaceFirst(original, last_ci_row, "Z - - - " + attributes + " 33 99 100 101 N\n"), "mdef");
     EXPECT_EQ(mdef.phones().back().is_filler, filler);
   }
+}
+
+// SphinxTrain's writers: a non-zero magnitude below MIN_POS_FLOAT32 becomes MIN_POS_FLOAT32 with
+// the value's sign; zeros of either sign, larger values, infinities and NaN pass unchanged.
+TEST(S3FormatsClampTest, TinyMagnitudesAreRaisedWithTheirSign) {
+  const float tiny = kMinPosFloat32 / 4.0f, denormal = std::numeric_limits<float>::denorm_min();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    float in, want;
+  };
+  for (const Case c : {Case{tiny, kMinPosFloat32}, Case{-tiny, -kMinPosFloat32}, Case{denormal, kMinPosFloat32},
+                       Case{-denormal, -kMinPosFloat32}, Case{0.0f, 0.0f}, Case{-0.0f, -0.0f}, Case{kMinPosFloat32, kMinPosFloat32},
+                       Case{-kMinPosFloat32, -kMinPosFloat32}, Case{1.5f, 1.5f}, Case{-2e-30f, -2e-30f}, Case{inf, inf}, Case{-inf, -inf}}) {
+    const float got = ClampTinyMagnitude(c.in);
+    EXPECT_EQ(std::memcmp(&got, &c.want, sizeof got), 0) << c.in << " gave " << got << ", want " << c.want;
+  }
+  EXPECT_TRUE(std::isnan(ClampTinyMagnitude(nan)));
 }
 
 }  // namespace
