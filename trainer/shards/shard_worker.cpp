@@ -10,9 +10,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
+#include "accumulators/accumulators.h"
 #include "accumulators/exact_accumulators.h"
 #include "common/error.h"
 #include "common/file_io.h"
@@ -72,6 +74,13 @@ void InjectFaults(const ShardTask& task) {
   }
 }
 
+// The CPU time the calling thread used since `before` (unknown if either reading is).
+ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before) {
+  const ThreadCpuSeconds now = ThisThreadCpu();
+  if (!before.known() || !now.known()) return {};
+  return {now.user - before.user, now.system - before.system};
+}
+
 }  // namespace
 
 void RunShardTask(const ShardTask& task) {
@@ -101,6 +110,19 @@ void RunShardTask(const ShardTask& task) {
       RunCorpusPass(std::move(model), manifest, range.begin, range.end, inputs.corpus_root, dictionary, inputs.options, &log);
   log.close();
 
+  // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
+  // unless its stamp was accepted) and exact_counts (written, then hashed) beside the bw count
+  // files here. While this worker runs, the others keep the CPUs busy anyway; the last one to
+  // finish has CPUs to itself, and its tail is what the coordinator waits for.
+  // Each of the two threads measures its own CPU time for the telemetry.
+  ThreadCpuSeconds identity_cpu, exact_counts_cpu;
+  std::future<std::string> code_identity = std::async(std::launch::async, [&identity_cpu] {
+    const ThreadCpuSeconds before = ThisThreadCpu();
+    std::string identity = ProcessCodeIdentity();
+    identity_cpu = CpuSince(before);
+    return identity;
+  });
+
   ShardArtifact artifact;
   artifact.pass = task.pass;
   artifact.shard = task.shard;
@@ -111,7 +133,6 @@ void RunShardTask(const ShardTask& task) {
   artifact.fingerprints.manifest = manifest.Fingerprint();
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);
-  artifact.code_identity = ProcessCodeIdentity();
   for (std::size_t i = range.begin; i < range.end; ++i) artifact.assigned_ids.push_back(manifest.entries()[i].utt_id);
   for (const UtteranceOutcome& outcome : result.outcomes) {
     if (outcome.kind == OutcomeKind::kSkipped) {
@@ -133,16 +154,40 @@ void RunShardTask(const ShardTask& task) {
     // The payload files' directory is fsynced once, before artifact.json (which names them) is
     // written: a durable artifact.json implies durable payload files, as with one fsync per file.
     DirectorySyncScope payload_sync(dir);
-    result.accumulators.Write(dir.string());
-    if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
-    // Hashed before the fsyncs: the disk writes them back meanwhile (their write-back has started).
-    for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
+    // Each file hashed by the thread that wrote it, before the fsyncs: the disk writes them back
+    // meanwhile (their write-back has started).
+    const auto hashed = [&dir](const std::string& name) {
       const fs::path path = dir / name;
-      artifact.payload.push_back({name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)});
+      return PayloadFile{name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)};
+    };
+    std::future<PayloadFile> exact_counts = std::async(std::launch::async, [&] {
+      const ThreadCpuSeconds before = ThisThreadCpu();
+      result.accumulators.WriteExactCounts(dir.string());
+      PayloadFile file = hashed("exact_counts");
+      exact_counts_cpu = CpuSince(before);
+      return file;
+    });
+    std::vector<PayloadFile> written;
+    try {
+      WriteBwCountFiles(dir.string(), result.accumulators.shape(), result.accumulators.pass2var(), result.accumulators.CountFloats());
+      if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
+      for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
+        if (name != "exact_counts") written.push_back(hashed(name));
+      }
+    } catch (...) {
+      exact_counts.wait();  // no file of the scope is still being written when it ends
+      throw;
+    }
+    written.push_back(exact_counts.get());
+    for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {  // in their order
+      for (const PayloadFile& file : written) {
+        if (file.name == name) artifact.payload.push_back(file);
+      }
     }
     payload_sync.Sync();
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
+  artifact.code_identity = code_identity.get();
   WriteFileAtomic(dir / "artifact.json", SerializeArtifact(artifact));
 
   const ThreadCpuSeconds cpu1 = ThisThreadCpu();
@@ -153,10 +198,12 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (cpu0.known() && cpu1.known() && result.reader_cpu.known()) {
-    // This thread's CPU and that of the thread that read ahead for it (an inline shard's).
-    telemetry.user_cpu_seconds = cpu1.user - cpu0.user + result.reader_cpu.user;
-    telemetry.system_cpu_seconds = cpu1.system - cpu0.system + result.reader_cpu.system;
+  if (cpu0.known() && cpu1.known() && result.reader_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
+    // This thread's CPU, that of the thread that read ahead for it (an inline shard's) and of the
+    // tail's two threads.
+    telemetry.user_cpu_seconds = cpu1.user - cpu0.user + result.reader_cpu.user + identity_cpu.user + exact_counts_cpu.user;
+    telemetry.system_cpu_seconds =
+        cpu1.system - cpu0.system + result.reader_cpu.system + identity_cpu.system + exact_counts_cpu.system;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";
