@@ -1,6 +1,8 @@
 // DensityKernel: the grouped or one-at-a-time evaluation of a senone's log densities and the top-n.
 #include "forward_backward/density_kernel.h"
 
+#include <type_traits>
+
 namespace pstrain {
 
 void DensityKernel::Prepare(const AcousticModel& model) {
@@ -22,11 +24,46 @@ void DensityKernel::Evaluate(std::uint32_t senone, const float* x) {
   if (!model.topn_is_all()) SortOrder(log_dens_.data());  // (with topn = all order_ stays the identity)
 }
 
+namespace {
+
+// TopOrder's counted places for n densities: each pair compared once, the one that goes later in
+// the stable sort (the smaller value, or the later of two equal ones) counting one more place. For
+// the common sizes (4, 8, 16 densities) n is a compile-time constant, so the loops unroll.
+template <std::uint32_t kMaxN, typename Count>
+inline __attribute__((always_inline)) void CountedTopOrder(const double* logs, Count n, std::uint32_t topn, std::uint32_t* order) {
+  std::uint32_t place[kMaxN];
+  for (std::uint32_t k = 0; k < n; ++k) place[k] = 0;
+  for (std::uint32_t j = 0; j < n; ++j) {
+    for (std::uint32_t k = j + 1; k < n; ++k) {
+      const std::uint32_t k_later = logs[j] >= logs[k] ? 1 : 0;
+      place[k] += k_later;
+      place[j] += 1 - k_later;
+    }
+  }
+  for (std::uint32_t k = 0; k < n; ++k) {
+    std::uint32_t unused;
+    *(place[k] < topn ? order + place[k] : &unused) = k;
+  }
+}
+
+}  // namespace
+
 void DensityKernel::TopOrder(const double* logs, std::uint32_t n, std::uint32_t topn, std::uint32_t* order) {
-  // An insertion into the kept list, which holds at most topn indices, best first: density k goes
-  // after every kept one whose value is >= its own (so an equal value keeps the lower index); a
-  // place at or past topn means it is not among the best. No allocation, about n * topn compares
-  // at worst; a stable sort of all n would allocate a buffer for every senone and frame.
+  // Up to kRankedTopOrder densities each one's place in the stable sort is counted: without NaN
+  // the places are 0 .. n - 1, each once, and no branch depends on the values (their order is not
+  // predictable: the insertion below mispredicts about once per density). A place at or past
+  // topn is written to a slot nobody reads. Comparisons only: the same places on every machine.
+  switch (n) {
+    case 4: return CountedTopOrder<4>(logs, std::integral_constant<std::uint32_t, 4>{}, topn, order);
+    case 8: return CountedTopOrder<8>(logs, std::integral_constant<std::uint32_t, 8>{}, topn, order);
+    case 16: return CountedTopOrder<16>(logs, std::integral_constant<std::uint32_t, 16>{}, topn, order);
+    default:
+      if (n <= kRankedTopOrder) return CountedTopOrder<kRankedTopOrder>(logs, n, topn, order);
+  }
+  // More densities: an insertion into the kept list, which holds at most topn indices, best first:
+  // density k goes after every kept one whose value is >= its own (so an equal value keeps the
+  // lower index); a place at or past topn means it is not among the best. About n * topn compares
+  // at worst, where counting places would take n * n / 2.
   std::uint32_t kept = 0;
   for (std::uint32_t k = 0; k < n; ++k) {
     const double value = logs[k];

@@ -47,6 +47,9 @@ class DensityKernel {
   // order[0..topn) = the indices of the topn largest of logs[0..n) (topn <= n, none NaN), best
   // first, an equal value keeping the lower index: the first topn of a stable sort by descending
   // value. order[topn..n) is left as it was.
+  // Up to kRankedTopOrder densities each one's place is counted (n * (n - 1) / 2 compares, no
+  // branch on the values); beyond, they are inserted one by one (n * topn compares at most).
+  static constexpr std::uint32_t kRankedTopOrder = 32;
   static void TopOrder(const double* logs, std::uint32_t n, std::uint32_t topn, std::uint32_t* order);
 
   // out[i] = Exp(in[i] - shift), i < n.

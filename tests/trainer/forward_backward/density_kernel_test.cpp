@@ -2,7 +2,8 @@
 // densities, senone by senone, for one-at-a-time models (1, 2 and 3 densities) and grouped ones
 // (6, 8 and 16 densities), topn all or below, at every level of the batch (a multiple of 4 pairs
 // and a tail); both against the reference, every density one at a time (EvaluateLogDensity) and the
-// first topn of a stable sort. TopOrder against the first topn of a stable sort, with ties and -inf.
+// first topn of a stable sort. TopOrder against the first topn of a stable sort, with ties and -inf,
+// for lists short enough for counted places (4, 8 and 16 among them) and longer ones.
 #include "forward_backward/density_kernel.h"
 
 #include <gtest/gtest.h>
@@ -127,7 +128,9 @@ TEST(DensityKernelTest, TopOrderIsTheFirstTopnOfAStableSortByDescendingValue) {
   const double kValues[] = {-std::numeric_limits<double>::infinity(), -1e300, -7.5, -7.5, -0.0, 0.0, 3.25, 1e300};
   std::uniform_int_distribution<int> pick(0, 7);
   std::size_t checked = 0;
-  for (std::uint32_t n = 1; n <= 20; ++n) {
+  // Both ways TopOrder works: up to kRankedTopOrder densities and beyond.
+  static_assert(DensityKernel::kRankedTopOrder < 40);
+  for (std::uint32_t n = 1; n <= 40; ++n) {
     for (int trial = 0; trial < 40; ++trial) {
       // Few distinct values, so most lists have ties (-0.0 and 0.0 compare equal as well).
       std::vector<double> logs(n);
@@ -144,7 +147,7 @@ TEST(DensityKernelTest, TopOrderIsTheFirstTopnOfAStableSortByDescendingValue) {
       }
     }
   }
-  EXPECT_EQ(checked, 40u * 210u);
+  EXPECT_EQ(checked, 40u * (40u * 41u / 2));
 }
 
 }  // namespace
