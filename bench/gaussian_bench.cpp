@@ -9,17 +9,17 @@
 //
 //   BM_GaussianLogDensity/densities:N         one Gaussian at a time: the loop of
 //                                             DensityKernel::Evaluate (and bw's); pstrain
-//                                             uses it for fewer than 4 densities or with top-n < all
+//                                             uses it for fewer than 4 densities
 //   BM_GaussianLogDensityGrouped/isa:L/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 4
 //                                             densities side by side with the vector kernel of level L
 //                                             (0 scalar, 1 sse2, 2 avx2, 3 avx512 on x86-64; a level the
-//                                             CPU lacks is skipped with the reason), used with topn = all
-//                                             and >= 4 densities; checked bit-identical to the loop above
+//                                             CPU lacks is skipped with the reason), used with >= 4
+//                                             densities, any topn; checked bit-identical to the loop above
 //                                             before timing
 //   BM_GaussianLogDensityPairs/isa:L/densities:N  the pair_distances kernel of level L: every density of
 //                                             the frame's senones, each anywhere in memory, several at once
 //                                             in vector lanes (DensityKernel::EvaluateMany's path for fewer
-//                                             than 4 densities per senone or top-n < all); checked
+//                                             than 4 densities per senone); checked
 //                                             bit-identical to the one-at-a-time loop before timing
 //
 // The arithmetic is bw's: float32 difference
