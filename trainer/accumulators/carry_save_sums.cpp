@@ -78,18 +78,7 @@ FixedPoint CarrySaveSums::Value(std::size_t i, const char* what) const {
 }
 
 void CarrySaveSums::Doubles(std::size_t first, std::size_t n, double* out, const char* what) const {
-  const FixedPoint* base = base_.empty() ? nullptr : base_.data() + first;
-  if (hi_.empty()) {
-    for (std::size_t j = 0; j < n; ++j) out[j] = base != nullptr ? FromFixed(base[j]) : 0.0;
-    return;
-  }
-  const std::int64_t* hi = hi_.data() + first;
-  const std::int64_t* lo = lo_.data() + first;
-  for (std::size_t j = 0; j < n; ++j) {
-    FixedPoint value = base != nullptr ? base[j] : 0;
-    AddFixed(value, Pending(hi[j], lo[j]), what);
-    out[j] = FromFixed(value);
-  }
+  for (std::size_t j = 0; j < n; ++j) out[j] = FromFixed(Value(first + j, what));
 }
 
 std::vector<FixedPoint> CarrySaveSums::Values(const char* what) const {
