@@ -167,23 +167,21 @@ void RunShardTask(const ShardTask& task) {
       exact_counts_cpu = CpuSince(before);
       return file;
     });
-    std::vector<PayloadFile> written;
+    const std::vector<std::string> names = PayloadFileNames(inputs.options.multipron);
+    artifact.payload.resize(names.size());  // in the order of `names`
+    std::size_t exact_counts_at = names.size();
     try {
       WriteBwCountFiles(dir.string(), result.accumulators.shape(), result.accumulators.pass2var(), result.accumulators.CountFloats());
       if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
-      for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {
-        if (name != "exact_counts") written.push_back(hashed(name));
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == "exact_counts") exact_counts_at = i;
+        else artifact.payload[i] = hashed(names[i]);
       }
     } catch (...) {
       exact_counts.wait();  // no file of the scope is still being written when it ends
       throw;
     }
-    written.push_back(exact_counts.get());
-    for (const std::string& name : PayloadFileNames(inputs.options.multipron)) {  // in their order
-      for (const PayloadFile& file : written) {
-        if (file.name == name) artifact.payload.push_back(file);
-      }
-    }
+    artifact.payload.at(exact_counts_at) = exact_counts.get();
     payload_sync.Sync();
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
