@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 #include <string_view>
@@ -36,6 +37,14 @@ std::string ExpectedHeaderText() {
 std::size_t InvalidUtf8Offset(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
+    // ASCII, the usual text, eight bytes at a time.
+    std::uint64_t eight;
+    while (pos + sizeof eight <= text.size()) {
+      std::memcpy(&eight, text.data() + pos, sizeof eight);
+      if ((eight & 0x8080808080808080u) != 0) break;
+      pos += sizeof eight;
+    }
+    if (pos == text.size()) break;
     const auto lead = static_cast<unsigned char>(text[pos]);
     if (lead < 0x80) {
       ++pos;
@@ -78,12 +87,14 @@ std::string ByteText(unsigned char byte) {
 // Problem with a token (utterance id or word): non-empty, valid UTF-8, no space/control characters.
 std::string TokenProblem(std::string_view token) {
   if (token.empty()) return "is empty";
+  bool ascii = true;
   for (char c : token) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == ' ') return "contains a space";
     if (byte < 0x20 || byte == 0x7f) return "contains control character " + ByteText(byte);
+    ascii = ascii && byte < 0x80;
   }
-  if (InvalidUtf8Offset(token) != std::string_view::npos) return "is not valid UTF-8";
+  if (!ascii && InvalidUtf8Offset(token) != std::string_view::npos) return "is not valid UTF-8";  // (ASCII is UTF-8)
   return {};
 }
 
@@ -225,13 +236,29 @@ Manifest::Manifest(Parsed, std::vector<ManifestEntry> entries, std::string sourc
     : entries_(std::move(entries)), source_(std::move(source)), fingerprint_(Sha256Hex(bytes)) {}
 
 std::string Manifest::Serialize() const {
-  std::string bytes;
-  bytes += kMagic;
-  bytes += ' ' + std::to_string(kFormatVersion) + ' ';
-  bytes += kCountKey;
-  bytes += std::to_string(entries_.size()) + '\n';
+  // Appended piece by piece into one buffer sized up front (no temporary strings: this runs on
+  // every load, to check that the bytes read are canonical).
+  std::size_t size = 64;
   for (const ManifestEntry& entry : entries_) {
-    bytes += entry.utt_id + '\t' + entry.feature_path + '\t' + entry.feature_sha256 + '\t';
+    size += entry.utt_id.size() + entry.feature_path.size() + entry.feature_sha256.size() + 4;
+    for (const std::string& word : entry.words) size += word.size() + 1;
+  }
+  std::string bytes;
+  bytes.reserve(size);
+  bytes += kMagic;
+  bytes += ' ';
+  bytes += std::to_string(kFormatVersion);
+  bytes += ' ';
+  bytes += kCountKey;
+  bytes += std::to_string(entries_.size());
+  bytes += '\n';
+  for (const ManifestEntry& entry : entries_) {
+    bytes += entry.utt_id;
+    bytes += '\t';
+    bytes += entry.feature_path;
+    bytes += '\t';
+    bytes += entry.feature_sha256;
+    bytes += '\t';
     for (std::size_t word_idx = 0; word_idx < entry.words.size(); ++word_idx) {
       if (word_idx > 0) bytes += ' ';
       bytes += entry.words[word_idx];

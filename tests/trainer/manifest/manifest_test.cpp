@@ -208,6 +208,33 @@ TEST(ManifestTest, ParseRejectsNonCanonicalBytes) {
   }
 }
 
+// The UTF-8 check skips ASCII eight bytes at a time: the byte it reports must still be the first
+// bad one wherever it falls against those blocks, and a valid character across a block boundary
+// must pass (and the manifest stays canonical: Parse then Serialize is the identity).
+TEST(ManifestTest, Utf8CheckNamesTheFirstBadByteAtEveryPlace) {
+  const std::string header = "pstrain-manifest 1 utterances=1\n";
+  const std::string prefix = std::string("001\tfeat/001.mfc\t") + kSha001 + "\t";
+  for (std::size_t ascii = 0; ascii < 20; ++ascii) {
+    SCOPED_TRACE(ascii);
+    const std::string words = std::string(ascii + 1, 'A');
+    // A lone continuation byte, a truncated 2-byte lead, a surrogate (ED A0 80).
+    for (const std::string& bad : {std::string("\x80"), std::string("\xC3"), std::string("\xED\xA0\x80")}) {
+      const std::string message =
+          InputErrorMessage([&] { Manifest::Parse(header + prefix + words + bad + " B\n", "m.manifest"); });
+      const std::string expected = "m.manifest:2: invalid UTF-8 at byte " + std::to_string(prefix.size() + words.size() + 1);
+      EXPECT_NE(message.find(expected), std::string::npos) << message;
+    }
+    const std::string good = header + prefix + words + "\xC3\x89T\xE2\x82\xAC\xF0\x9F\x8E\xB5 B\n";  // É, €, U+1F3B5
+    EXPECT_EQ(Manifest::Parse(good, "m.manifest").Serialize(), good);
+  }
+  // The constructor's token check (no line check before it) on a non-ASCII word.
+  std::vector<ManifestEntry> entries = KnownEntries();
+  entries[0].words[0] = "CAF\xC3";
+  EXPECT_NE(InputErrorMessage([&] { Manifest(entries, "src"); }).find("is not valid UTF-8"), std::string::npos);
+  entries[0].words[0] = "CAF\xC3\xA9";
+  EXPECT_NO_THROW(Manifest(entries, "src"));
+}
+
 TEST(ManifestTest, ConstructorValidatesEntries) {
   EXPECT_NE(InputErrorMessage([] { Manifest({}, "src"); }).find("src: the manifest lists no utterances"),
             std::string::npos);
