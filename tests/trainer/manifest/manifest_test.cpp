@@ -422,8 +422,8 @@ TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstP
   EXPECT_NO_THROW(CheckManifest(manifest, corpus_));
   EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
 
-  // FeatureFilesPresent looks at the files in blocks of 256 on a few threads, and not inside them:
-  // a changed file is present, a missing one in the last block or a directory in its place is not.
+  // FeatureFilesPresent looks at the files, not inside them: a changed file is present, the last
+  // one missing or a directory in its place is not.
   WriteText(corpus_ / "feat" / "u250.mfc", "edited");
   EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
   fs::rename(corpus_ / "feat" / "u299.mfc", corpus_ / "feat" / "u299.moved");
