@@ -2,6 +2,8 @@
 #include "manifest/manifest.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -501,8 +503,15 @@ bool FeatureFilesPresent(const Manifest& manifest, const fs::path& corpus_root) 
   // CheckManifest then finds and names the problem.
   const int root = ::open(corpus_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return false;
+  const std::size_t root_length = corpus_root.native().size();
   bool present = true;
   for (const ManifestEntry& entry : manifest.entries()) {
+    // The readers open the joined path, which the kernel refuses from PATH_MAX bytes on (with its
+    // terminating NUL): such a file is not there for them, whatever fstatat says.
+    if (root_length + 1 + entry.feature_path.size() >= PATH_MAX) {
+      present = false;
+      break;
+    }
     struct stat status;
     if (::fstatat(root, entry.feature_path.c_str(), &status, 0) != 0 || !S_ISREG(status.st_mode)) {
       present = false;

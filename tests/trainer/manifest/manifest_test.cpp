@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdio>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -460,6 +463,36 @@ TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstP
                                 (corpus_ / "feat" / "u040.mfc").string() + " does not exist"),
             std::string::npos)
       << import_message;
+}
+
+// FeatureFilesPresent looks a file up relative to the corpus root, which works for any length; the
+// readers open the joined path, which the kernel refuses from PATH_MAX bytes on. Such a file must
+// not count as present (the full check then names it), though it is there.
+TEST_F(ManifestFilesTest, FeatureFilesPresentRefusesWhatTheReadersCannotOpen) {
+  fs::path root = dir_ / "long";
+  while (root.native().size() < PATH_MAX - 150) root /= std::string(100, 'd');
+  fs::create_directories(root);
+  const std::string feature_path = "feat/" + std::string(200, 'f') + ".mfc";
+  ASSERT_GE(root.native().size() + 1 + feature_path.size(), std::size_t(PATH_MAX));
+  const int root_fd = ::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(root_fd, 0);
+  ASSERT_EQ(::mkdirat(root_fd, "feat", 0755), 0);
+  const int file_fd = ::openat(root_fd, feature_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(file_fd, 0);
+  ::close(file_fd);
+  struct stat status;
+  EXPECT_EQ(::fstatat(root_fd, feature_path.c_str(), &status, 0), 0);  // there, relative to the root
+  ::close(root_fd);
+  ManifestEntry entry;
+  entry.utt_id = "u";
+  entry.feature_path = feature_path;
+  entry.feature_sha256 = std::string(64, 'a');
+  entry.words = {"A"};
+  const Manifest manifest({entry}, "long.manifest");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, root));
+  const std::string message = InputErrorMessage([&] { CheckManifest(manifest, root); });
+  EXPECT_NE(message.find("cannot be examined"), std::string::npos) << message;
+  fs::remove_all(dir_ / "long");
 }
 
 TEST_F(ManifestFilesTest, CheckDetectsChangedAndMissingFeatureFiles) {
