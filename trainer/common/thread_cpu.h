@@ -11,5 +11,8 @@ struct ThreadCpuSeconds {
 };
 
 ThreadCpuSeconds ThisThreadCpu();
+// The CPU time the calling thread used since `before` (an earlier ThisThreadCpu of the same thread),
+// unknown if either reading is.
+ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before);
 
 }  // namespace pstrain

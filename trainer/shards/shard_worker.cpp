@@ -74,13 +74,6 @@ void InjectFaults(const ShardTask& task) {
   }
 }
 
-// The CPU time the calling thread used since `before` (unknown if either reading is).
-ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before) {
-  const ThreadCpuSeconds now = ThisThreadCpu();
-  if (!before.known() || !now.known()) return {};
-  return {now.user - before.user, now.system - before.system};
-}
-
 }  // namespace
 
 void RunShardTask(const ShardTask& task) {
@@ -188,7 +181,7 @@ void RunShardTask(const ShardTask& task) {
   artifact.code_identity = code_identity.get();
   WriteFileAtomic(dir / "artifact.json", SerializeArtifact(artifact));
 
-  const ThreadCpuSeconds cpu1 = ThisThreadCpu();
+  const ThreadCpuSeconds main_cpu = CpuSince(cpu0);
   ShardTelemetry telemetry;
   telemetry.pid = static_cast<std::int64_t>(::getpid());
   telemetry.start = IsoTime(start);
@@ -196,12 +189,11 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (cpu0.known() && cpu1.known() && result.reader_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
+  if (main_cpu.known() && result.reader_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
     // This thread's CPU, that of the thread that read ahead for it (an inline shard's) and of the
     // tail's two threads.
-    telemetry.user_cpu_seconds = cpu1.user - cpu0.user + result.reader_cpu.user + identity_cpu.user + exact_counts_cpu.user;
-    telemetry.system_cpu_seconds =
-        cpu1.system - cpu0.system + result.reader_cpu.system + identity_cpu.system + exact_counts_cpu.system;
+    telemetry.user_cpu_seconds = main_cpu.user + result.reader_cpu.user + identity_cpu.user + exact_counts_cpu.user;
+    telemetry.system_cpu_seconds = main_cpu.system + result.reader_cpu.system + identity_cpu.system + exact_counts_cpu.system;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";

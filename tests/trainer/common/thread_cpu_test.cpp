@@ -1,5 +1,5 @@
 // ThisThreadCpu (common/thread_cpu.h): the calling thread's CPU time, which grows with work done on
-// that thread and not with another thread's.
+// that thread and not with another thread's; CpuSince: the time since an earlier reading.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -28,6 +28,17 @@ TEST(ThreadCpu, GrowsWithThisThreadsWorkOnly) {
   Spin(200);
   const ThreadCpuSeconds after = ThisThreadCpu();
   EXPECT_GT(after.user + after.system - after_other.user - after_other.system, 0.05);
+}
+
+TEST(ThreadCpu, CpuSinceIsTheWorkSinceTheReading) {
+  const ThreadCpuSeconds before = ThisThreadCpu();
+  ASSERT_TRUE(before.known());
+  Spin(200);
+  const ThreadCpuSeconds spent = CpuSince(before);
+  ASSERT_TRUE(spent.known());
+  EXPECT_GT(spent.user + spent.system, 0.05);
+  EXPECT_LT(spent.user + spent.system, 2.0);
+  EXPECT_FALSE(CpuSince(ThreadCpuSeconds{}).known());  // an unknown reading gives an unknown time
 }
 
 }  // namespace
