@@ -41,16 +41,27 @@ double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& m
   double* values = value_.data() + value_.size() - n_values;
   kernel.ExpShifted(pending_log_.data(), dscale, values, n_values);
   op_.resize(first_entry + n_entries);
-  for (std::size_t e = 0; e < n_entries; ++e, values += topn_) {
-    const std::uint32_t senone = (*senones_)[local_[first_entry + e]];
-    double op = 0.0;
-    if (all_) {
-      for (std::uint32_t k = 0; k < topn_; ++k) op += model.MixtureWeight(senone, k) * values[k];
-    } else {
-      const std::uint32_t* index = index_.data() + (first_entry + e) * topn_;
-      for (std::uint32_t kk = 0; kk < topn_; ++kk) op += model.MixtureWeight(senone, index[kk]) * values[kk];
+  if (topn_ == 1) {
+    // One density an entry (a one-Gaussian model, or topn 1): a flat loop, without setting up an
+    // inner loop that runs once (the same sum: 0 + w den).
+    const std::uint32_t* const local = local_.data() + first_entry;
+    double* const op = op_.data() + first_entry;
+    for (std::size_t e = 0; e < n_entries; ++e) {
+      const std::uint32_t k = all_ ? 0 : index_[first_entry + e];
+      op[e] = 0.0 + model.MixtureWeight((*senones_)[local[e]], k) * values[e];
     }
-    op_[first_entry + e] = op;
+  } else {
+    for (std::size_t e = 0; e < n_entries; ++e, values += topn_) {
+      const std::uint32_t senone = (*senones_)[local_[first_entry + e]];
+      double op = 0.0;
+      if (all_) {
+        for (std::uint32_t k = 0; k < topn_; ++k) op += model.MixtureWeight(senone, k) * values[k];
+      } else {
+        const std::uint32_t* index = index_.data() + (first_entry + e) * topn_;
+        for (std::uint32_t kk = 0; kk < topn_; ++kk) op += model.MixtureWeight(senone, index[kk]) * values[kk];
+      }
+      op_[first_entry + e] = op;
+    }
   }
   pending_log_.clear();
   begin_.push_back(local_.size());

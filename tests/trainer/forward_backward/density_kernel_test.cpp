@@ -20,35 +20,12 @@
 #include "forward_backward/gaussian_eval.h"
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
+#include "support/model_fixture_util.h"
 
 namespace pstrain {
 namespace {
 
 const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
-
-// an4_ci_cont (102 senones x 1 Gaussian) widened to `n_density` Gaussians per senone, each a
-// perturbed copy of the original, with unequal mixture weights.
-ModelFiles Widened(const ModelFiles& one, std::uint32_t n_density, std::mt19937& rng) {
-  ModelFiles files = one;
-  const std::uint32_t n_senones = one.means.n_mgau, veclen = one.means.veclen.at(0);
-  files.means.n_density = files.variances.n_density = n_density;
-  files.means.data.assign(std::size_t(n_senones) * n_density * veclen, 0.0f);
-  files.variances.data.assign(files.means.data.size(), 0.0f);
-  std::uniform_real_distribution<float> jitter(-0.3f, 0.3f);
-  for (std::uint32_t s = 0; s < n_senones; ++s) {
-    for (std::uint32_t k = 0; k < n_density; ++k) {
-      for (std::uint32_t l = 0; l < veclen; ++l) {
-        const std::size_t src = std::size_t(s) * veclen + l, dst = (std::size_t(s) * n_density + k) * veclen + l;
-        files.variances.data[dst] = one.variances.data[src] * (1.0f + 0.5f * jitter(rng));
-        files.means.data[dst] = one.means.data[src] + (k == 0 ? 0.0f : jitter(rng) * one.variances.data[src]);
-      }
-    }
-  }
-  files.mixture_weights.d3 = n_density;
-  files.mixture_weights.data.assign(std::size_t(n_senones) * n_density, 0.0f);
-  for (std::size_t i = 0; i < files.mixture_weights.data.size(); ++i) files.mixture_weights.data[i] = 1.0f + float(i % 5);
-  return files;
-}
 
 TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
   ASSERT_TRUE(std::filesystem::is_directory(kAn4ModelDir)) << kAn4ModelDir << " is missing (scripts/bootstrap.sh installs it)";
@@ -60,7 +37,7 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
   for (const Case c : {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{3, 1}, Case{8, 2}, Case{8, 0}, Case{6, 0}, Case{6, 5}, Case{16, 0},
                        Case{16, 1}, Case{16, 4}}) {
     SCOPED_TRACE("densities " + std::to_string(c.n_density) + ", topn " + std::to_string(c.topn));
-    const ModelFiles files = Widened(an4, c.n_density, rng);
+    const ModelFiles files = testing::WidenedModel(an4, c.n_density, rng);
     ModelOptions options;
     options.topn = c.topn;
     const AcousticModel model(files, options);

@@ -1,0 +1,128 @@
+// FrameDensities against a reference built from DensityKernel::Evaluate and the scalar exp: each
+// requested senone's top-n indices, scaled densities (exp(log density - (the frame's best - 10)))
+// and output probability 0 + sum_kk w den in top-n order, bit for bit, for one Gaussian (top-n 1 =
+// all), top-n 1 of 3, top-n 2 of 3 and all 8, and each frame's log-scale (bounded for a frame far
+// from every senone); a senone requested twice in a frame is evaluated once, and SetFrame finds a
+// closed frame's entries again.
+#include "forward_backward/frame_densities.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "forward_backward/density_kernel.h"
+#include "model/acoustic_model.h"
+#include "numerics/vector_kernels.h"
+#include "support/model_fixture_util.h"
+
+namespace pstrain {
+namespace {
+
+const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
+
+struct Expected {
+  std::vector<std::uint32_t> index;  // top-n density indices, best first
+  std::vector<double> value;         // their scaled densities
+  double op = 0.0;
+};
+
+// The frame's entries as FinishFrame must give them, for the distinct senones `senones` at x.
+std::vector<Expected> Reference(const AcousticModel& model, const std::vector<std::uint32_t>& senones, const float* x,
+                                double& dscale) {
+  const numerics::VectorKernels& scalar = numerics::KernelsFor(numerics::IsaLevel::kScalar);
+  DensityKernel kernel(scalar);
+  kernel.Prepare(model);
+  std::vector<Expected> entries(senones.size());
+  std::vector<std::vector<double>> logs(senones.size());
+  double best = -1e308;
+  for (std::size_t e = 0; e < senones.size(); ++e) {
+    kernel.Evaluate(senones[e], x);
+    for (std::uint32_t kk = 0; kk < model.topn(); ++kk) {
+      entries[e].index.push_back(kernel.Order(kk));
+      logs[e].push_back(kernel.LogDensity(kernel.Order(kk)));
+      best = std::max(best, logs[e].back());
+    }
+  }
+  // The log of the smallest normal double bounds the scale (a frame far from every senone).
+  dscale = best - 10.0;
+  if (dscale <= -708.407751281802) dscale = -708.407751281802 + 10.0;
+  for (std::size_t e = 0; e < senones.size(); ++e) {
+    entries[e].value.resize(model.topn());
+    scalar.exp_shifted(logs[e].data(), dscale, entries[e].value.data(), model.topn());
+    double op = 0.0;
+    for (std::uint32_t kk = 0; kk < model.topn(); ++kk) {
+      op += double(model.MixtureWeight(senones[e], entries[e].index[kk])) * entries[e].value[kk];
+    }
+    entries[e].op = op;
+  }
+  return entries;
+}
+
+TEST(FrameDensitiesTest, EntriesMatchTheReferenceBitForBit) {
+  ASSERT_TRUE(std::filesystem::is_directory(kAn4ModelDir)) << kAn4ModelDir << " is missing (scripts/bootstrap.sh installs it)";
+  const ModelFiles an4 = ModelFiles::Load(kAn4ModelDir);
+  std::mt19937 rng(31);
+  struct Case {
+    std::uint32_t n_density, topn;
+  };
+  for (const Case c : {Case{1, 0}, Case{3, 1}, Case{3, 2}, Case{8, 0}}) {
+    SCOPED_TRACE("densities " + std::to_string(c.n_density) + ", topn " + std::to_string(c.topn));
+    ModelOptions options;
+    options.topn = c.topn;
+    const AcousticModel model(testing::WidenedModel(an4, c.n_density, rng), options);
+    // An utterance's local senones: every fifth global one, in a shuffled order.
+    std::vector<std::uint32_t> locals_to_global;
+    for (std::uint32_t s = 0; s < model.n_senones(); s += 5) locals_to_global.push_back((s * 7) % model.n_senones());
+    FrameDensities densities;
+    densities.Reset(locals_to_global, model);
+    DensityKernel kernel(numerics::ActiveKernels());
+    kernel.Prepare(model);
+    std::normal_distribution<float> noise(0.0f, 1.0f);
+    const std::uint32_t veclen = model.veclen();
+    std::vector<std::vector<float>> frames(3, std::vector<float>(veclen));
+    std::vector<std::vector<std::uint32_t>> requested(frames.size());
+    std::vector<double> dscales;
+    for (std::uint32_t t = 0; t < frames.size(); ++t) {
+      const std::uint32_t near = locals_to_global[(t * 3) % locals_to_global.size()];
+      for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.Mean(near, 0)[l] + noise(rng) * float(t + 1);
+      // 3 + 2t local senones, the second one requested twice.
+      for (std::uint32_t i = 0; i < 3 + 2 * t; ++i) requested[t].push_back((i * 3 + t) % std::uint32_t(locals_to_global.size()));
+      for (const std::uint32_t local : requested[t]) densities.Request(local, frames[t].data());
+      densities.Request(requested[t][1], frames[t].data());
+      dscales.push_back(densities.FinishFrame(kernel, model));
+      densities.ClearFrame(t);
+    }
+    int clamped = 0;
+    for (std::uint32_t t = 0; t < frames.size(); ++t) {
+      SCOPED_TRACE("frame " + std::to_string(t));
+      std::vector<std::uint32_t> senones;
+      for (const std::uint32_t local : requested[t]) senones.push_back(locals_to_global[local]);
+      double want_dscale = 0.0;
+      const std::vector<Expected> want = Reference(model, senones, frames[t].data(), want_dscale);
+      EXPECT_EQ(dscales[t], want_dscale);
+      clamped += want_dscale == -708.407751281802 + 10.0 ? 1 : 0;
+      densities.SetFrame(t);
+      for (std::size_t i = 0; i < requested[t].size(); ++i) {
+        const std::uint32_t local = requested[t][i];
+        const std::size_t entry = densities.Entry(local);
+        EXPECT_EQ(densities.Op(local), want[i].op) << "local " << local;
+        for (std::uint32_t kk = 0; kk < model.topn(); ++kk) {
+          EXPECT_EQ(densities.Index(entry, kk), want[i].index[kk]) << "local " << local << " rank " << kk;
+          EXPECT_EQ(densities.Value(entry, kk), want[i].value[kk]) << "local " << local << " rank " << kk;
+        }
+      }
+      densities.ClearFrame(t);
+    }
+    // Frames near a senone and far from all: both sides of the bound.
+    EXPECT_GT(clamped, 0);
+    EXPECT_LT(clamped, static_cast<int>(frames.size()));
+  }
+}
+
+}  // namespace
+}  // namespace pstrain
