@@ -29,7 +29,6 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     densities_.Request(LocalOf(hmm, 0), features.frame(0));
     dscale_[0] = densities_.FinishFrame(kernel_, model);
     const double op0 = densities_.FirstOp();
-    densities_.ClearFrame(0);
     if (op0 <= kMinNormPosFloat32) {
       return AlignmentFailure{"small-output-prob", "output probability " + std::to_string(op0) + " at frame 0 state 0", false};
     }
@@ -48,7 +47,6 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
       start_alpha.push_back(double(start.prob) * densities_.Op(LocalOf(hmm, start.state)));
       best = std::max(best, start_alpha.back());
     }
-    densities_.ClearFrame(0);
     if (best <= kMinNormPosFloat32) {
       return AlignmentFailure{"small-output-prob", "best initial output probability " + std::to_string(best) + " at frame 0", false};
     }
@@ -110,7 +108,6 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
         cand_alpha[slot_of[arc.state]] += x;
       }
     }
-    densities_.ClearFrame(t);
     double best = 0.0;
     for (std::uint32_t s = 0; s < n_cand; ++s) best = std::max(best, cand_alpha[s]);
     for (std::uint32_t s = 0; s < n_cand; ++s) slot_of[cand_state[s]] = -1;

@@ -16,7 +16,7 @@ constexpr double kMaxPosterior = 1.0 + 1e-2;
 void ForwardBackward::PruneBeta(const std::vector<std::uint32_t>& candidates, double threshold,
                                 std::vector<std::uint32_t>& kept, double& kept_sum, double& pruned_sum) {
   for (const std::uint32_t i : candidates) {
-    const std::int32_t slot = state_slot_[i];
+    const std::int32_t slot = AlphaSlot(i);
     if (slot < 0) continue;
     const double ab = alpha_value_[slot] * beta_[i];
     if (ab > threshold) {
@@ -45,11 +45,12 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
   auto add_tmat = [&](const ArcTable::PrevArc& arc, double value) {
     if (arc.transition != ArcTable::kNoTransition) acc.AddTransition(arc.transition, value);
   };
+  // Frame t's alpha entries by state (AlphaSlot). Nothing is cleared between frames: a state not
+  // active at t still holds an entry of a later frame (or -1), which is outside t's range.
   auto set_alpha_slots = [&](std::uint32_t t) {
     for (std::size_t e = alpha_begin_[t]; e < alpha_begin_[t + 1]; ++e) state_slot_[alpha_state_[e]] = static_cast<std::int32_t>(e);
-  };
-  auto clear_alpha_slots = [&](std::uint32_t t) {
-    for (std::size_t e = alpha_begin_[t]; e < alpha_begin_[t + 1]; ++e) state_slot_[alpha_state_[e]] = -1;
+    slot_first_ = static_cast<std::int64_t>(alpha_begin_[t]);
+    slot_count_ = static_cast<std::uint64_t>(alpha_begin_[t + 1] - alpha_begin_[t]);
   };
   auto op_of_state = [&](std::uint32_t state) { return densities_.Op(LocalOf(hmm, state)); };
 
@@ -77,7 +78,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     const std::uint32_t j = non_emit[s];
     for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
       const std::uint32_t i = arc.state;
-      const std::int32_t slot = state_slot_[i];
+      const std::int32_t slot = AlphaSlot(i);
       if (slot < 0) continue;
       add_tmat(arc, alpha_value_[slot] * arc.prob * prior_beta_[j] * recip_final_alpha);
       prior_beta_[i] += arc.prob * prior_beta_[j];
@@ -90,7 +91,6 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       }
     }
   }
-  clear_alpha_slots(last);
   for (const std::uint32_t i : active) prior_beta_[i] *= scale_[last];
   non_emit.clear();
 
@@ -106,7 +106,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       asf_[j] = 0;
       for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
         const std::uint32_t i = arc.state;
-        const std::int32_t slot = state_slot_[i];
+        const std::int32_t slot = AlphaSlot(i);
         if (slot < 0) continue;  // not active in the forward pass
         const double p_reest = alpha_value_[slot] * double(arc.prob) * prior_beta_[j] * recip_final_alpha;
         const double post = p_reest * op;
@@ -127,7 +127,6 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
         }
       }
     }
-    densities_.ClearFrame(t + 1);
     // Beta pruning (emitting, then non-emitting states) and the alpha-beta consistency check.
     double sum_alpha_beta = 0.0, pruned = 0.0;
     active.clear();
@@ -137,7 +136,6 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     non_emit.clear();
     pruned_total += pruned * recip_final_alpha;
     if (std::fabs(sum_alpha_beta - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
-      clear_alpha_slots(t);
       return AlignmentFailure{"alpha-beta-mismatch", "sum of alpha*beta " + std::to_string(sum_alpha_beta) +
                                                          " differs from the final alpha " + std::to_string(final_alpha) +
                                                          " by more than 1% at frame " + std::to_string(t), true};
@@ -148,7 +146,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       asf_next_[j] = 0;
       for (const ArcTable::PrevArc& arc : arcs_.Prev(j)) {
         const std::uint32_t i = arc.state;
-        const std::int32_t slot = state_slot_[i];
+        const std::int32_t slot = AlphaSlot(i);
         if (slot < 0) continue;
         add_tmat(arc, alpha_value_[slot] * arc.prob * beta_[j] * recip_final_alpha);
         beta_[i] += arc.prob * beta_[j];
@@ -161,7 +159,6 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       }
     }
     next_active.clear();
-    clear_alpha_slots(t);
     for (const std::uint32_t i : active) beta_[i] *= scale_[t];
     gatherer_.FinishFrame(t + 1);
     std::swap(beta_, prior_beta_);
@@ -180,12 +177,10 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     for (const HmmArc& start : hmm.initial) beta0 += double(start.prob) * op_of_state(start.state) * prior_beta_[start.state];
   }
   if (std::fabs(beta0 - final_alpha) > kAlphaBetaEpsilon * final_alpha) {
-    densities_.ClearFrame(0);
     return AlignmentFailure{"alpha-beta-mismatch", "beta at frame 0 (" + std::to_string(beta0) + ") differs from the final alpha (" +
                                                        std::to_string(final_alpha) + ") by more than 1%", true};
   }
   if (beta0 == 0.0) {
-    densities_.ClearFrame(0);
     return AlignmentFailure{"beta-underflow", "beta underflow at frame 0", true};
   }
   if (hmm.initial.empty()) {
@@ -200,7 +195,6 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
       if (post > kMinCountPosterior && post > options.spthresh) gatherer_.AddTransitionInto(kernel_, densities_, start.state, p_reest, post, 0);
     }
   }
-  densities_.ClearFrame(0);
   gatherer_.FinishFrame(0);
   stats.avg_beta_states = double(n_beta_total) / n_frames;
   stats.avg_pruned_posterior = pruned_total / n_frames;

@@ -95,6 +95,12 @@ class ForwardBackward {
   // `kept_sum` and `pruned_sum`.
   void PruneBeta(const std::vector<std::uint32_t>& candidates, double threshold, std::vector<std::uint32_t>& kept,
                  double& kept_sum, double& pruned_sum);
+  // The backward pass: `state`'s alpha entry at the frame whose slots were set last, or -1 if the
+  // state was not active then (beta_pass.cpp).
+  std::int32_t AlphaSlot(std::uint32_t state) const {
+    const std::int32_t e = state_slot_[state];
+    return static_cast<std::uint64_t>(e - slot_first_) < slot_count_ ? e : -1;
+  }
   std::uint32_t LocalOf(const SentenceHmm& hmm, std::uint32_t state) const {
     return local_of_senone_[hmm.states[state].senone];
   }
@@ -113,7 +119,9 @@ class ForwardBackward {
   std::vector<double> log_scale_;         // Log(scale_) per frame
 
   // Scratch indexed by HMM state / global senone.
-  std::vector<std::int32_t> state_slot_;
+  std::vector<std::int32_t> state_slot_;  // alpha: candidate slot (-1 none); beta: alpha entry (AlphaSlot)
+  std::int64_t slot_first_ = 0;           // beta: the frame's first alpha entry
+  std::uint64_t slot_count_ = 0;          // beta: and its number of entries
   std::vector<std::uint32_t> local_of_senone_;
   std::vector<std::uint32_t> cand_state_;
   std::vector<double> cand_alpha_;

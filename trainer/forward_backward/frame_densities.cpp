@@ -23,6 +23,7 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
   pending_log_.clear();
   pending_senones_.clear();
   local_entry_.assign(senones.size(), -1);
+  open_first_ = 0;
 }
 
 double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& model) {
@@ -65,6 +66,7 @@ double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& m
   }
   pending_log_.clear();
   begin_.push_back(local_.size());
+  open_first_ = static_cast<std::int32_t>(local_.size());
   return dscale;
 }
 
@@ -72,8 +74,5 @@ void FrameDensities::SetFrame(std::uint32_t t) {
   for (std::size_t e = begin_[t]; e < begin_[t + 1]; ++e) local_entry_[local_[e]] = static_cast<std::int32_t>(e);
 }
 
-void FrameDensities::ClearFrame(std::uint32_t t) {
-  for (std::size_t e = begin_[t]; e < begin_[t + 1]; ++e) local_entry_[local_[e]] = -1;
-}
 
 }  // namespace pstrain

@@ -26,7 +26,7 @@ class FrameDensities {
   // Adds local senone `local` to the frame being built, unless already there. Every request of a
   // frame gives the same x (the frame's features).
   void Request(std::uint32_t local, const float* x) {
-    if (local_entry_[local] >= 0) return;
+    if (local_entry_[local] >= open_first_) return;  // (an entry of an earlier frame is below)
     local_entry_[local] = static_cast<std::int32_t>(local_.size());
     local_.push_back(local);
     pending_senones_.push_back((*senones_)[local]);
@@ -35,9 +35,10 @@ class FrameDensities {
   // Evaluates, scales and closes the frame being built; returns its density log-scale.
   double FinishFrame(DensityKernel& kernel, const AcousticModel& model);
 
-  // Entry lookup by local senone, for one closed frame at a time.
-  void SetFrame(std::uint32_t t);    // local senones evaluated at frame t -> their entries
-  void ClearFrame(std::uint32_t t);  // undoes SetFrame (and Request's marks)
+  // Entry lookup by local senone: after FinishFrame, of the frame it closed; after SetFrame(t), of
+  // frame t. Only a senone evaluated at that frame may be looked up (any other still maps to an
+  // entry of another frame, or to none): nothing is cleared between frames.
+  void SetFrame(std::uint32_t t);
   std::size_t Entry(std::uint32_t local) const { return static_cast<std::size_t>(local_entry_[local]); }
   double Op(std::uint32_t local) const { return op_[Entry(local)]; }
   double Value(std::size_t entry, std::uint32_t kk) const { return value_[entry * topn_ + kk]; }
@@ -57,7 +58,8 @@ class FrameDensities {
   const float* pending_x_ = nullptr;    // the open frame's features
   std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
   UninitializedVector<double> pending_log_;  // the open frame's log densities (entry-major)
-  std::vector<std::int32_t> local_entry_;
+  std::vector<std::int32_t> local_entry_;  // local senone -> its entry (-1 before its first)
+  std::int32_t open_first_ = 0;            // the first entry of the frame being built
 };
 
 }  // namespace pstrain
