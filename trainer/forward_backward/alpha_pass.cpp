@@ -67,6 +67,10 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
   // this loop). The additions into each candidate happen in the same order as always.
   cand_state_.resize(n_states);
   cand_alpha_.resize(n_states);
+  // The alphas kept so far: alpha_state_ and alpha_value_ are only grown in the frame loop (never
+  // shrunk back to what a frame kept, which made every frame's growth a library call), and cut to
+  // this size at the end.
+  std::size_t n_alpha = alpha_state_.size();
   std::int32_t* const slot_of = state_slot_.data();
   std::uint32_t* const cand_state = cand_state_.data();
   double* const cand_alpha = cand_alpha_.data();
@@ -129,11 +133,13 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
     // The candidates above the threshold, in order, kept without a branch on each (which one is
     // kept is not predictable): every candidate is written at the next free place, which only a
     // kept one takes.
-    const std::size_t first = alpha_state_.size();
-    alpha_state_.resize(first + n_cand);
-    alpha_value_.resize(first + n_cand);
-    std::uint32_t* const kept_state = alpha_state_.data() + first;
-    double* const kept_alpha = alpha_value_.data() + first;
+    if (alpha_state_.size() < n_alpha + n_cand) {
+      const std::size_t size = std::max(2 * alpha_state_.size(), n_alpha + n_cand);
+      alpha_state_.resize(size);
+      alpha_value_.resize(size);
+    }
+    std::uint32_t* const kept_state = alpha_state_.data() + n_alpha;
+    double* const kept_alpha = alpha_value_.data() + n_alpha;
     const double frame_scale = scale_[t];
     std::size_t n_kept = 0;
     for (std::uint32_t s = 0; s < n_cand; ++s) {
@@ -141,11 +147,12 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
       kept_alpha[n_kept] = cand_alpha[s] * frame_scale;
       n_kept += cand_alpha[s] > pthresh ? 1 : 0;
     }
-    alpha_state_.resize(first + n_kept);
-    alpha_value_.resize(first + n_kept);
-    alpha_begin_.push_back(alpha_state_.size());
+    n_alpha += n_kept;
+    alpha_begin_.push_back(n_alpha);
     n_alpha_total += alpha_begin_[t + 1] - alpha_begin_[t];
   }
+  alpha_state_.resize(n_alpha);
+  alpha_value_.resize(n_alpha);
   stats.avg_alpha_states = double(n_alpha_total) / n_frames;
   return std::nullopt;
 }
