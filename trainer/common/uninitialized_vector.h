@@ -1,8 +1,8 @@
 // UninitializedVector<T>: a std::vector whose resize (and sized constructor) default-initializes
 // new elements instead of value-initializing them, so that for doubles and integers they are left
 // as they are instead of zeroed. For buffers every element of which is written before it is read,
-// grown in small steps in a hot loop: the forward pass's per-frame density cache and alphas grow by
-// one frame's values every frame, and a zeroing resize was a memset call each time.
+// grown in a hot loop: the forward pass's per-frame density cache grows by one frame's values every
+// frame and its alphas by doubling, and a zeroing resize was a memset call each time.
 #pragma once
 
 #include <memory>

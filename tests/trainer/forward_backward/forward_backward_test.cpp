@@ -257,6 +257,49 @@ TEST_F(An4Test, Failures) {
   }
 }
 
+// A backward pass that fails half-way leaves its per-frame lookups as they were (nothing is cleared
+// between frames); the next utterance on the same object must not see them: the same bits as on a
+// fresh object. Also after a successful one, and after a forward pass that fails.
+TEST_F(An4Test, AFailedUtteranceLeavesNothingForTheNext) {
+  const Utterance& failing = kUtterances[3];
+  const SentenceHmm failing_hmm = Build(failing.words);
+  const Features failing_features = SyntheticFeatures(*files_, failing_hmm, failing.frames_per_state, failing.seed, failing.spread);
+  ForwardBackwardOptions narrow_beta = WideBeams();
+  narrow_beta.beams.bbeam = 0.5;  // prunes so much of the backward pass that alpha * beta no longer sums up
+  const SentenceHmm short_hmm = Build({"SEVEN", "SEVEN", "SIX"});
+  const Features short_features = Truncate(SyntheticFeatures(*files_, Build({"SEVEN"}), 2, 8), 10);
+  for (const Utterance& next : kUtterances) {
+    SCOPED_TRACE(next.words[1]);
+    const SentenceHmm hmm = Build(next.words);
+    const Features features = SyntheticFeatures(*files_, hmm, next.frames_per_state, next.seed, next.spread);
+    ForwardBackward fresh;
+    UtteranceStats fresh_stats;
+    ForwardBackwardStats fresh_fb;
+    ASSERT_FALSE(fresh.Run(*model_, hmm, features, WideBeams(), fresh_stats, fresh_fb).has_value());
+    const Accumulators want = Accumulate(fresh_stats);
+
+    UtteranceStats stats;
+    ForwardBackwardStats fb_stats;
+    const std::optional<AlignmentFailure> beta_failure = fb_.Run(*model_, failing_hmm, failing_features, narrow_beta, stats, fb_stats);
+    ASSERT_TRUE(beta_failure.has_value());
+    ASSERT_EQ(beta_failure->reason, "alpha-beta-mismatch") << beta_failure->message;
+    for (int previous = 0; previous < 3; ++previous) {
+      if (previous == 1) {
+        ASSERT_EQ(fb_.Run(*model_, short_hmm, short_features, WideBeams(), stats, fb_stats)->reason, "final-state-not-reached");
+      }
+      if (previous == 2) RunOk(failing_hmm, failing_features, WideBeams(), stats);
+      UtteranceStats got_stats;
+      const ForwardBackwardStats got_fb = RunOk(hmm, features, WideBeams(), got_stats);
+      EXPECT_EQ(got_fb.log_likelihood, fresh_fb.log_likelihood) << "after utterance kind " << previous;
+      const Accumulators got = Accumulate(got_stats);
+      EXPECT_EQ(got.mean_data(), want.mean_data()) << "after utterance kind " << previous;
+      EXPECT_EQ(got.var_data(), want.var_data()) << "after utterance kind " << previous;
+      EXPECT_EQ(got.mixw_data(), want.mixw_data()) << "after utterance kind " << previous;
+      EXPECT_EQ(got.tmat_data(), want.tmat_data()) << "after utterance kind " << previous;
+    }
+  }
+}
+
 TEST_F(An4Test, AccumulatingInPiecesEqualsAccumulatingAtOnce) {
   for (bool pass2var : {false, true}) {
     SCOPED_TRACE(pass2var ? "2-pass variance" : "1-pass variance");

@@ -87,37 +87,46 @@ TEST(FrameDensitiesTest, EntriesMatchTheReferenceBitForBit) {
     const std::uint32_t veclen = model.veclen();
     std::vector<std::vector<float>> frames(3, std::vector<float>(veclen));
     std::vector<std::vector<std::uint32_t>> requested(frames.size());
-    std::vector<double> dscales;
-    for (std::uint32_t t = 0; t < frames.size(); ++t) {
-      const std::uint32_t near = locals_to_global[(t * 3) % locals_to_global.size()];
-      for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.Mean(near, 0)[l] + noise(rng) * float(t + 1);
-      // 3 + 2t local senones, the second one requested twice; frame 2 repeats two of frame 0.
-      for (std::uint32_t i = 0; i < 3 + 2 * t; ++i) requested[t].push_back((i * 2 + t) % std::uint32_t(locals_to_global.size()));
-      for (const std::uint32_t local : requested[t]) densities.Request(local, frames[t].data());
-      densities.Request(requested[t][1], frames[t].data());
-      dscales.push_back(densities.FinishFrame(kernel, model));
-      // The frame just closed is looked up without SetFrame (as the forward pass does).
-      EXPECT_EQ(densities.Entry(requested[t][0]), densities.Entry(requested[t][1]) - 1);
-    }
-    int clamped = 0;
-    for (const std::uint32_t t : {2u, 0u, 1u}) {
-      SCOPED_TRACE("frame " + std::to_string(t));
-      std::vector<std::uint32_t> senones;
-      for (const std::uint32_t local : requested[t]) senones.push_back(locals_to_global[local]);
-      double want_dscale = 0.0;
-      const std::vector<Expected> want = Reference(model, senones, frames[t].data(), want_dscale);
-      EXPECT_EQ(dscales[t], want_dscale);
-      clamped += want_dscale == -708.407751281802 + 10.0 ? 1 : 0;
-      densities.SetFrame(t);
+    std::vector<std::vector<Expected>> want(frames.size());
+    // Every entry of frame t, after FinishFrame (the forward pass's lookups) or SetFrame(t).
+    const auto expect_frame = [&](std::uint32_t t) {
       for (std::size_t i = 0; i < requested[t].size(); ++i) {
         const std::uint32_t local = requested[t][i];
         const std::size_t entry = densities.Entry(local);
-        EXPECT_EQ(densities.Op(local), want[i].op) << "local " << local;
+        // One entry per senone, in the order of their first requests.
+        EXPECT_EQ(entry, densities.Entry(requested[t][0]) + i) << "local " << local;
+        EXPECT_EQ(densities.Op(local), want[t][i].op) << "local " << local;
         for (std::uint32_t kk = 0; kk < model.topn(); ++kk) {
-          EXPECT_EQ(densities.Index(entry, kk), want[i].index[kk]) << "local " << local << " rank " << kk;
-          EXPECT_EQ(densities.Value(entry, kk), want[i].value[kk]) << "local " << local << " rank " << kk;
+          EXPECT_EQ(densities.Index(entry, kk), want[t][i].index[kk]) << "local " << local << " rank " << kk;
+          EXPECT_EQ(densities.Value(entry, kk), want[t][i].value[kk]) << "local " << local << " rank " << kk;
         }
       }
+    };
+    int clamped = 0;
+    for (std::uint32_t t = 0; t < frames.size(); ++t) {
+      SCOPED_TRACE("building frame " + std::to_string(t));
+      const std::uint32_t near = locals_to_global[(t * 3) % locals_to_global.size()];
+      for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.Mean(near, 0)[l] + noise(rng) * float(t + 1);
+      // 3 + 2t local senones, the first two requested twice; frame 2 repeats two of frame 0.
+      for (std::uint32_t i = 0; i < 3 + 2 * t; ++i) requested[t].push_back((i * 2 + t) % std::uint32_t(locals_to_global.size()));
+      for (const std::uint32_t local : requested[t]) {
+        densities.Request(local, frames[t].data());
+        if (local == requested[t][1]) densities.Request(requested[t][0], frames[t].data());
+      }
+      densities.Request(requested[t][1], frames[t].data());
+      const double dscale = densities.FinishFrame(kernel, model);
+      std::vector<std::uint32_t> senones;
+      for (const std::uint32_t local : requested[t]) senones.push_back(locals_to_global[local]);
+      double want_dscale = 0.0;
+      want[t] = Reference(model, senones, frames[t].data(), want_dscale);
+      EXPECT_EQ(dscale, want_dscale);
+      clamped += want_dscale == -708.407751281802 + 10.0 ? 1 : 0;
+      expect_frame(t);
+    }
+    for (const std::uint32_t t : {2u, 0u, 1u}) {
+      SCOPED_TRACE("frame " + std::to_string(t) + " again");
+      densities.SetFrame(t);
+      expect_frame(t);
     }
     // Frames near a senone and far from all: both sides of the bound.
     EXPECT_GT(clamped, 0);
