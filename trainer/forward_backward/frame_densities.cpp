@@ -48,8 +48,7 @@ double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& m
     const std::uint32_t* const local = local_.data() + first_entry;
     double* const op = op_.data() + first_entry;
     for (std::size_t e = 0; e < n_entries; ++e) {
-      const std::uint32_t k = all_ ? 0 : index_[first_entry + e];
-      op[e] = 0.0 + model.MixtureWeight((*senones_)[local[e]], k) * values[e];
+      op[e] = 0.0 + model.MixtureWeight((*senones_)[local[e]], Index(first_entry + e, 0)) * values[e];
     }
   } else {
     for (std::size_t e = 0; e < n_entries; ++e, values += topn_) {
