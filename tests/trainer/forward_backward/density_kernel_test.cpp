@@ -21,15 +21,15 @@
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
 #include "support/model_fixture_util.h"
+#include "support/test_util.h"
 
 namespace pstrain {
 namespace {
 
-const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
-
 TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
-  ASSERT_TRUE(std::filesystem::is_directory(kAn4ModelDir)) << kAn4ModelDir << " is missing (scripts/bootstrap.sh installs it)";
-  const ModelFiles an4 = ModelFiles::Load(kAn4ModelDir);
+  const std::filesystem::path an4_dir = testing::An4Model();
+  ASSERT_TRUE(std::filesystem::is_directory(an4_dir)) << an4_dir << " is missing (scripts/bootstrap.sh installs it)";
+  const ModelFiles an4 = ModelFiles::Load(an4_dir.string());
   std::mt19937 rng(12);
   struct Case {
     std::uint32_t n_density, topn;

@@ -26,11 +26,11 @@
 #include "graph/pronunciation_graph.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
+#include "support/test_util.h"
 
 namespace pstrain {
 namespace {
 
-const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
@@ -103,8 +103,8 @@ Features Truncate(const Features& features, std::uint32_t n_frames) {
 class An4Test : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!std::filesystem::is_directory(kAn4ModelDir)) return;
-    files_ = new ModelFiles(ModelFiles::Load(kAn4ModelDir));
+    if (!std::filesystem::is_directory(testing::An4Model())) return;
+    files_ = new ModelFiles(ModelFiles::Load(testing::An4Model().string()));
     model_ = new AcousticModel(*files_, ModelOptions{});
   }
   static void TearDownTestSuite() {
@@ -114,7 +114,7 @@ class An4Test : public ::testing::Test {
     files_ = nullptr;
   }
   void SetUp() override {
-    if (files_ == nullptr) GTEST_SKIP() << "the an4 model is not installed at " << kAn4ModelDir;
+    ASSERT_NE(files_, nullptr) << "the an4 model is not installed at " << testing::An4Model() << " (scripts/bootstrap.sh installs it)";
   }
 
   SentenceHmm Build(const std::vector<std::string>& words) const {

@@ -20,11 +20,10 @@
 #include "model/acoustic_model.h"
 #include "numerics/vector_kernels.h"
 #include "support/model_fixture_util.h"
+#include "support/test_util.h"
 
 namespace pstrain {
 namespace {
-
-const char kAn4ModelDir[] = "/usr/share/pocketsphinx/test/data/an4_ci_cont";
 
 struct Expected {
   std::vector<std::uint32_t> index;  // top-n density indices, best first
@@ -65,8 +64,9 @@ std::vector<Expected> Reference(const AcousticModel& model, const std::vector<st
 }
 
 TEST(FrameDensitiesTest, EntriesMatchTheReferenceBitForBit) {
-  ASSERT_TRUE(std::filesystem::is_directory(kAn4ModelDir)) << kAn4ModelDir << " is missing (scripts/bootstrap.sh installs it)";
-  const ModelFiles an4 = ModelFiles::Load(kAn4ModelDir);
+  const std::filesystem::path an4_dir = testing::An4Model();
+  ASSERT_TRUE(std::filesystem::is_directory(an4_dir)) << an4_dir << " is missing (scripts/bootstrap.sh installs it)";
+  const ModelFiles an4 = ModelFiles::Load(an4_dir.string());
   std::mt19937 rng(31);
   struct Case {
     std::uint32_t n_density, topn;
