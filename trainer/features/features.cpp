@@ -1,6 +1,7 @@
 // Feature computation: CMN and 1s_c_d_dd from cepstra, as sphinxbase computes them.
 #include "features/features.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -10,6 +11,83 @@ namespace pstrain {
 namespace {
 constexpr int kDeltaWindow = 2;             // sphinxbase FEAT_DCEP_WIN
 constexpr int kPad = kDeltaWindow + 1;      // feature window: frames replicated at each edge
+
+// The per-frame loops below run over a frame's coefficients. They are templates on the cepstral
+// length so that the usual 13 is a constant (the compiler then unrolls each loop into a few vector
+// operations, with no run-time length or alias checks); kLen 0 takes the length at run time. Every
+// element gets the same float operations in the same order either way: the vector forms only do
+// several coefficients' operations at once.
+constexpr std::uint32_t kUsualCeplen = 13;
+
+// Batch CMN without variance normalization: the mean of the frames with c0 >= 0, summed frame by
+// frame in float, then subtracted from every frame. Returns false when no frame has c0 >= 0.
+template <std::uint32_t kLen>
+bool SubtractMean(Cepstra& cep) {
+  const std::uint32_t len = kLen != 0 ? kLen : cep.ceplen;
+  std::vector<float> mean_storage(kLen != 0 ? 0 : len, 0.0f);
+  float fixed_mean[kLen != 0 ? kLen : 1] = {};
+  float* __restrict mean = kLen != 0 ? fixed_mean : mean_storage.data();
+  float* __restrict data = cep.data.data();
+  std::uint32_t n_pos_frames = 0;
+  for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
+    const float* frame = data + std::size_t(t) * len;
+    if (frame[0] < 0.0f) continue;  // frames with negative energy do not enter the mean
+    for (std::uint32_t i = 0; i < len; ++i) mean[i] += frame[i];
+    ++n_pos_frames;
+  }
+  if (n_pos_frames == 0) return false;
+  for (std::uint32_t i = 0; i < len; ++i) mean[i] /= static_cast<float>(n_pos_frames);
+  for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
+    float* frame = data + std::size_t(t) * len;
+    for (std::uint32_t i = 0; i < len; ++i) frame[i] -= mean[i];
+  }
+  return true;
+}
+
+// 1s_c_d_dd of frame t into f (3 len values), from the frames at t - 3 .. t + 3 (cm3 .. cp3).
+template <std::uint32_t kLen>
+inline __attribute__((always_inline)) void FeatureFrame(std::uint32_t len, const float* __restrict cm3,
+                                                        const float* __restrict cm2, const float* __restrict cm1,
+                                                        const float* __restrict c0, const float* __restrict cp1,
+                                                        const float* __restrict cp2, const float* __restrict cp3,
+                                                        float* __restrict f) {
+  if constexpr (kLen != 0) len = kLen;
+  for (std::uint32_t i = 0; i < len; ++i) {
+    f[i] = c0[i];
+    f[len + i] = cp2[i] - cm2[i];
+    float d1 = cp3[i] - cm1[i];
+    float d2 = cp1[i] - cm3[i];
+    f[2 * len + i] = d1 - d2;
+  }
+}
+
+template <std::uint32_t kLen>
+void DeltaFeatures(const Cepstra& cep, float* out) {
+  const std::uint32_t len = kLen != 0 ? kLen : cep.ceplen;
+  const std::uint32_t dim = 3 * len;
+  const long n = cep.n_frames;
+  const float* c = cep.data.data();
+  static_assert(kPad == 3);
+  // Frame index into the padded utterance: frames before 0 repeat frame 0, after the end the last.
+  auto padded = [&](long t) -> const float* {
+    if (t < 0) t = 0;
+    if (t >= n) t = n - 1;
+    return c + std::size_t(t) * len;
+  };
+  auto edge_frame = [&](long t) {
+    FeatureFrame<kLen>(len, padded(t - 3), padded(t - 2), padded(t - 1), padded(t), padded(t + 1), padded(t + 2),
+                       padded(t + 3), out + std::size_t(t) * dim);
+  };
+  // The frames whose window lies inside the utterance need no clamping.
+  const long inner_first = kPad, inner_end = n - kPad;
+  for (long t = 0; t < n && t < inner_first; ++t) edge_frame(t);
+  for (long t = inner_first; t < inner_end; ++t) {
+    const float* c0 = c + std::size_t(t) * len;
+    FeatureFrame<kLen>(len, c0 - 3 * len, c0 - 2 * len, c0 - len, c0, c0 + len, c0 + 2 * len, c0 + 3 * len,
+                       out + std::size_t(t) * dim);
+  }
+  for (long t = std::max(inner_first, inner_end); t < n; ++t) edge_frame(t);
+}
 }  // namespace
 
 CmnMode ParseCmnMode(const std::string& value) {
@@ -26,6 +104,11 @@ CmnMode ParseCmnMode(const std::string& value) {
 void ApplyCmn(Cepstra& cep, const FeatureOptions& options, const std::string& path) {
   if (options.cmn == CmnMode::kNone || cep.n_frames == 0) return;
   const std::uint32_t len = cep.ceplen;
+  if (!options.varnorm) {
+    const bool ok = len == kUsualCeplen ? SubtractMean<kUsualCeplen>(cep) : SubtractMean<0>(cep);
+    if (!ok) throw FileError(path, "batch CMN impossible: every frame has c0 < 0 (silent or corrupt audio)");
+    return;
+  }
   std::vector<float> mean(len, 0.0f);
   std::uint32_t n_pos_frames = 0;
   for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
@@ -39,12 +122,6 @@ void ApplyCmn(Cepstra& cep, const FeatureOptions& options, const std::string& pa
   }
   for (std::uint32_t i = 0; i < len; ++i) mean[i] /= static_cast<float>(n_pos_frames);
   float* data = cep.data.data();
-  if (!options.varnorm) {
-    for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
-      for (std::uint32_t i = 0; i < len; ++i) data[std::size_t(t) * len + i] -= mean[i];
-    }
-    return;
-  }
   std::vector<float> inv_stddev(len, 0.0f);
   for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
     for (std::uint32_t i = 0; i < len; ++i) {
@@ -72,30 +149,10 @@ Features ComputeFeatures(Cepstra cep, const FeatureOptions& options, const std::
   out.n_frames = cep.n_frames;
   out.data.resize(std::size_t(out.n_frames) * out.dim);
   if (cep.n_frames == 0) return out;
-  // Frame index into the padded utterance: frames before 0 repeat frame 0, after the end the last.
-  auto padded = [&](long t) -> const float* {
-    if (t < 0) t = 0;
-    if (t >= static_cast<long>(cep.n_frames)) t = cep.n_frames - 1;
-    return cep.frame(static_cast<std::uint32_t>(t));
-  };
-  static_assert(kPad == 3);
-  for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
-    float* f = out.data.data() + std::size_t(t) * out.dim;
-    const long tt = t;
-    const float* c0 = padded(tt);
-    const float* cp2 = padded(tt + 2);
-    const float* cm2 = padded(tt - 2);
-    const float* cp3 = padded(tt + 3);
-    const float* cm1 = padded(tt - 1);
-    const float* cp1 = padded(tt + 1);
-    const float* cm3 = padded(tt - 3);
-    for (std::uint32_t i = 0; i < len; ++i) {
-      f[i] = c0[i];
-      f[len + i] = cp2[i] - cm2[i];
-      float d1 = cp3[i] - cm1[i];
-      float d2 = cp1[i] - cm3[i];
-      f[2 * len + i] = d1 - d2;
-    }
+  if (len == kUsualCeplen) {
+    DeltaFeatures<kUsualCeplen>(cep, out.data.data());
+  } else {
+    DeltaFeatures<0>(cep, out.data.data());
   }
   return out;
 }

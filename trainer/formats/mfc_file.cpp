@@ -11,6 +11,8 @@ namespace pstrain {
 
 namespace {
 
+constexpr std::uint32_t kExponentBits = 0x7f800000u;  // a float's exponent field
+
 std::uint32_t Swap32(std::uint32_t v) {
   return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
 }
@@ -44,16 +46,31 @@ Cepstra ParseMfc(const std::vector<std::uint8_t>& bytes, const std::string& path
   cep.ceplen = ceplen;
   cep.n_frames = count / ceplen;
   cep.data.resize(count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    std::uint32_t w = LoadLittle(bytes.data() + 4 + 4 * std::size_t(i));
-    if (swap) w = Swap32(w);
-    float value;
-    std::memcpy(&value, &w, sizeof(value));
-    if (!std::isfinite(value)) {
-      throw FileError(path, "frame " + std::to_string(i / ceplen) + ", coefficient " + std::to_string(i % ceplen) +
-                                " is " + (std::isnan(value) ? "NaN" : "infinite"));
+  // Converted without a check inside the loop (so that it runs in vector registers); a value whose
+  // exponent bits are all ones (NaN or infinite) is looked for afterwards, only when there is one.
+  const std::uint8_t* in = bytes.data() + 4;
+  float* out = cep.data.data();
+  std::uint32_t not_finite = 0;
+  const auto convert = [&](auto swap_word) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint32_t w = swap_word(LoadLittle(in + 4 * std::size_t(i)));
+      not_finite |= (w & kExponentBits) == kExponentBits ? 1u : 0u;
+      std::memcpy(out + i, &w, sizeof w);
     }
-    cep.data[i] = value;
+  };
+  if (swap) {
+    convert([](std::uint32_t w) { return Swap32(w); });
+  } else {
+    convert([](std::uint32_t w) { return w; });
+  }
+  if (not_finite != 0) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const float value = cep.data[i];
+      if (!std::isfinite(value)) {
+        throw FileError(path, "frame " + std::to_string(i / ceplen) + ", coefficient " + std::to_string(i % ceplen) +
+                                  " is " + (std::isnan(value) ? "NaN" : "infinite"));
+      }
+    }
   }
   return cep;
 }

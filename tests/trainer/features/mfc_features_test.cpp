@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -113,6 +114,12 @@ TEST(MfcFeaturesFileTest, BadFilesAreRejectedWithTheFileAndTheProblem) {
       {"positive infinity", with_value(0, 0, std::numeric_limits<float>::infinity()), {"frame 0", "infinite"}},
       {"negative infinity", with_value(3, 12, -std::numeric_limits<float>::infinity()), {"frame 3", "infinite"}},
       {"NaN in a byte-swapped file", SwapWords(with_value(1, 4, std::nanf(""))), {"frame 1", "coefficient 4", "NaN"}},
+      {"the first of two bad values", [&] {
+         Bytes b = with_value(3, 2, std::numeric_limits<float>::quiet_NaN());
+         const float inf = std::numeric_limits<float>::infinity();
+         std::memcpy(b.data() + 4 + 4 * (1 * kCeplen + 9), &inf, 4);
+         return b;
+       }(), {"frame 1", "coefficient 9", "infinite"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -257,6 +264,69 @@ TEST(MfcFeaturesTest, FeaturesUseTheMeanNormalizedCepstra) {
   }
   // The mean over the c0 >= 0 frames (1 4 8 3 5 -> 21 / 5 = 4.2) was subtracted from c0.
   EXPECT_FLOAT_EQ(with_cmn.frame(1)[0], -2.0f - 4.2f);
+}
+
+// The features as the formulas above say, one value at a time (edge frames replicated), for the
+// comparison below: ComputeFeatures runs other loops (the usual 13 coefficients as a constant, the
+// inner frames without clamping), which must give the same floats.
+std::vector<float> ReferenceFeatures(const Cepstra& raw, bool cmn) {
+  const std::uint32_t len = raw.ceplen, n = raw.n_frames;
+  std::vector<float> c = raw.data;
+  if (cmn) {
+    std::vector<float> mean(len, 0.0f);
+    std::uint32_t used = 0;
+    for (std::uint32_t t = 0; t < n; ++t) {
+      if (c[std::size_t(t) * len] < 0.0f) continue;
+      for (std::uint32_t i = 0; i < len; ++i) mean[i] += c[std::size_t(t) * len + i];
+      ++used;
+    }
+    for (std::uint32_t i = 0; i < len; ++i) mean[i] /= float(used);
+    for (std::uint32_t t = 0; t < n; ++t) {
+      for (std::uint32_t i = 0; i < len; ++i) c[std::size_t(t) * len + i] -= mean[i];
+    }
+  }
+  auto at = [&](long t, std::uint32_t i) {
+    t = std::clamp(t, 0L, long(n) - 1);
+    return c[std::size_t(t) * len + i];
+  };
+  std::vector<float> out(std::size_t(n) * 3 * len);
+  for (long t = 0; t < long(n); ++t) {
+    for (std::uint32_t i = 0; i < len; ++i) {
+      float* f = out.data() + std::size_t(t) * 3 * len;
+      f[i] = at(t, i);
+      f[len + i] = at(t + 2, i) - at(t - 2, i);
+      f[2 * len + i] = (at(t + 3, i) - at(t - 1, i)) - (at(t + 1, i) - at(t - 3, i));
+    }
+  }
+  return out;
+}
+
+TEST(MfcFeaturesTest, FeaturesEqualTheFormulasBitForBitForAnyLengthAndFrameCount) {
+  std::uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return float(std::int32_t(state >> 8) - (1 << 23)) / 65536.0f;  // about -128 .. 128, many digits
+  };
+  for (const std::uint32_t len : {13u, 12u, 20u, 1u}) {
+    for (const std::uint32_t n : {1u, 2u, 3u, 5u, 6u, 7u, 8u, 9u, 57u}) {
+      for (const bool cmn : {true, false}) {
+        SCOPED_TRACE("ceplen " + std::to_string(len) + ", " + std::to_string(n) + " frames, cmn " + (cmn ? "batch" : "none"));
+        Cepstra cep;
+        cep.ceplen = len;
+        cep.n_frames = n;
+        for (std::size_t k = 0; k < std::size_t(n) * len; ++k) cep.data.push_back(next());
+        cep.data[0] = std::fabs(cep.data[0]);  // at least one frame with c0 >= 0
+        FeatureOptions options;
+        options.ceplen = len;
+        options.cmn = cmn ? CmnMode::kBatch : CmnMode::kNone;
+        const Features features = ComputeFeatures(cep, options, "utt.mfc");
+        const std::vector<float> expected = ReferenceFeatures(cep, cmn);
+        ASSERT_EQ(features.dim, 3 * len);
+        ASSERT_EQ(features.data.size(), expected.size());
+        EXPECT_EQ(std::memcmp(features.data.data(), expected.data(), expected.size() * sizeof(float)), 0);
+      }
+    }
+  }
 }
 
 TEST(MfcFeaturesTest, SingleFrameUtteranceHasZeroDeltas) {
