@@ -67,6 +67,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
   // this loop). The additions into each candidate happen in the same order as always.
   cand_state_.resize(n_states);
   cand_alpha_.resize(n_states);
+  cand_local_.resize(n_states);
   // The alphas kept so far: alpha_state_ and alpha_value_ are only grown in the frame loop (never
   // shrunk back to what a frame kept, which made every frame's growth a library call), and cut to
   // this size at the end.
@@ -74,6 +75,7 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
   std::int32_t* const slot_of = state_slot_.data();
   std::uint32_t* const cand_state = cand_state_.data();
   double* const cand_alpha = cand_alpha_.data();
+  std::uint32_t* const cand_local = cand_local_.data();  // an emitting candidate's local senone
   for (std::uint32_t t = 1; t < n_frames; ++t) {
     const std::size_t prev_begin = alpha_begin_[t - 1], prev_end = alpha_begin_[t];
     const std::uint32_t* const prev_state = alpha_state_.data();
@@ -85,11 +87,12 @@ std::optional<AlignmentFailure> ForwardBackward::AlphaPass(const Pass& pass, For
         if (slot_of[arc.state] >= 0) continue;
         slot_of[arc.state] = static_cast<std::int32_t>(n_cand);
         cand_state[n_cand] = arc.state;
+        cand_local[n_cand] = static_cast<std::uint32_t>(arc.local);
         cand_alpha[n_cand] = 0.0;
         ++n_cand;
-        densities_.Request(static_cast<std::uint32_t>(arc.local), x_t);
       }
     }
+    densities_.RequestMany(cand_local, n_cand, x_t);
     dscale_[t] = densities_.FinishFrame(kernel_, model);
     for (std::size_t s = prev_begin; s < prev_end; ++s) {
       const double prior_alpha = prev_alpha[s];

@@ -124,6 +124,7 @@ class ForwardBackward {
   std::uint64_t slot_count_ = 0;          // beta: and its number of entries
   std::vector<std::uint32_t> local_of_senone_;
   std::vector<std::uint32_t> cand_state_;
+  std::vector<std::uint32_t> cand_local_;
   std::vector<double> cand_alpha_;
   std::vector<double> beta_, prior_beta_;
   std::vector<std::uint32_t> beta_written_, prior_beta_written_;  // (beta_pass.cpp)

@@ -16,21 +16,46 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
   topn_ = model.topn();
   all_ = model.topn_is_all();
   begin_.assign(1, 0);
-  local_.clear();
+  n_entries_ = 0;
   op_.clear();
   value_.clear();
   index_.clear();
   pending_log_.clear();
-  pending_senones_.clear();
+  if (pending_senones_.size() < senones.size()) pending_senones_.resize(senones.size());
+  n_pending_ = 0;
   local_entry_.assign(senones.size(), -1);
   open_first_ = 0;
 }
 
+void FrameDensities::GrowEntries(std::size_t more) {
+  local_.resize(std::max(2 * local_.size(), n_entries_ + more));
+}
+
+void FrameDensities::RequestMany(const std::uint32_t* locals, std::size_t n, const float* x) {
+  if (local_.size() < n_entries_ + n) GrowEntries(n);  // each request adds at most one entry
+  std::uint32_t* const entry_local = local_.data();
+  std::uint32_t* const pending = pending_senones_.data();
+  std::int32_t* const local_entry = local_entry_.data();
+  const std::uint32_t* const senones = senones_->data();
+  const std::int32_t open_first = open_first_;
+  std::size_t entry = n_entries_, n_pending = n_pending_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t local = locals[i];
+    if (local_entry[local] >= open_first) continue;  // requested already in this frame
+    local_entry[local] = static_cast<std::int32_t>(entry);
+    entry_local[entry++] = local;
+    pending[n_pending++] = senones[local];
+  }
+  if (n_pending != n_pending_) pending_x_ = x;
+  n_entries_ = entry;
+  n_pending_ = n_pending;
+}
+
 double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& model) {
   const std::size_t first_entry = begin_.back();
-  const std::size_t n_entries = local_.size() - first_entry;
-  kernel.EvaluateMany(pending_senones_.data(), pending_senones_.size(), pending_x_, index_, pending_log_);
-  pending_senones_.clear();
+  const std::size_t n_entries = n_entries_ - first_entry;
+  kernel.EvaluateMany(pending_senones_.data(), n_pending_, pending_x_, index_, pending_log_);
+  n_pending_ = 0;
   const std::size_t n_values = pending_log_.size();  // n_entries * topn
   double max_log = -std::numeric_limits<double>::max();
   for (const double v : pending_log_) max_log = std::max(max_log, v);
@@ -64,8 +89,8 @@ double FrameDensities::FinishFrame(DensityKernel& kernel, const AcousticModel& m
     }
   }
   pending_log_.clear();
-  begin_.push_back(local_.size());
-  open_first_ = static_cast<std::int32_t>(local_.size());
+  begin_.push_back(n_entries_);
+  open_first_ = static_cast<std::int32_t>(n_entries_);
   return dscale;
 }
 

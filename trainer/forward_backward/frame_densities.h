@@ -27,11 +27,15 @@ class FrameDensities {
   // frame gives the same x (the frame's features).
   void Request(std::uint32_t local, const float* x) {
     if (local_entry_[local] >= open_first_) return;  // (an entry of an earlier frame is below)
-    local_entry_[local] = static_cast<std::int32_t>(local_.size());
-    local_.push_back(local);
-    pending_senones_.push_back((*senones_)[local]);
+    if (n_entries_ == local_.size()) GrowEntries(1);
+    local_entry_[local] = static_cast<std::int32_t>(n_entries_);
+    local_[n_entries_++] = local;
+    pending_senones_[n_pending_++] = (*senones_)[local];
     pending_x_ = x;
   }
+  // Request(locals[i], x) for i = 0 .. n - 1 in that order, in one loop (the alpha pass asks for a
+  // frame's senones all at once; one call a request stored and reloaded the arrays' sizes each time).
+  void RequestMany(const std::uint32_t* locals, std::size_t n, const float* x);
   // Evaluates, scales and closes the frame being built; returns its density log-scale.
   double FinishFrame(DensityKernel& kernel, const AcousticModel& model);
 
@@ -51,12 +55,18 @@ class FrameDensities {
   std::uint32_t topn_ = 0;
   bool all_ = false;                    // topn = all densities: entry kk is density kk, index_ stays empty
   std::vector<std::size_t> begin_;      // frame -> first entry (closed frames + 1)
-  std::vector<std::uint32_t> local_;    // entry -> local senone
+  // Room for at least `more` entries beyond n_entries_ (local_ grows by doubling).
+  void GrowEntries(std::size_t more);
+
+  UninitializedVector<std::uint32_t> local_;  // entry -> local senone: the first n_entries_ are used
+  std::size_t n_entries_ = 0;
   UninitializedVector<double> op_;      // entry -> output probability (written before read)
   UninitializedVector<double> value_;   // entry * topn -> scaled density (written before read)
   std::vector<std::uint32_t> index_;    // entry * topn -> density index (topn < all only)
   const float* pending_x_ = nullptr;    // the open frame's features
-  std::vector<std::uint32_t> pending_senones_;  // the open frame's senones, in entry order
+  // The open frame's senones, in entry order: the first n_pending_ (room for every local senone).
+  UninitializedVector<std::uint32_t> pending_senones_;
+  std::size_t n_pending_ = 0;
   UninitializedVector<double> pending_log_;  // the open frame's log densities (entry-major)
   std::vector<std::int32_t> local_entry_;  // local senone -> its entry (-1 before its first)
   std::int32_t open_first_ = 0;            // the first entry of the frame being built

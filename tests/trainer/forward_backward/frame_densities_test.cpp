@@ -109,11 +109,18 @@ TEST(FrameDensitiesTest, EntriesMatchTheReferenceBitForBit) {
       for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.Mean(near, 0)[l] + noise(rng) * float(t + 1);
       // 3 + 2t local senones, the first two requested twice; frame 2 repeats two of frame 0.
       for (std::uint32_t i = 0; i < 3 + 2 * t; ++i) requested[t].push_back((i * 2 + t) % std::uint32_t(locals_to_global.size()));
+      std::vector<std::uint32_t> asks;
       for (const std::uint32_t local : requested[t]) {
-        densities.Request(local, frames[t].data());
-        if (local == requested[t][1]) densities.Request(requested[t][0], frames[t].data());
+        asks.push_back(local);
+        if (local == requested[t][1]) asks.push_back(requested[t][0]);
       }
-      densities.Request(requested[t][1], frames[t].data());
+      asks.push_back(requested[t][1]);
+      // Frame 1 asks all at once (as the alpha pass does), the others one at a time.
+      if (t == 1) {
+        densities.RequestMany(asks.data(), asks.size(), frames[t].data());
+      } else {
+        for (const std::uint32_t local : asks) densities.Request(local, frames[t].data());
+      }
       const double dscale = densities.FinishFrame(kernel, model);
       std::vector<std::uint32_t> senones;
       for (const std::uint32_t local : requested[t]) senones.push_back(locals_to_global[local]);
