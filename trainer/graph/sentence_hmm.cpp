@@ -122,7 +122,9 @@ SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictio
     hmm.phones.push_back({phone_id, raw[p].ci_phone, raw[p].posn});
   }
 
-  // States: for each phone instance its emitting states then its exit state.
+  // States: for each phone instance its emitting states then its exit state (room for all of them
+  // first: a reallocation moves every state built so far).
+  hmm.states.reserve(hmm.phones.size() * (std::size_t(mdef.n_emit_state()) + 1));
   std::vector<bool> senone_seen(mdef.n_tied_state(), false);
   for (std::uint32_t p = 0; p < hmm.phones.size(); ++p) {
     const std::uint32_t first = AppendPhoneStates(hmm, p, mdef, model, senone_seen);
