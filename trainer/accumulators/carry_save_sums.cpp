@@ -77,8 +77,52 @@ FixedPoint CarrySaveSums::Value(std::size_t i, const char* what) const {
   return value;
 }
 
+void CarrySaveSums::ValuesInto(std::size_t first, std::size_t n, FixedPoint* out, const char* what) const {
+  const FixedPoint* base = base_.empty() ? nullptr : base_.data() + first;
+  if (hi_.empty()) {
+    for (std::size_t j = 0; j < n; ++j) out[j] = base == nullptr ? 0 : base[j];
+    return;
+  }
+  const std::int64_t* hi = hi_.data() + first;
+  const std::int64_t* lo = lo_.data() + first;
+  if (base == nullptr) {
+    // Limbs alone (the E-step's usual state): |hi * 2^48 + lo| < 2^112, no overflow possible.
+    for (std::size_t j = 0; j < n; ++j) out[j] = Pending(hi[j], lo[j]);
+    return;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    FixedPoint value = base[j];
+    AddFixed(value, Pending(hi[j], lo[j]), what);
+    out[j] = value;
+  }
+}
+
 void CarrySaveSums::Doubles(std::size_t first, std::size_t n, double* out, const char* what) const {
-  for (std::size_t j = 0; j < n; ++j) out[j] = FromFixed(Value(first + j, what));
+  if (!hi_.empty() && base_.empty()) {
+    // Limbs alone (see ValuesInto). When both limbs are at most 2^53 in magnitude they convert to
+    // doubles exactly, and so does hi * 2^48, so hi * 2^48 + lo is rounded once, to nearest even:
+    // the value FromFixed gives (the scaling by 2^-64 is exact: the smallest nonzero value, 2^-64,
+    // is a normal double). The statistics' limbs usually are (hi < 2^53 is a value below about
+    // 2^37; lo gains at most 2^47 an addition); any other value takes the 128-bit conversion.
+    const std::int64_t* hi = hi_.data() + first;
+    const std::int64_t* lo = lo_.data() + first;
+    constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (static_cast<std::uint64_t>(hi[j]) + kExact < 2 * kExact && static_cast<std::uint64_t>(lo[j]) + kExact < 2 * kExact) {
+        out[j] = (static_cast<double>(hi[j]) * 0x1p48 + static_cast<double>(lo[j])) * 0x1p-64;
+      } else {
+        out[j] = FromFixed(Pending(hi[j], lo[j]));
+      }
+    }
+    return;
+  }
+  constexpr std::size_t kPiece = 256;
+  FixedPoint piece[kPiece];
+  for (std::size_t done = 0; done < n; done += kPiece) {
+    const std::size_t m = std::min(kPiece, n - done);
+    ValuesInto(first + done, m, piece, what);
+    for (std::size_t j = 0; j < m; ++j) out[done + j] = FromFixed(piece[j]);
+  }
 }
 
 std::vector<FixedPoint> CarrySaveSums::Values(const char* what) const {

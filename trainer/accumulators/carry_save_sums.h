@@ -56,6 +56,8 @@ class CarrySaveSums {
   FixedPoint Value(std::size_t i, const char* what) const;
   // Every element's canonical value.
   std::vector<FixedPoint> Values(const char* what) const;
+  // out[j] = Value(first + j) for j < n, in one loop (no call for each element).
+  void ValuesInto(std::size_t first, std::size_t n, FixedPoint* out, const char* what) const;
   // out[j] = FromFixed(Value(first + j)) for j < n: the values rounded to double, in one loop.
   void Doubles(std::size_t first, std::size_t n, double* out, const char* what) const;
   // Folds every limb into base (the limbs become zero); the values do not change.

@@ -171,12 +171,14 @@ void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
   // The values in pieces of 4,096 (64 KiB): a file of several megabytes is never held whole.
   constexpr std::size_t kPiece = 4096;
   std::vector<std::uint8_t> piece(16 * kPiece);
+  std::vector<FixedPoint> values(kPiece);
   for (Block block : kBlocks) {
     const CarrySaveSums& sums = BlockData(block);
     const char* name = BlockName(block);
     for (std::size_t first = 0; first < sums.size(); first += kPiece) {
       const std::size_t n = std::min(kPiece, sums.size() - first);
-      for (std::size_t i = 0; i < n; ++i) StoreFixed(piece.data() + 16 * i, sums.Value(first + i, name));
+      sums.ValuesInto(first, n, values.data(), name);
+      for (std::size_t i = 0; i < n; ++i) StoreFixed(piece.data() + 16 * i, values[i]);
       sink(piece.data(), 16 * n);
     }
   }

@@ -54,16 +54,23 @@ inline FixedPoint ToFixed(double value, const char* what) {
 
 // The nearest double to `fixed` * 2^-64 (ties to even): static_cast<double>(fixed) / 2^64, bit for
 // bit, without libgcc's software 128-bit conversion (__floattidf).
-// |fixed| < 2^63 converts as an int64 (one correctly rounded conversion). Otherwise the magnitude's
+// |fixed| < 2^63 converts as an int64 (one correctly rounded conversion). Below 2^106, fixed =
+// a * 2^53 + b with |a| <= 2^53 and 0 <= b < 2^53 (a = fixed >> 53, b its low 53 bits): a * 2^53 and
+// b are exact doubles, so their sum is rounded once, to nearest even. Otherwise the magnitude's
 // top 64 bits are kept, with a sticky bit in bit 0 for any 1 among the bits dropped below them:
 // converting that 64-bit integer (its bit 63 set) rounds at bit 10, above the sticky bit, so it
 // rounds exactly as the whole 128-bit magnitude would. The scale 2^(dropped - 64) is exact (the
-// result is at least 1/2), and so is the sign, set last. No branch on the sign or the length.
+// result is at least 1/2), and so is the sign, set last (no branch on the sign or the length).
 // Inline: called for every statistic when a pass's sums are converted.
 inline double FromFixed(FixedPoint fixed) {
   const auto high = static_cast<std::int64_t>(fixed >> 64);
   const auto low = static_cast<std::uint64_t>(fixed);
   if (high == (static_cast<std::int64_t>(low) >> 63)) return static_cast<double>(static_cast<std::int64_t>(low)) * 0x1p-64;
+  if (high >= -(std::int64_t{1} << 42) && high < (std::int64_t{1} << 42)) {
+    const auto a = static_cast<std::int64_t>(fixed >> 53);
+    const std::uint64_t b = low & ((std::uint64_t{1} << 53) - 1);
+    return (static_cast<double>(a) * 0x1p53 + static_cast<double>(b)) * 0x1p-64;
+  }
   const auto sign = static_cast<UnsignedFixedPoint>(fixed >> 127);  // all ones when negative
   const UnsignedFixedPoint magnitude = (static_cast<UnsignedFixedPoint>(fixed) ^ sign) - sign;
   const auto magnitude_high = static_cast<std::uint64_t>(magnitude >> 64);

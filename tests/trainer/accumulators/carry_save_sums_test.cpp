@@ -4,6 +4,7 @@
 // worst case of the limb bound, and with the same errors for non-finite values and overflow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -39,6 +40,20 @@ void ExpectSame(const CarrySaveSums& sums, const std::vector<FixedPoint>& refere
                                            << FixedToHex(reference[i]);
     ASSERT_TRUE(sums.Value(i, "x") == reference[i]) << where << " element " << i;
   }
+  // The bulk reads, over every element and over a stretch in the middle.
+  std::vector<FixedPoint> into(reference.size(), 1);
+  sums.ValuesInto(0, reference.size(), into.data(), "x");
+  std::vector<double> doubles(reference.size(), 1.0);
+  sums.Doubles(0, reference.size(), doubles.data(), "x");
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    ASSERT_TRUE(into[i] == reference[i]) << where << " ValuesInto element " << i;
+    ASSERT_EQ(doubles[i], FromFixed(reference[i])) << where << " Doubles element " << i;
+  }
+  if (reference.size() > 2) {
+    const std::size_t first = 1, n = reference.size() - 2;
+    sums.ValuesInto(first, n, into.data(), "x");
+    for (std::size_t j = 0; j < n; ++j) ASSERT_TRUE(into[j] == reference[first + j]) << where << " from element 1, " << j;
+  }
 }
 
 // Runs of random length at random places, as UtteranceStats::AddTo adds densities' statistics,
@@ -67,6 +82,36 @@ TEST(CarrySaveSums, EqualsTheReferenceOverManyAdditions) {
   for (std::size_t i = 0; i < kSize; i += CarrySaveSums::kGroup) EXPECT_EQ(sums.PendingAdds(i), 0u);
 }
 
+// Doubles with the limbs alone (no value has gone to base, nothing folded), the E-step's usual
+// state, takes a shortcut when both limbs are below 2^53: the same doubles as the 128-bit
+// conversion, on both sides of that limit for each limb.
+TEST(CarrySaveSums, DoublesFromTheLimbsAloneOnBothSidesOfTheShortcut) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double below_limbs = std::nextafter(4294967296.0, 0.0);
+  constexpr std::size_t kSize = 64;
+  CarrySaveSums sums(kSize);
+  std::vector<FixedPoint> reference(kSize, 0);
+  std::vector<double> values(kSize);
+  for (int call = 0; call < 300; ++call) {
+    for (std::size_t i = 0; i < kSize; ++i) {
+      // Element i: a magnitude of its own, from 2^-70 to just below 2^32, so that some elements'
+      // high limbs pass 2^53 (about 32 additions near 2^32) and others' stay tiny; element 63
+      // takes a low limb near 2^47 every time, which passes 2^53 after 64 additions.
+      const double scale = std::ldexp(1.0, -70 + int(i) * 102 / int(kSize - 1));
+      values[i] = i == kSize - 1 ? std::ldexp(1.0, -17) - std::ldexp(1.0, -64) : std::min(below_limbs, std::fabs(unit(rng)) * scale) * (unit(rng) < 0 ? -1 : 1);
+    }
+    sums.AddValues(0, values.data(), kSize, "x");
+    for (std::size_t i = 0; i < kSize; ++i) AddFixed(reference[i], ToFixed(values[i], "x"), "x");
+    std::vector<double> doubles(kSize);
+    sums.Doubles(0, kSize, doubles.data(), "x");
+    for (std::size_t i = 0; i < kSize; ++i) {
+      ASSERT_EQ(doubles[i], FromFixed(reference[i])) << "call " << call << " element " << i;
+    }
+  }
+  EXPECT_EQ(sums.PendingAdds(0), 300u);  // never folded: the limbs alone all along
+}
+
 // The worst case of the bound: kMaxPendingAdds additions of the largest value the limbs take,
 // positive and negative, then the fold at the next addition; no limb wraps.
 TEST(CarrySaveSums, LimbBoundAndFoldBoundary) {
@@ -92,13 +137,16 @@ TEST(CarrySaveSums, LimbBoundAndFoldBoundary) {
 // Canonical values from elsewhere (a reduction) and from a file (Assign) add to the limbs' values.
 TEST(CarrySaveSums, FixedValuesAndAssign) {
   CarrySaveSums sums(3);
+  ExpectSame(sums, {0, 0, 0}, "never added to");
   sums.Assign({FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}});
+  ExpectSame(sums, {FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}}, "assigned, no limbs");
   const double values[3] = {1.5, -2.25, std::ldexp(1.0, 35)};
   sums.AddValues(0, values, 3, "x");
   sums.AddFixedValue(2, FixedPoint{7}, "x");
   EXPECT_TRUE(sums.Value(0, "x") == FixedPoint{5} + ToFixed(1.5, "x"));
   EXPECT_TRUE(sums.Value(1, "x") == -(FixedPoint{1} << 100) + ToFixed(-2.25, "x"));
   EXPECT_TRUE(sums.Value(2, "x") == ToFixed(std::ldexp(1.0, 35), "x") + 7);
+  ExpectSame(sums, {sums.Value(0, "x"), sums.Value(1, "x"), sums.Value(2, "x")}, "base and limbs");
 }
 
 // NaN and infinity throw at the addition; a sum leaving |sum| < 2^63 throws: at the addition when
@@ -126,6 +174,10 @@ TEST(CarrySaveSums, ErrorsStillThrow) {
   limb_overflow.AddValues(0, &one, 1, "x");  // in the limbs: not yet folded
   EXPECT_THROW(limb_overflow.Value(0, "x"), TrainingError);
   EXPECT_THROW(limb_overflow.Values("x"), TrainingError);
+  FixedPoint into = 0;
+  EXPECT_THROW(limb_overflow.ValuesInto(0, 1, &into, "x"), TrainingError);
+  double as_double = 0.0;
+  EXPECT_THROW(limb_overflow.Doubles(0, 1, &as_double, "x"), TrainingError);
   EXPECT_THROW(limb_overflow.Fold("x"), TrainingError);
 }
 
