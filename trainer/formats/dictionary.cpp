@@ -92,8 +92,8 @@ Dictionary Dictionary::Parse(const std::string& text, const std::string& path, b
     pron.word = fields[0];
     pron.phones.assign(fields.begin() + 1, fields.end());
     pron.is_filler = is_filler;
-    auto [it, inserted] = dict.entries_.try_emplace(pron.word, std::move(pron));
-    if (!inserted) dict.duplicates_.push_back(it->first);  // the first definition wins
+    const std::string word = pron.word;
+    if (!dict.Insert(word, std::move(pron))) dict.duplicates_.push_back(word);  // the first definition wins
   }
   return dict;
 }
@@ -102,16 +102,39 @@ Dictionary Dictionary::Load(const std::string& path, bool is_filler) {
   return Parse(ReadFileText(path), path, is_filler);
 }
 
+Dictionary::Dictionary(const Dictionary& other) : entries_(other.entries_), duplicates_(other.duplicates_) { Reindex(); }
+
+Dictionary& Dictionary::operator=(const Dictionary& other) {
+  if (this != &other) {
+    entries_ = other.entries_;
+    duplicates_ = other.duplicates_;
+    Reindex();
+  }
+  return *this;
+}
+
+bool Dictionary::Insert(const std::string& word, Pronunciation pron) {
+  const auto [it, inserted] = entries_.try_emplace(word, std::move(pron));
+  if (inserted) index_.emplace(std::string_view(it->first), &it->second);
+  return inserted;
+}
+
+void Dictionary::Reindex() {
+  index_.clear();
+  index_.reserve(entries_.size());
+  for (const auto& [word, pron] : entries_) index_.emplace(std::string_view(word), &pron);
+}
+
 void Dictionary::Merge(const Dictionary& other) {
   duplicates_.insert(duplicates_.end(), other.duplicates_.begin(), other.duplicates_.end());
   for (const auto& [word, pron] : other.entries_) {
-    if (!entries_.try_emplace(word, pron).second) duplicates_.push_back(word);
+    if (!Insert(word, pron)) duplicates_.push_back(word);
   }
 }
 
 const Pronunciation* Dictionary::Find(const std::string& word) const {
-  auto it = entries_.find(word);
-  return it == entries_.end() ? nullptr : &it->second;
+  const auto it = index_.find(std::string_view(word));
+  return it == index_.end() ? nullptr : it->second;
 }
 
 std::vector<const Pronunciation*> Dictionary::Variants(const std::string& base_word) const {

@@ -10,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace pstrain {
@@ -22,6 +24,13 @@ struct Pronunciation {
 
 class Dictionary {
  public:
+  Dictionary() = default;
+  // Copies rebuild the lookup index (it points into the entries); moves take it along with them.
+  Dictionary(const Dictionary& other);
+  Dictionary& operator=(const Dictionary& other);
+  Dictionary(Dictionary&&) noexcept = default;
+  Dictionary& operator=(Dictionary&&) noexcept = default;
+
   // Parses dictionary text; `path` is used in error messages. A line with a headword but no phones
   // is an InputError naming the file and line.
   static Dictionary Parse(const std::string& text, const std::string& path, bool is_filler);
@@ -42,8 +51,15 @@ class Dictionary {
   const std::map<std::string, Pronunciation>& entries() const { return entries_; }
 
  private:
+  // Adds an entry unless its headword is there already (then returns false).
+  bool Insert(const std::string& word, Pronunciation pron);
+  void Reindex();
+
   std::map<std::string, Pronunciation> entries_;
   std::vector<std::string> duplicates_;
+  // Find's index over entries_ (whose nodes never move): a hash lookup for every transcript word,
+  // where the map's search compared strings a dozen times.
+  std::unordered_map<std::string_view, const Pronunciation*> index_;
 };
 
 // Splits "WORD(2)" into {"WORD", 2}; a plain "WORD" gives {"WORD", 1}.

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,30 @@ TEST(DictionaryTest, MergeKeepsExistingHeadwordsAndRecordsConflicts) {
   EXPECT_EQ(main.duplicates(), (std::vector<std::string>{"TEN", "<sil>", "SIL_WORD"}));
   // The merged-in dictionary is unchanged.
   EXPECT_EQ(filler.size(), 3u);
+}
+
+// Find goes through an index into the entries: a copy finds its own entries (not the original's,
+// which may be gone), a moved-to dictionary the moved ones, and a reassigned one only its new ones.
+TEST(DictionaryTest, CopiesAndMovesFindTheirOwnEntries) {
+  auto original = std::make_unique<Dictionary>(Dictionary::Parse("ONE W AH N\nTWO T UW\n", "main.dic", false));
+  Dictionary copy = *original;
+  Dictionary assigned = Dictionary::Parse("THREE TH R IY\n", "other.dic", false);
+  assigned = *original;
+  ASSERT_NE(copy.Find("ONE"), nullptr);
+  EXPECT_NE(copy.Find("ONE"), original->Find("ONE"));
+  EXPECT_NE(assigned.Find("TWO"), original->Find("TWO"));
+  EXPECT_EQ(assigned.Find("THREE"), nullptr);
+  original.reset();
+  EXPECT_EQ(copy.Find("ONE")->phones, (std::vector<std::string>{"W", "AH", "N"}));
+  EXPECT_EQ(assigned.Find("TWO")->phones, (std::vector<std::string>{"T", "UW"}));
+  const Pronunciation* two = copy.Find("TWO");
+  Dictionary moved = std::move(copy);
+  EXPECT_EQ(moved.Find("TWO"), two);
+  Dictionary move_assigned = Dictionary::Parse("THREE TH R IY\n", "other.dic", false);
+  move_assigned = std::move(moved);
+  EXPECT_EQ(move_assigned.Find("TWO"), two);
+  EXPECT_EQ(move_assigned.Find("THREE"), nullptr);
+  EXPECT_EQ(move_assigned.Find("TWO")->phones, (std::vector<std::string>{"T", "UW"}));
 }
 
 TEST(DictionaryTest, LoadReportsMissingFile) {
