@@ -105,12 +105,29 @@ Dictionary Dictionary::Load(const std::string& path, bool is_filler) {
 Dictionary::Dictionary(const Dictionary& other) : entries_(other.entries_), duplicates_(other.duplicates_) { Reindex(); }
 
 Dictionary& Dictionary::operator=(const Dictionary& other) {
+  if (this != &other) *this = Dictionary(other);  // a failed copy leaves this one as it was
+  return *this;
+}
+
+Dictionary::Dictionary(Dictionary&& other) noexcept
+    : entries_(std::move(other.entries_)), duplicates_(std::move(other.duplicates_)), index_(std::move(other.index_)) {
+  other.Clear();
+}
+
+Dictionary& Dictionary::operator=(Dictionary&& other) noexcept {
   if (this != &other) {
-    entries_ = other.entries_;
-    duplicates_ = other.duplicates_;
-    Reindex();
+    entries_ = std::move(other.entries_);
+    duplicates_ = std::move(other.duplicates_);
+    index_ = std::move(other.index_);
+    other.Clear();
   }
   return *this;
+}
+
+void Dictionary::Clear() noexcept {
+  entries_.clear();
+  duplicates_.clear();
+  index_.clear();
 }
 
 bool Dictionary::Insert(const std::string& word, Pronunciation pron) {

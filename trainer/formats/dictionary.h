@@ -25,11 +25,12 @@ struct Pronunciation {
 class Dictionary {
  public:
   Dictionary() = default;
-  // Copies rebuild the lookup index (it points into the entries); moves take it along with them.
+  // Copies rebuild the lookup index (it points into the entries); moves take it along with them
+  // (the moved-from dictionary is left empty). Assigning a dictionary to itself changes nothing.
   Dictionary(const Dictionary& other);
   Dictionary& operator=(const Dictionary& other);
-  Dictionary(Dictionary&&) noexcept = default;
-  Dictionary& operator=(Dictionary&&) noexcept = default;
+  Dictionary(Dictionary&& other) noexcept;
+  Dictionary& operator=(Dictionary&& other) noexcept;
 
   // Parses dictionary text; `path` is used in error messages. A line with a headword but no phones
   // is an InputError naming the file and line.
@@ -54,6 +55,7 @@ class Dictionary {
   // Adds an entry unless its headword is there already (then returns false).
   bool Insert(const std::string& word, Pronunciation pron);
   void Reindex();
+  void Clear() noexcept;
 
   std::map<std::string, Pronunciation> entries_;
   std::vector<std::string> duplicates_;

@@ -83,23 +83,32 @@ TEST(CarrySaveSums, EqualsTheReferenceOverManyAdditions) {
 }
 
 // Doubles with the limbs alone (no value has gone to base, nothing folded), the E-step's usual
-// state, takes a shortcut when both limbs are below 2^53: the same doubles as the 128-bit
-// conversion, on both sides of that limit for each limb.
+// state, takes a shortcut when both limbs are at most 2^53: the same doubles as the 128-bit
+// conversion, on both sides of that limit for each limb. Past the limit a limb with more than 53
+// significant bits would be rounded before the sum is, which is the case the limit is for.
 TEST(CarrySaveSums, DoublesFromTheLimbsAloneOnBothSidesOfTheShortcut) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  const double below_limbs = std::nextafter(4294967296.0, 0.0);
-  constexpr std::size_t kSize = 64;
+  constexpr std::size_t kSize = 64, kHighFirst = 56, kLowFirst = 60;
   CarrySaveSums sums(kSize);
   std::vector<FixedPoint> reference(kSize, 0);
   std::vector<double> values(kSize);
   for (int call = 0; call < 300; ++call) {
     for (std::size_t i = 0; i < kSize; ++i) {
-      // Element i: a magnitude of its own, from 2^-70 to just below 2^32, so that some elements'
-      // high limbs pass 2^53 (about 32 additions near 2^32) and others' stay tiny; element 63
-      // takes a low limb near 2^47 every time, which passes 2^53 after 64 additions.
-      const double scale = std::ldexp(1.0, -70 + int(i) * 102 / int(kSize - 1));
-      values[i] = i == kSize - 1 ? std::ldexp(1.0, -17) - std::ldexp(1.0, -64) : std::min(below_limbs, std::fabs(unit(rng)) * scale) * (unit(rng) < 0 ? -1 : 1);
+      if (i >= kLowFirst) {
+        // (1 + f) 2^-16, f in [1/4, 1/2): the high limb gains 1, the low one f 2^48 (random bits),
+        // past 2^53 after about 90 additions.
+        values[i] = std::ldexp(1.25 + 0.125 * (unit(rng) + 1.0), -16);
+      } else if (i >= kHighFirst) {
+        // [2^31, 2^32), full mantissas: the high limb gains about 2^47 .. 2^48 (random bits), past
+        // 2^53 after about 45 additions.
+        values[i] = std::ldexp(1.5 + 0.25 * unit(rng), 31) + std::ldexp(unit(rng), -10);
+      } else {
+        // A magnitude of its own for each element, from 2^-70 to 2^30, random signs: both limbs
+        // stay within the shortcut's reach.
+        const double scale = std::ldexp(1.0, -70 + int(i) * 100 / int(kHighFirst - 1));
+        values[i] = std::fabs(unit(rng)) * scale * (unit(rng) < 0 ? -1 : 1);
+      }
     }
     sums.AddValues(0, values.data(), kSize, "x");
     for (std::size_t i = 0; i < kSize; ++i) AddFixed(reference[i], ToFixed(values[i], "x"), "x");

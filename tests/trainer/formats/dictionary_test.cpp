@@ -158,6 +158,14 @@ TEST(DictionaryTest, CopiesAndMovesFindTheirOwnEntries) {
   EXPECT_EQ(move_assigned.Find("TWO"), two);
   EXPECT_EQ(move_assigned.Find("THREE"), nullptr);
   EXPECT_EQ(move_assigned.Find("TWO")->phones, (std::vector<std::string>{"T", "UW"}));
+  // Moved-from dictionaries are empty and find nothing; assigning one to itself changes nothing.
+  EXPECT_EQ(moved.size(), 0u);
+  EXPECT_EQ(moved.Find("TWO"), nullptr);
+  Dictionary& alias = move_assigned;
+  move_assigned = std::move(alias);
+  move_assigned = alias;
+  EXPECT_EQ(move_assigned.Find("TWO"), two);
+  EXPECT_EQ(move_assigned.size(), 2u);
 }
 
 TEST(DictionaryTest, LoadReportsMissingFile) {
