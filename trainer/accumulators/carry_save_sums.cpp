@@ -72,8 +72,8 @@ void CarrySaveSums::AddFixedValue(std::size_t i, FixedPoint fixed, const char* w
 }
 
 FixedPoint CarrySaveSums::Value(std::size_t i, const char* what) const {
-  FixedPoint value = base_.empty() ? 0 : base_[i];
-  if (!hi_.empty()) AddFixed(value, Pending(hi_[i], lo_[i]), what);
+  FixedPoint value;
+  ValuesInto(i, 1, &value, what);
   return value;
 }
 
@@ -99,21 +99,10 @@ void CarrySaveSums::ValuesInto(std::size_t first, std::size_t n, FixedPoint* out
 
 void CarrySaveSums::Doubles(std::size_t first, std::size_t n, double* out, const char* what) const {
   if (!hi_.empty() && base_.empty()) {
-    // Limbs alone (see ValuesInto). When both limbs are at most 2^53 in magnitude they convert to
-    // doubles exactly, and so does hi * 2^48, so hi * 2^48 + lo is rounded once, to nearest even:
-    // the value FromFixed gives (the scaling by 2^-64 is exact: the smallest nonzero value, 2^-64,
-    // is a normal double). The statistics' limbs usually are (hi < 2^53 is a value below about
-    // 2^37; lo gains at most 2^47 an addition); any other value takes the 128-bit conversion.
+    // Limbs alone (see ValuesInto): each value converted as it is formed.
     const std::int64_t* hi = hi_.data() + first;
     const std::int64_t* lo = lo_.data() + first;
-    constexpr std::uint64_t kExact = std::uint64_t{1} << 53;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (static_cast<std::uint64_t>(hi[j]) + kExact < 2 * kExact && static_cast<std::uint64_t>(lo[j]) + kExact < 2 * kExact) {
-        out[j] = (static_cast<double>(hi[j]) * 0x1p48 + static_cast<double>(lo[j])) * 0x1p-64;
-      } else {
-        out[j] = FromFixed(Pending(hi[j], lo[j]));
-      }
-    }
+    for (std::size_t j = 0; j < n; ++j) out[j] = FromFixed(Pending(hi[j], lo[j]));
     return;
   }
   constexpr std::size_t kPiece = 256;
@@ -127,7 +116,7 @@ void CarrySaveSums::Doubles(std::size_t first, std::size_t n, double* out, const
 
 std::vector<FixedPoint> CarrySaveSums::Values(const char* what) const {
   std::vector<FixedPoint> out(size_, 0);
-  for (std::size_t i = 0; i < size_; ++i) out[i] = Value(i, what);
+  ValuesInto(0, size_, out.data(), what);
   return out;
 }
 

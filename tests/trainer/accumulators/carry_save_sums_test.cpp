@@ -83,10 +83,10 @@ TEST(CarrySaveSums, EqualsTheReferenceOverManyAdditions) {
 }
 
 // Doubles with the limbs alone (no value has gone to base, nothing folded), the E-step's usual
-// state, takes a shortcut when both limbs are at most 2^53: the same doubles as the 128-bit
-// conversion, on both sides of that limit for each limb. Past the limit a limb with more than 53
-// significant bits would be rounded before the sum is, which is the case the limit is for.
-TEST(CarrySaveSums, DoublesFromTheLimbsAloneOnBothSidesOfTheShortcut) {
+// state, converts each value as it is formed from its limbs: the same doubles as FromFixed of the
+// canonical value, for limbs of every size up to past 2^53 with full mantissas (where converting a
+// limb to double on its own would round it).
+TEST(CarrySaveSums, DoublesFromTheLimbsAloneEqualFromFixed) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   constexpr std::size_t kSize = 64, kHighFirst = 56, kLowFirst = 60;
