@@ -27,12 +27,9 @@ void FrameDensities::Reset(const std::vector<std::uint32_t>& senones, const Acou
   open_first_ = 0;
 }
 
-void FrameDensities::GrowEntries(std::size_t more) {
-  local_.resize(std::max(2 * local_.size(), n_entries_ + more));
-}
-
 void FrameDensities::RequestMany(const std::uint32_t* locals, std::size_t n, const float* x) {
-  if (local_.size() < n_entries_ + n) GrowEntries(n);  // each request adds at most one entry
+  // Room for n more entries (each request adds at most one); local_ grows by doubling.
+  if (local_.size() < n_entries_ + n) local_.resize(std::max(2 * local_.size(), n_entries_ + n));
   std::uint32_t* const entry_local = local_.data();
   std::uint32_t* const pending = pending_senones_.data();
   std::int32_t* const local_entry = local_entry_.data();

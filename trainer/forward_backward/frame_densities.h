@@ -25,14 +25,7 @@ class FrameDensities {
 
   // Adds local senone `local` to the frame being built, unless already there. Every request of a
   // frame gives the same x (the frame's features).
-  void Request(std::uint32_t local, const float* x) {
-    if (local_entry_[local] >= open_first_) return;  // (an entry of an earlier frame is below)
-    if (n_entries_ == local_.size()) GrowEntries(1);
-    local_entry_[local] = static_cast<std::int32_t>(n_entries_);
-    local_[n_entries_++] = local;
-    pending_senones_[n_pending_++] = (*senones_)[local];
-    pending_x_ = x;
-  }
+  void Request(std::uint32_t local, const float* x) { RequestMany(&local, 1, x); }
   // Request(locals[i], x) for i = 0 .. n - 1 in that order, in one loop (the alpha pass asks for a
   // frame's senones all at once; one call a request stored and reloaded the arrays' sizes each time).
   void RequestMany(const std::uint32_t* locals, std::size_t n, const float* x);
@@ -55,9 +48,6 @@ class FrameDensities {
   std::uint32_t topn_ = 0;
   bool all_ = false;                    // topn = all densities: entry kk is density kk, index_ stays empty
   std::vector<std::size_t> begin_;      // frame -> first entry (closed frames + 1)
-  // Room for at least `more` entries beyond n_entries_ (local_ grows by doubling).
-  void GrowEntries(std::size_t more);
-
   UninitializedVector<std::uint32_t> local_;  // entry -> local senone: the first n_entries_ are used
   std::size_t n_entries_ = 0;
   UninitializedVector<double> op_;      // entry -> output probability (written before read)
