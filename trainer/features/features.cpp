@@ -19,15 +19,14 @@ constexpr int kPad = kDeltaWindow + 1;      // feature window: frames replicated
 // several coefficients' operations at once.
 constexpr std::uint32_t kUsualCeplen = 13;
 
-// Batch CMN without variance normalization: the mean of the frames with c0 >= 0, summed frame by
-// frame in float, then subtracted from every frame. Returns false when no frame has c0 >= 0.
+// The batch CMN mean: of the frames with c0 >= 0, summed frame by frame in float, then divided by
+// their number. Returns false when no frame has c0 >= 0.
 template <std::uint32_t kLen>
-bool SubtractMean(Cepstra& cep) {
+bool BatchMean(const Cepstra& cep, float* mean_out) {
   const std::uint32_t len = kLen != 0 ? kLen : cep.ceplen;
-  std::vector<float> mean_storage(kLen != 0 ? 0 : len, 0.0f);
   float fixed_mean[kLen != 0 ? kLen : 1] = {};
-  float* __restrict mean = kLen != 0 ? fixed_mean : mean_storage.data();
-  float* __restrict data = cep.data.data();
+  float* __restrict mean = kLen != 0 ? fixed_mean : mean_out;  // (mean_out starts zeroed)
+  const float* __restrict data = cep.data.data();
   std::uint32_t n_pos_frames = 0;
   for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
     const float* frame = data + std::size_t(t) * len;
@@ -37,11 +36,22 @@ bool SubtractMean(Cepstra& cep) {
   }
   if (n_pos_frames == 0) return false;
   for (std::uint32_t i = 0; i < len; ++i) mean[i] /= static_cast<float>(n_pos_frames);
+  if constexpr (kLen != 0) std::copy_n(fixed_mean, kLen, mean_out);
+  return true;
+}
+
+// Subtracts `mean` from every frame.
+template <std::uint32_t kLen>
+void SubtractMean(Cepstra& cep, const float* mean_in) {
+  const std::uint32_t len = kLen != 0 ? kLen : cep.ceplen;
+  float fixed_mean[kLen != 0 ? kLen : 1];
+  if constexpr (kLen != 0) std::copy_n(mean_in, kLen, fixed_mean);
+  const float* __restrict mean = kLen != 0 ? fixed_mean : mean_in;
+  float* __restrict data = cep.data.data();
   for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
     float* frame = data + std::size_t(t) * len;
     for (std::uint32_t i = 0; i < len; ++i) frame[i] -= mean[i];
   }
-  return true;
 }
 
 // 1s_c_d_dd of frame t into f (3 len values), from the frames at t - 3 .. t + 3 (cm3 .. cp3).
@@ -104,23 +114,19 @@ CmnMode ParseCmnMode(const std::string& value) {
 void ApplyCmn(Cepstra& cep, const FeatureOptions& options, const std::string& path) {
   if (options.cmn == CmnMode::kNone || cep.n_frames == 0) return;
   const std::uint32_t len = cep.ceplen;
-  if (!options.varnorm) {
-    const bool ok = len == kUsualCeplen ? SubtractMean<kUsualCeplen>(cep) : SubtractMean<0>(cep);
-    if (!ok) throw FileError(path, "batch CMN impossible: every frame has c0 < 0 (silent or corrupt audio)");
-    return;
-  }
+  const bool usual = len == kUsualCeplen;
   std::vector<float> mean(len, 0.0f);
-  std::uint32_t n_pos_frames = 0;
-  for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
-    const float* frame = cep.frame(t);
-    if (frame[0] < 0.0f) continue;  // frames with negative energy do not enter the mean
-    for (std::uint32_t i = 0; i < len; ++i) mean[i] += frame[i];
-    ++n_pos_frames;
-  }
-  if (n_pos_frames == 0) {
+  if (!(usual ? BatchMean<kUsualCeplen>(cep, mean.data()) : BatchMean<0>(cep, mean.data()))) {
     throw FileError(path, "batch CMN impossible: every frame has c0 < 0 (silent or corrupt audio)");
   }
-  for (std::uint32_t i = 0; i < len; ++i) mean[i] /= static_cast<float>(n_pos_frames);
+  if (!options.varnorm) {
+    if (usual) {
+      SubtractMean<kUsualCeplen>(cep, mean.data());
+    } else {
+      SubtractMean<0>(cep, mean.data());
+    }
+    return;
+  }
   float* data = cep.data.data();
   std::vector<float> inv_stddev(len, 0.0f);
   for (std::uint32_t t = 0; t < cep.n_frames; ++t) {
