@@ -100,6 +100,14 @@ Features Truncate(const Features& features, std::uint32_t n_frames) {
   return out;
 }
 
+// One of the synthetic utterances below: its words and how its features are made.
+struct Utterance {
+  std::vector<std::string> words;
+  std::uint32_t frames_per_state;
+  std::uint32_t seed;
+  double spread;
+};
+
 class An4Test : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -119,6 +127,10 @@ class An4Test : public ::testing::Test {
 
   SentenceHmm Build(const std::vector<std::string>& words) const {
     return BuildSentenceHmm(words, dictionary_, files_->mdef, *model_);
+  }
+  // The synthetic features of `utt` along `hmm` (its sentence HMM).
+  Features FeaturesOf(const Utterance& utt, const SentenceHmm& hmm) const {
+    return SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
   }
   // Runs forward-backward; fails the test on an alignment failure.
   ForwardBackwardStats RunOk(const SentenceHmm& hmm, const Features& features, const ForwardBackwardOptions& options,
@@ -143,13 +155,6 @@ class An4Test : public ::testing::Test {
 ModelFiles* An4Test::files_ = nullptr;
 AcousticModel* An4Test::model_ = nullptr;
 
-struct Utterance {
-  std::vector<std::string> words;
-  std::uint32_t frames_per_state;
-  std::uint32_t seed;
-  double spread;
-};
-
 const Utterance kUtterances[] = {
     {{"<sil>", "ONE", "TWO", "<sil>"}, 3, 1, 0.7},
     {{"<sil>", "SEVEN", "<sil>"}, 4, 2, 0.7},
@@ -161,7 +166,7 @@ TEST_F(An4Test, PosteriorsSumToTheNumberOfFrames) {
   for (const Utterance& utt : kUtterances) {
     SCOPED_TRACE(utt.words[1]);
     const SentenceHmm hmm = Build(utt.words);
-    const Features features = SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
+    const Features features = FeaturesOf(utt, hmm);
     UtteranceStats stats;
     const ForwardBackwardStats fb_stats = RunOk(hmm, features, WideBeams(), stats);
     EXPECT_EQ(fb_stats.n_frames, features.n_frames);
@@ -184,7 +189,7 @@ TEST_F(An4Test, StateOccupancyEqualsOutgoingTransitions) {
   for (const Utterance& utt : kUtterances) {
     SCOPED_TRACE(utt.words[1]);
     const SentenceHmm hmm = Build(utt.words);
-    const Features features = SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
+    const Features features = FeaturesOf(utt, hmm);
     UtteranceStats stats;
     RunOk(hmm, features, WideBeams(), stats);
     Accumulators acc = Accumulate(stats);
@@ -208,7 +213,7 @@ TEST_F(An4Test, LogLikelihoodDoesNotDependOnAWideBeam) {
   for (const Utterance& utt : kUtterances) {
     SCOPED_TRACE(utt.words[1]);
     const SentenceHmm hmm = Build(utt.words);
-    const Features features = SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
+    const Features features = FeaturesOf(utt, hmm);
     UtteranceStats stats;
     ForwardBackwardOptions options;
     options.beams = {1e-100, 1e-100};
@@ -263,7 +268,7 @@ TEST_F(An4Test, Failures) {
 TEST_F(An4Test, AFailedUtteranceLeavesNothingForTheNext) {
   const Utterance& failing = kUtterances[3];
   const SentenceHmm failing_hmm = Build(failing.words);
-  const Features failing_features = SyntheticFeatures(*files_, failing_hmm, failing.frames_per_state, failing.seed, failing.spread);
+  const Features failing_features = FeaturesOf(failing, failing_hmm);
   ForwardBackwardOptions narrow_beta = WideBeams();
   narrow_beta.beams.bbeam = 0.5;  // prunes so much of the backward pass that alpha * beta no longer sums up
   const SentenceHmm short_hmm = Build({"SEVEN", "SEVEN", "SIX"});
@@ -271,7 +276,7 @@ TEST_F(An4Test, AFailedUtteranceLeavesNothingForTheNext) {
   for (const Utterance& next : kUtterances) {
     SCOPED_TRACE(next.words[1]);
     const SentenceHmm hmm = Build(next.words);
-    const Features features = SyntheticFeatures(*files_, hmm, next.frames_per_state, next.seed, next.spread);
+    const Features features = FeaturesOf(next, hmm);
     ForwardBackward fresh;
     UtteranceStats fresh_stats;
     ForwardBackwardStats fresh_fb;
@@ -308,7 +313,7 @@ TEST_F(An4Test, AccumulatingInPiecesEqualsAccumulatingAtOnce) {
     for (int utt_idx = 0; utt_idx < 2; ++utt_idx) {
       const Utterance& utt = kUtterances[utt_idx];
       const SentenceHmm hmm = Build(utt.words);
-      const Features features = SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
+      const Features features = FeaturesOf(utt, hmm);
       RunOk(hmm, features, WideBeams(pass2var), stats[utt_idx]);
       total_frames += features.n_frames;
     }
@@ -333,7 +338,7 @@ TEST_F(An4Test, TwoPassVarianceIsTheExpandedOnePassVariance) {
   for (const Utterance& utt : kUtterances) {
     SCOPED_TRACE(utt.words[1]);
     const SentenceHmm hmm = Build(utt.words);
-    const Features features = SyntheticFeatures(*files_, hmm, utt.frames_per_state, utt.seed, utt.spread);
+    const Features features = FeaturesOf(utt, hmm);
     UtteranceStats one_pass_stats, two_pass_stats;
     RunOk(hmm, features, WideBeams(false), one_pass_stats);
     RunOk(hmm, features, WideBeams(true), two_pass_stats);
