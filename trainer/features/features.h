@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/uninitialized_vector.h"
 #include "formats/mfc_file.h"
 
 namespace pstrain {
@@ -35,7 +36,9 @@ CmnMode ParseCmnMode(const std::string& value);
 struct Features {
   std::uint32_t dim = 0;
   std::uint32_t n_frames = 0;
-  std::vector<float> data;  // n_frames * dim
+  // n_frames * dim. Not zeroed when sized: ComputeFeatures writes every value before anything reads
+  // it (a zeroing resize was a memset of every utterance's features).
+  UninitializedVector<float> data;
   const float* frame(std::uint32_t t) const { return data.data() + std::size_t(t) * dim; }
 };
 

@@ -7,12 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "common/uninitialized_vector.h"
+
 namespace pstrain {
 
 struct Cepstra {
   std::uint32_t ceplen = 0;
   std::uint32_t n_frames = 0;
-  std::vector<float> data;  // n_frames * ceplen
+  // n_frames * ceplen. Not zeroed when sized: every reader of a feature file writes each value
+  // before anything reads it (a zeroing resize was a memset of every utterance's cepstra).
+  UninitializedVector<float> data;
   const float* frame(std::uint32_t t) const { return data.data() + std::size_t(t) * ceplen; }
 };
 

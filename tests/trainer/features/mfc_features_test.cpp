@@ -271,7 +271,7 @@ TEST(MfcFeaturesTest, FeaturesUseTheMeanNormalizedCepstra) {
 // inner frames without clamping), which must give the same floats.
 std::vector<float> ReferenceFeatures(const Cepstra& raw, bool cmn) {
   const std::uint32_t len = raw.ceplen, n = raw.n_frames;
-  std::vector<float> c = raw.data;
+  std::vector<float> c(raw.data.begin(), raw.data.end());
   if (cmn) {
     std::vector<float> mean(len, 0.0f);
     std::uint32_t used = 0;
