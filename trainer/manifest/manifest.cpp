@@ -92,6 +92,14 @@ std::string ByteText(unsigned char byte) {
 // Problem with a token (utterance id or word): non-empty, valid UTF-8, no space/control characters.
 std::string TokenProblem(std::string_view token) {
   if (token.empty()) return "is empty";
+  // The usual token, printable ASCII without a space, in one pass without a branch per byte; any
+  // other is looked at again below, byte by byte, for the message.
+  unsigned unusual = 0;
+  for (char c : token) {
+    const auto byte = static_cast<unsigned char>(c);
+    unusual |= (byte <= 0x20 ? 1u : 0u) | (byte >= 0x7f ? 1u : 0u);
+  }
+  if (unusual == 0) return {};
   bool ascii = true;
   for (char c : token) {
     const auto byte = static_cast<unsigned char>(c);
@@ -125,14 +133,19 @@ std::string Sha256Problem(std::string_view digest) {
   if (digest.size() != kSha256HexSize) {
     return "has " + std::to_string(digest.size()) + " characters (expected 64 lower-case hex digits)";
   }
+  unsigned not_hex = 0;  // (one pass without a branch per digit)
   for (char c : digest) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "is not 64 lower-case hex digits";
+    const auto byte = static_cast<unsigned char>(c);
+    not_hex |= (unsigned(byte - '0') > 9u ? 1u : 0u) & (unsigned(byte - 'a') > 5u ? 1u : 0u);
   }
+  if (not_hex != 0) return "is not 64 lower-case hex digits";
   return {};
 }
 
-// First problem of an entry's fields, as "FIELD \"VALUE\" PROBLEM", or empty.
-std::string EntryProblem(const ManifestEntry& entry) {
+// First problem of an entry's fields, as "FIELD \"VALUE\" PROBLEM", or empty. `words_plain`: the
+// caller has seen that every word is non-empty printable ASCII without a space, which TokenProblem
+// accepts, so they are not looked at again.
+std::string EntryProblem(const ManifestEntry& entry, bool words_plain = false) {
   if (std::string problem = TokenProblem(entry.utt_id); !problem.empty()) {
     return "utterance id " + Quoted(entry.utt_id) + " " + problem;
   }
@@ -143,6 +156,7 @@ std::string EntryProblem(const ManifestEntry& entry) {
     return "feature SHA-256 " + Quoted(entry.feature_sha256) + " " + problem;
   }
   if (entry.words.empty()) return "transcript has no words";
+  if (words_plain) return {};
   for (const std::string& word : entry.words) {
     if (std::string problem = TokenProblem(word); !problem.empty()) return "word " + Quoted(word) + " " + problem;
   }
@@ -304,27 +318,50 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
     const std::string_view line = lines[line_idx];
     const std::size_t line_number = line_idx + 1;
     if (line.empty()) throw RecordError(path, line_number, "blank line");
-    const std::vector<std::string_view> fields = Split(line, '\t');
-    if (fields.size() != kFieldCount) {
+    // The four fields, found in place (no list of pieces made for every line).
+    std::string_view fields[kFieldCount];
+    std::size_t n_fields = 0;
+    for (std::size_t begin = 0;;) {
+      const std::size_t tab = line.find('\t', begin);
+      if (n_fields < kFieldCount) fields[n_fields] = line.substr(begin, tab == std::string_view::npos ? line.npos : tab - begin);
+      ++n_fields;
+      if (tab == std::string_view::npos) break;
+      begin = tab + 1;
+    }
+    if (n_fields != kFieldCount) {
       throw RecordError(path, line_number,
                         "expected 4 TAB-separated fields (utterance id, feature path, SHA-256, words), found " +
-                            std::to_string(fields.size()));
+                            std::to_string(n_fields));
     }
     ManifestEntry entry;
     entry.utt_id = fields[0];
     entry.feature_path = fields[1];
     entry.feature_sha256 = fields[2];
-    const std::vector<std::string_view> words = Split(fields[3], ' ');
-    entry.words.reserve(words.size());  // exactly: a manifest holds thousands of these
-    for (std::string_view word : words) {
+    // The words, split at single spaces in one pass over the field, which also notes whether every
+    // other byte is printable ASCII (then no word has a problem TokenProblem would name).
+    const std::string_view words = fields[3];
+    std::size_t n_spaces = 0;
+    unsigned unusual = 0;
+    for (const char c : words) {
+      const auto byte = static_cast<unsigned char>(c);
+      n_spaces += byte == ' ' ? 1 : 0;
+      unusual |= (byte < 0x20 ? 1u : 0u) | (byte >= 0x7f ? 1u : 0u);
+    }
+    entry.words.reserve(n_spaces + 1);  // exactly: a manifest holds thousands of these
+    for (std::size_t begin = 0;;) {
+      const std::size_t space = n_spaces == 0 ? std::string_view::npos : words.find(' ', begin);
+      const std::string_view word = words.substr(begin, space == std::string_view::npos ? words.npos : space - begin);
       if (word.empty()) {
         throw RecordError(path, line_number,
                           "empty word in the transcript field (words are separated by exactly one space, "
                           "with none at either end)");
       }
       entry.words.emplace_back(word);
+      if (space == std::string_view::npos) break;
+      --n_spaces;
+      begin = space + 1;
     }
-    if (std::string problem = EntryProblem(entry); !problem.empty()) throw RecordError(path, line_number, problem);
+    if (std::string problem = EntryProblem(entry, unusual == 0); !problem.empty()) throw RecordError(path, line_number, problem);
     auto [it, inserted] = first_line_of_id.try_emplace(fields[0], line_number);
     if (!inserted) {
       throw RecordError(path, line_number, "duplicate utterance id " + Quoted(entry.utt_id) + " (first at line " +
