@@ -107,6 +107,9 @@ class ProgressLine {
   }
   void ShardDone(const ShardTask& task) {
     ++done_;
+    // Counted only for the line shown (a quiet run does not read the logs: the last shard's is
+    // read after every worker has finished, on the pass's critical path).
+    if (!enabled_ || tasks_.empty()) return;
     // The shard's worker.log has one line per utterance; its 4th field is the frame count.
     std::ifstream log(fs::path(task.shard_dir) / "worker.log");
     for (std::string line; std::getline(log, line);) {
@@ -116,7 +119,6 @@ class ProgressLine {
       std::size_t frames = 0;
       if (fields >> tag >> index >> id >> frames) frames_ += frames;
     }
-    if (!enabled_ || tasks_.empty()) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double left = done_ ? elapsed / double(done_) * double(tasks_.size() - done_) : 0.0;
     std::fprintf(stderr, "\r  pass %u: %zu/%zu shards done, %.0f utt/s, %.0f frames/s, ~%.0f s left   ", tasks_.front().pass, done_,
