@@ -38,6 +38,7 @@
 #include <x86intrin.h>
 #endif
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -197,14 +198,25 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
+  // The precisions as double (exact), in Precision's layout: AcousticModel::PairPrecision, which the
+  // model only holds without the grouped layout (fewer than 4 densities a senone).
+  const std::uint32_t n_model_density = model.n_density();
+  std::vector<double> pair_precision(std::size_t(n_senones) * n_model_density * veclen);
+  for (std::uint32_t senone = 0; senone < n_senones; ++senone) {
+    for (std::uint32_t k = 0; k < n_model_density; ++k) {
+      const float* row = model.Precision(senone, k);
+      std::copy(row, row + veclen, pair_precision.begin() + std::ptrdiff_t((std::size_t(senone) * n_model_density + k) * veclen));
+    }
+  }
   // The senones of each frame: kSenonesPerFrame of them, stepping by 7 as the other benchmarks do.
-  std::vector<const float*> means(std::size_t(kFrames) * n_pairs), precisions(means.size());
+  std::vector<const float*> means(std::size_t(kFrames) * n_pairs);
+  std::vector<const double*> precisions(means.size());
   std::vector<float> log_norms(means.size());
   for (std::uint32_t t = 0, senone = 0, p = 0; t < kFrames; ++t) {
     for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
       for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
         means[p] = model.Mean(senone, k);
-        precisions[p] = model.Precision(senone, k);
+        precisions[p] = pair_precision.data() + (std::size_t(senone) * n_model_density + k) * veclen;
         log_norms[p] = model.LogNorm(senone, k);
       }
     }

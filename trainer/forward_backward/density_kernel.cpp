@@ -112,13 +112,13 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
       pair_precisions_.resize(n_values);
     }
     const float** means = pair_means_.data();
-    const float** precisions = pair_precisions_.data();
+    const double** precisions = pair_precisions_.data();
     // With one density a senone (a CI model's first stage) both loops are flat: nested, they cost
     // about 30 instructions a senone there, mostly setting up an inner loop that runs once.
     const bool one = n_density == 1;
     if (one) {
       const float* const mean_rows = model.Mean(0, 0);
-      const float* const precision_rows = model.Precision(0, 0);
+      const double* const precision_rows = model.PairPrecision(0, 0);
       const std::size_t veclen = model.veclen();
       for (std::size_t i = 0; i < n; ++i) {
         means[i] = mean_rows + std::size_t(senones[i]) * veclen;
@@ -128,7 +128,7 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
       for (std::size_t i = 0, p = 0; i < n; ++i) {
         for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
           means[p] = model.Mean(senones[i], k);
-          precisions[p] = model.Precision(senones[i], k);
+          precisions[p] = model.PairPrecision(senones[i], k);
         }
       }
     }

@@ -69,7 +69,8 @@ class DensityKernel {
   std::vector<double> log_dens_;      // n_density
   std::vector<std::uint32_t> order_;  // n_density
   std::vector<double> many_log_;      // EvaluateMany: n * n_density
-  std::vector<const float*> pair_means_, pair_precisions_;  // EvaluateMany, one at a time: each pair's rows
+  std::vector<const float*> pair_means_;         // EvaluateMany, one at a time: each pair's rows
+  std::vector<const double*> pair_precisions_;
 };
 
 }  // namespace pstrain

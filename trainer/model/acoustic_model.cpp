@@ -177,6 +177,8 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
         }
       }
     }
+  } else {
+    pair_precision_.assign(precision_.begin(), precision_.end());
   }
 
   mixw_ = files.mixture_weights.data;

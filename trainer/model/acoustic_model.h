@@ -113,6 +113,12 @@ class AcousticModel {
   const double* GroupedPrecisions(std::uint32_t senone) const {
     return grouped_precision_.data() + std::size_t(senone) * grouped_stride_;
   }
+  // Without the grouped layout (fewer than kDensityGroup densities a senone), the precisions again
+  // in Precision's layout, converted to double (exact) once, for the kernel that evaluates densities
+  // one at a time in its lanes (numerics/vector_kernels.h pair_distances).
+  const double* PairPrecision(std::uint32_t senone, std::uint32_t density) const {
+    return pair_precision_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
+  }
 
  private:
   std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
@@ -124,6 +130,7 @@ class AcousticModel {
   std::size_t grouped_stride_ = 0;  // floats per senone in the grouped layout
   std::vector<float> grouped_means_;
   std::vector<double> grouped_precision_;
+  std::vector<double> pair_precision_;  // without the grouped layout only
 };
 
 }  // namespace pstrain

@@ -77,7 +77,7 @@ void GroupedDistances(const float* x, const float* mean, const double* precision
   }
 }
 
-void PairDistances(const float* x, const float* const* means, const float* const* precisions, std::uint32_t veclen,
+void PairDistances(const float* x, const float* const* means, const double* const* precisions, std::uint32_t veclen,
                    std::size_t n, double* dist) {
   for (std::size_t i = 0; i < n; ++i) {
     double d = 0.0;

@@ -13,7 +13,7 @@
                        std::uint32_t veclen);                                                         \
   void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
                         std::uint32_t n_groups, double* dist);                                       \
-  void PairDistances(const float* x, const float* const* means, const float* const* precisions,       \
+  void PairDistances(const float* x, const float* const* means, const double* const* precisions,      \
                      std::uint32_t veclen, std::size_t n, double* dist);                              \
   std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
   std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \

@@ -33,9 +33,10 @@ struct VectorKernels {
                             std::uint32_t n_groups, double* dist);
   // The same distance for n single densities anywhere in memory (densities evaluated one at a time:
   // fewer than 4 per senone, or top-n): for i < n, dist[i] = sum over l < veclen, in order, of
-  //   p * d * d,  d = double(float(x[l] - means[i][l])),  p = double(precisions[i][l])
-  // (EvaluateLogDensity's arithmetic, forward_backward/gaussian_eval.h).
-  void (*pair_distances)(const float* x, const float* const* means, const float* const* precisions, std::uint32_t veclen,
+  //   p * d * d,  d = double(float(x[l] - means[i][l])),  p = precisions[i][l]
+  // (EvaluateLogDensity's arithmetic, forward_backward/gaussian_eval.h, when the precisions are the
+  // model's float32 values held as double: AcousticModel::PairPrecision).
+  void (*pair_distances)(const float* x, const float* const* means, const double* const* precisions, std::uint32_t veclen,
                          std::size_t n, double* dist);
   // The common case of the exact accumulation (accumulators/exact_sum.h): for i < n in order,
   // acc[i] += ToFixed(values[i]) with acc n signed 128-bit little-endian integers (2n 64-bit words,

@@ -190,8 +190,11 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   for (float& v : x) v = gauss(rng);
   for (float& v : mean) v = gauss(rng);
   for (double& v : precision) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
-  std::vector<float> pair_precision(mean.size());  // float32, as AcousticModel::Precision holds them
-  for (std::size_t i = 0; i < pair_precision.size(); ++i) pair_precision[i] = static_cast<float>(precision[(i * 7) % precision.size()]);
+  // float32 values held as double, as AcousticModel::PairPrecision holds them
+  std::vector<double> pair_precision(mean.size());
+  for (std::size_t i = 0; i < pair_precision.size(); ++i) {
+    pair_precision[i] = static_cast<double>(static_cast<float>(precision[(i * 7) % precision.size()]));
+  }
   std::vector<double> expected_dist(std::size_t(n_groups) * 4);
   KernelsFor(IsaLevel::kScalar).grouped_distances(x.data(), mean.data(), precision.data(), veclen, n_groups, expected_dist.data());
   for (std::uint32_t g = 0; g < n_groups; ++g) {
@@ -268,7 +271,8 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
     // of four.
     for (const std::uint32_t pair_veclen : {veclen, 1u, 3u, 4u, 5u, 8u, 13u}) {
       for (std::size_t n = 1; n <= 20; ++n) {
-        std::vector<const float*> means(n), precisions(n);
+        std::vector<const float*> means(n);
+        std::vector<const double*> precisions(n);
         std::vector<double> want(n);
         for (std::size_t i = 0; i < n; ++i) {
           const std::size_t at = ((i * 5 + 3) % n_groups) * veclen * 4 + i % 4;  // a stretch of `mean`, not aligned
