@@ -215,16 +215,18 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
     // Every length below, at and around the lanes (2, 4 or 8) and a frame's few dozen, into a
     // separate array and in place (the statistics gatherer's call), from an offset start.
     for (const std::size_t n : {in.size(), std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4},
-                                std::size_t{5}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{15},
+                                std::size_t{5}, std::size_t{6}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{15},
                                 std::size_t{16}, std::size_t{17}, std::size_t{41}}) {
       for (const bool in_place : {false, true}) {
         const std::size_t first = n < in.size() ? 3 : 0;
-        // Runs `kernel` (in, out, n) and counts the values whose bits differ from want(input).
+        // Runs `kernel` (in, out, n) and counts the values whose bits differ from want(input), and
+        // the element after the last, which must stay as it was (a short call's masked store).
         const auto mismatches = [&](const auto& kernel, const auto& want) {
-          std::vector<double> out(n, -1.0);
-          if (in_place) out.assign(in.begin() + first, in.begin() + first + n);
+          std::vector<double> out(n + 1, -1.0);
+          if (in_place) std::copy(in.begin() + first, in.begin() + first + n, out.begin());
+          out[n] = 12345.0;
           kernel(in_place ? out.data() : in.data() + first, out.data());
-          std::size_t count = 0;
+          std::size_t count = out[n] == 12345.0 ? 0 : 1;
           for (std::size_t i = 0; i < n; ++i) {
             const double w = want(first + i);
             count += BitsOf(out[i]) != BitsOf(w) && !(std::isnan(out[i]) && std::isnan(w));
