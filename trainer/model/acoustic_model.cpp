@@ -177,9 +177,10 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
         }
       }
     }
-  } else {
-    pair_precision_.assign(precision_.begin(), precision_.end());
   }
+  // Without the grouped layout the density kernel evaluates one density at a time (its choice is
+  // has_grouped_layout() itself), from these.
+  if (!has_grouped_layout()) pair_precision_.assign(precision_.begin(), precision_.end());
 
   mixw_ = files.mixture_weights.data;
   for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {
