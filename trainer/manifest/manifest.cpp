@@ -349,7 +349,7 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
     }
     entry.words.reserve(n_spaces + 1);  // exactly: a manifest holds thousands of these
     for (std::size_t begin = 0;;) {
-      const std::size_t space = n_spaces == 0 ? std::string_view::npos : words.find(' ', begin);
+      const std::size_t space = words.find(' ', begin);
       const std::string_view word = words.substr(begin, space == std::string_view::npos ? words.npos : space - begin);
       if (word.empty()) {
         throw RecordError(path, line_number,
@@ -358,7 +358,6 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
       }
       entry.words.emplace_back(word);
       if (space == std::string_view::npos) break;
-      --n_spaces;
       begin = space + 1;
     }
     if (std::string problem = EntryProblem(entry, unusual == 0); !problem.empty()) throw RecordError(path, line_number, problem);
