@@ -1,8 +1,11 @@
 // The pstrain binary computes nothing that feeds a deterministic file with libm's transcendental
 // functions (glibc chooses their implementation by CPU features: the last bit depends on the
 // machine) or with fused multiply-add instructions (present on some CPUs, not others). Read from
-// the binary itself, so that a later change cannot quietly bring either back. And forcing an
-// instruction-set level the CPU lacks is bad input (exit 2) naming the level.
+// the binary itself, so that a later change cannot quietly bring either back. (A static pstrain,
+// PSTRAIN_STATIC_LIBS, holds glibc's libm code itself: its FMA variants of log and pow, behind the
+// entry points only Crypto++'s allowed members call, are the one exception, checked as such.) And
+// forcing an instruction-set level the CPU lacks is bad input (exit 2) naming the level.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -92,6 +95,15 @@ TEST(PortableNumerics, BinaryImportsNoLibmTranscendental) {
   EXPECT_TRUE(bad_references.empty()) << "code linked into pstrain calls libm transcendentals (use numerics/elementary.h):\n"
                                       << bad_references;
 
+#if PSTRAIN_STATIC_BINARY
+  // A static PIE (PSTRAIN_STATIC_LIBS): libm is linked in, so the table above saw every reference
+  // to it, and the binary imports nothing at run time.
+  const CommandResult needed = RunCommand("readelf -d " + ShellQuote(PSTRAIN_BINARY));
+  ASSERT_EQ(needed.exit_code, 0) << needed.output;
+  EXPECT_EQ(needed.output.find("(NEEDED)"), std::string::npos) << "the static pstrain needs shared libraries:\n" << needed.output;
+  const CommandResult nm = RunCommand("nm -D --undefined-only " + ShellQuote(PSTRAIN_BINARY) + " 2>&1");
+  EXPECT_THAT(nm.output, ::testing::HasSubstr("no symbols")) << nm.output;
+#else
   // And what the binary imports from libm at run time: nothing but what those members use.
   const CommandResult nm = RunCommand("nm -D --undefined-only " + ShellQuote(PSTRAIN_BINARY));
   ASSERT_EQ(nm.exit_code, 0) << nm.output;
@@ -113,6 +125,7 @@ TEST(PortableNumerics, BinaryImportsNoLibmTranscendental) {
                                   for (const std::string& f : found) all += f + "\n";
                                   return all;
                                 }();
+#endif
 }
 
 // The map parser itself: a table where pstrain's own object refers to `exp` is caught, one where
@@ -138,11 +151,59 @@ TEST(PortableNumerics, CrossReferenceTableIsReadAsTheLinkerWritesIt) {
   EXPECT_FALSE(std::regex_match(std::string("exponent"), TranscendentalName()));
 }
 
+// Whether `function` (a symbol objdump names) is one of glibc's FMA variants of a transcendental
+// (__ieee754_log_fma, __ieee754_pow_fma4, __exp1_fma, ...) that the link map says a libm archive
+// member defines. A static pstrain links them in behind the IFUNC of `log` and `pow`, which only the
+// allowed Crypto++ members call (BinaryImportsNoLibmTranscendental); nothing else may hold an FMA.
+bool IsLibmFmaVariantOfTranscendental(const std::string& function, const std::map<std::string, std::vector<std::string>>& refs,
+                                      const std::string& map_text) {
+  static const std::regex name(R"(__(ieee754_)?(exp|log|log10|log2|exp2|exp10|pow|expm1|log1p)[0-9fl]?_fma4?)");
+  if (!std::regex_match(function, name) || !refs.count(function)) return false;
+  // The cross-reference table's defining file: the text after the symbol on its own line.
+  const std::size_t table = map_text.find("\nCross Reference Table\n");
+  const std::size_t at = map_text.find("\n" + function + " ", table);
+  if (table == std::string::npos || at == std::string::npos) return false;
+  const std::string line = map_text.substr(at + 1, map_text.find('\n', at + 1) - at - 1);
+  return std::regex_search(line, std::regex(R"(/libm(-[0-9.]+)?\.a\([a-z0-9_]+-fma4?\.o\)$)"));
+}
+
 TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
+  // Each function holding an FMA instruction, with the number of them.
   const CommandResult dump = RunCommand("objdump -d --no-show-raw-insn " + ShellQuote(PSTRAIN_BINARY) +
-                                        " | grep -cE '\\s(v?fn?m(add|sub)[0-9a-z]*)\\s' || true");
+                                        " | awk '/^[0-9a-f]+ <.*>:$/ { f = $2 } /[[:space:]]v?fn?m(add|sub)[0-9a-z]*[[:space:]]/ { n[f]++ }"
+                                        " END { for (k in n) print k, n[k] }'");
   ASSERT_EQ(dump.exit_code, 0) << dump.output;
-  EXPECT_EQ(std::stoul(dump.output), 0u) << "fused multiply-add instructions in pstrain";
+  const std::string map_text = ReadFileText(PSTRAIN_LINK_MAP);
+  const std::map<std::string, std::vector<std::string>> refs = CrossReferences(map_text);
+  std::istringstream lines(dump.output);
+  std::string outside_libm;
+  for (std::string function, count; lines >> function >> count;) {
+    function = function.substr(1, function.size() - 3);  // "<name>:" -> "name"
+    if (!(PSTRAIN_STATIC_BINARY && IsLibmFmaVariantOfTranscendental(function, refs, map_text))) {
+      outside_libm += function + " (" + count + ")\n";
+    }
+  }
+  EXPECT_TRUE(outside_libm.empty()) << "fused multiply-add instructions in pstrain:\n" << outside_libm;
+}
+
+// The FMA rule's exception, read as the linker writes the map: glibc's variant defined by a libm
+// member passes; the same name defined by pstrain's own object, or a name of another kind, does not.
+TEST(PortableNumerics, LibmFmaVariantsAreRecognizedByNameAndDefiningMember) {
+  const std::string map =
+      "Cross Reference Table\n\n"
+      "Symbol                                            File\n"
+      "__ieee754_log_fma                                 /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log-fma.o)\n"
+      "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log.o)\n"
+      "__ieee754_pow_fma4                                libpstrain_numerics.a(elementary.cpp.o)\n"
+      "__hypot_fma                                       /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_hypot-fma.o)\n"
+      "AccumulateFrame                                   libpstrain_numerics.a(kernels.cpp.o)\n";
+  const std::string text = "\n" + map;
+  const auto refs = CrossReferences(text);
+  EXPECT_TRUE(IsLibmFmaVariantOfTranscendental("__ieee754_log_fma", refs, text));
+  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__ieee754_pow_fma4", refs, text));
+  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__hypot_fma", refs, text));
+  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("AccumulateFrame", refs, text));
+  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__ieee754_exp_fma", refs, text));  // not in the map
 }
 
 TEST(PortableNumerics, ForcedLevelTheCpuLacksIsBadInput) {
