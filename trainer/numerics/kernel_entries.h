@@ -11,21 +11,30 @@
   void LogArray(const double* in, double* out, std::size_t n);                                      \
   void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,  \
                        std::uint32_t veclen);                                                         \
+  std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
+  std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
+  }
+#define PSTRAIN_DECLARE_DISTANCE_KERNELS(ns)                                                        \
+  namespace pstrain::numerics::ns {                                                                 \
   void GroupedDistances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
                         std::uint32_t n_groups, double* dist);                                       \
   void PairDistances(const float* x, const float* const* means, const double* const* precisions,      \
                      std::uint32_t veclen, std::size_t n, double* dist);                              \
-  std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
-  std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
   }
 
 PSTRAIN_DECLARE_KERNELS(scalar)
+PSTRAIN_DECLARE_DISTANCE_KERNELS(scalar)
 #if defined(__x86_64__)
 PSTRAIN_DECLARE_KERNELS(sse2)
+PSTRAIN_DECLARE_DISTANCE_KERNELS(sse2)
 PSTRAIN_DECLARE_KERNELS(avx2)
+PSTRAIN_DECLARE_DISTANCE_KERNELS(avx2)
+// The avx512 level has no distance kernels of its own: it takes avx2's (kernels_avx512.cpp).
 PSTRAIN_DECLARE_KERNELS(avx512)
 #elif defined(__aarch64__)
 PSTRAIN_DECLARE_KERNELS(neon)
+PSTRAIN_DECLARE_DISTANCE_KERNELS(neon)
 #endif
 
 #undef PSTRAIN_DECLARE_KERNELS
+#undef PSTRAIN_DECLARE_DISTANCE_KERNELS

@@ -1,4 +1,10 @@
-// The avx512 level: the vector kernels on 8 lanes of double (the density distances on 4 lanes).
+// The avx512 level: the vector kernels on 8 lanes of double, but for the density distances, which
+// are avx2's (vector_kernels.cpp). Those work on 4 lanes in both levels, from the same source, and
+// compiled for AVX-512 they were slower: with 32 vector registers GCC 12 keeps the kernel's 16 row
+// pointers in vector registers and moves each back to a general register before its load (150
+// vmovq in PairDistances), where the AVX2 build reloads them from the stack
+// (BM_GaussianLogDensityPairs/densities:8 1,483 against 1,425 ns on a Zen 4; docs/performance.md,
+// twenty-first round). The same operations in the same order either way, so the same bits.
 // This file is compiled for the avx512 instruction set (trainer/CMakeLists.txt) and is only called
 // after ActiveIsaLevel() has found avx512 on the CPU.
 #include <cstddef>
@@ -10,7 +16,9 @@
 #include "numerics/kernel_entries.h"
 
 #define PSTRAIN_LANES 8
+#define PSTRAIN_DISTANCES_OF_AVX2
 namespace pstrain::numerics::avx512 {
 #include "numerics/kernels_level.inc"
 }  // namespace pstrain::numerics::avx512
+#undef PSTRAIN_DISTANCES_OF_AVX2
 #undef PSTRAIN_LANES
