@@ -36,7 +36,9 @@ std::vector<IsaLevel> SupportedIsaLevels() {
   // libgcc's detection also checks that the operating system saves the AVX / AVX-512 state.
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2")) levels.push_back(IsaLevel::kAvx2);
-  if (__builtin_cpu_supports("avx512f")) levels.push_back(IsaLevel::kAvx512);
+  // The avx512 level also runs AVX2 code (GCC's -mavx512f implies it, and its distance kernels are
+  // avx2's): both flags, as every AVX-512 CPU has them, though a virtual machine may mask one alone.
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f")) levels.push_back(IsaLevel::kAvx512);
 #elif defined(__aarch64__)
   levels.push_back(IsaLevel::kNeon);  // Advanced SIMD is part of ARMv8-A
 #endif

@@ -18,6 +18,21 @@ namespace pstrain {
 
 namespace fs = std::filesystem;
 
+bool IsSharedObjectPath(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  for (std::size_t at = name.find(".so"); at != std::string::npos; at = name.find(".so", at + 1)) {
+    if (at == 0) continue;  // ".so..." is no library's name
+    const std::size_t after = at + 3;
+    if (after == name.size()) return true;
+    // A version: '.' then digits and dots to the end.
+    if (name[after] != '.') continue;
+    bool version = after + 1 < name.size();
+    for (std::size_t i = after + 1; i < name.size(); ++i) version = version && ((name[i] >= '0' && name[i] <= '9') || name[i] == '.');
+    if (version) return true;
+  }
+  return false;
+}
+
 BuildIdentity CurrentBuildIdentity() { return CurrentBuildIdentity({}, nullptr); }
 
 BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std::vector<CodeFileStamp>* stamps) {
@@ -50,7 +65,7 @@ BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std:
     const std::size_t slash = line.find('/');
     if (slash == std::string::npos) continue;
     const std::string path = line.substr(slash);
-    if (path.find(".so") != std::string::npos) paths.insert(path);
+    if (IsSharedObjectPath(path)) paths.insert(path);
   }
   for (const std::string& path : paths) {
     std::error_code exists_ec;

@@ -32,6 +32,11 @@ BuildIdentity CurrentBuildIdentity();
 // on a local file system).
 BuildIdentity CurrentBuildIdentity(const std::vector<CodeFileStamp>& known, std::vector<CodeFileStamp>* stamps);
 
+// Whether a path mapped into the process (/proc/self/maps) is a shared object the identity lists:
+// its file name has ".so" as a whole suffix or followed by a version ("libc.so.6",
+// "libboost_json.so.1.81.0"), not merely somewhere in the path ("/opt/x.sources/pstrain").
+bool IsSharedObjectPath(const std::string& path);
+
 // CurrentBuildIdentity() computed on the first call and cached for the life of the process (hashing
 // the binary and its libraries costs milliseconds; a coordinator needs it every pass). With the
 // stamps given to AcceptCodeFileStamps before that first call. Thread-safe.

@@ -54,26 +54,110 @@ bool AllowedReferrer(const std::string& file) {
   return false;
 }
 
-// The link map's cross-reference table (`ld --cref`): symbol -> the files that refer to it.
-std::map<std::string, std::vector<std::string>> CrossReferences(const std::string& map_text) {
-  std::map<std::string, std::vector<std::string>> refs;
-  const std::size_t table = map_text.find("\nCross Reference Table\n");
-  if (table == std::string::npos) return refs;
-  std::istringstream lines(map_text.substr(table));
-  std::string symbol;
+// One symbol of the link map's cross-reference table (`ld --cref`).
+struct CrossReference {
+  std::string defined_by;              // the file that defines it
+  std::vector<std::string> referrers;  // the files that refer to it
+};
+
+// The table: "symbol  defining-file" lines, each followed by "   referring-file" lines. A symbol
+// too long for its column has the defining file on the next line, indented as a referrer is.
+std::map<std::string, CrossReference> CrossReferenceTable(const std::string& map_text) {
+  std::map<std::string, CrossReference> table;
+  const std::size_t at = map_text.find("\nCross Reference Table\n");
+  if (at == std::string::npos) return table;
+  std::istringstream lines(map_text.substr(at));
+  CrossReference* current = nullptr;
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line == "Cross Reference Table" || line.rfind("Symbol ", 0) == 0) continue;
     std::istringstream fields(line);
     std::string first, second;
     fields >> first >> second;
     if (line[0] != ' ') {
-      symbol = first;  // "symbol  defining-file"
-      refs[symbol];
-    } else if (!symbol.empty() && !first.empty()) {
-      refs[symbol].push_back(first);  // "          referring-file"
+      current = &table[first];
+      current->defined_by = second;
+    } else if (current != nullptr && !first.empty()) {
+      if (current->defined_by.empty()) current->defined_by = first;
+      else current->referrers.push_back(first);
     }
   }
+  return table;
+}
+
+// symbol -> the files that refer to it.
+std::map<std::string, std::vector<std::string>> CrossReferences(const std::string& map_text) {
+  std::map<std::string, std::vector<std::string>> refs;
+  for (auto& [symbol, entry] : CrossReferenceTable(map_text)) refs[symbol] = std::move(entry.referrers);
   return refs;
+}
+
+// A file of glibc's libm: the shared library or a member of its archive.
+bool IsLibmFile(const std::string& file) {
+  static const std::regex libm(R"((^|/)libm(-[0-9.]+)?\.(so[.0-9]*|a\(.*\))$)");
+  return std::regex_search(file, libm);
+}
+
+// libm's functions whose result is the same on every CPU: exact operations and correctly rounded
+// ones (IEEE 754 requires sqrt to be), and the floating-point environment. Code linked into pstrain
+// may call these, and libm's others only from the allowed Crypto++ members.
+bool ExactLibmFunction(const std::string& symbol) {
+  static const std::set<std::string> exact = {
+      "sqrt", "sqrtf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "trunc", "truncf", "round", "roundf",
+      "rint", "rintf", "nearbyint", "lrint", "llrint", "lround", "llround", "fmod", "fmodf", "remainder", "frexp",
+      "ldexp", "scalbn", "modf", "copysign", "nextafter", "fmin", "fmax", "ilogb", "logb", "fegetround", "fesetround",
+      "fegetenv", "fesetenv", "feclearexcept", "fetestexcept", "feraiseexcept", "feholdexcept", "feupdateenv"};
+  return exact.count(symbol.substr(0, symbol.find('@'))) > 0;
+}
+
+// Every reference from outside libm to a libm function that is not exact, except the allowed
+// Crypto++ members': "symbol <- file" lines.
+std::string InexactLibmReferences(const std::string& map_text) {
+  std::string bad;
+  for (const auto& [symbol, entry] : CrossReferenceTable(map_text)) {
+    if (!IsLibmFile(entry.defined_by) || ExactLibmFunction(symbol)) continue;
+    for (const std::string& referrer : entry.referrers) {
+      if (!IsLibmFile(referrer) && !AllowedReferrer(referrer)) bad += symbol + " <- " + referrer + "\n";
+    }
+  }
+  return bad;
+}
+
+// Not only exp and log: any libm function but the exact ones may take a code path glibc picks by
+// CPU (tanh, erf, lgamma and the hyperbolic functions reach its FMA builds of exp, expm1 and log).
+// In the static binary the map covers libm's own members too, which may call one another.
+TEST(PortableNumerics, NothingLinkedInCallsAnInexactLibmFunction) {
+  const std::string map_text = ReadFileText(PSTRAIN_LINK_MAP);
+  ASSERT_GT(CrossReferenceTable(map_text).size(), 1000u) << "no cross-reference table in " << PSTRAIN_LINK_MAP;
+  const std::string bad = InexactLibmReferences(map_text);
+  EXPECT_TRUE(bad.empty()) << "code linked into pstrain calls inexact libm functions (use numerics/elementary.h):\n" << bad;
+}
+
+TEST(PortableNumerics, InexactLibmReferencesAreFoundInTheMap) {
+  const std::string map =
+      "\nCross Reference Table\n\n"
+      "Symbol                                            File\n"
+      "tanh                                              /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_tanh.o)\n"
+      "                                                  libpstrain_numerics.a(elementary.cpp.o)\n"
+      "__expm1                                           /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_expm1.o)\n"
+      "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_tanh.o)\n"
+      "sqrt                                              /usr/lib/x86_64-linux-gnu/libm-2.36.a(w_sqrt.o)\n"
+      "                                                  libpstrain_features.a(features.cpp.o)\n"
+      "pow                                               /usr/lib/x86_64-linux-gnu/libm-2.36.a(w_pow.o)\n"
+      "                                                  /usr/lib/x86_64-linux-gnu/libcrypto++.a(nbtheory.o)\n"
+      "erf@GLIBC_2.2.5                                   /lib/x86_64-linux-gnu/libm.so.6\n"
+      "                                                  libpstrain_estep.a(corpus_pass.cpp.o)\n"
+      "__a_libm_function_whose_name_is_longer_than_its_column\n"
+      "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_long.o)\n"
+      "                                                  libpstrain_graph.a(graph.cpp.o)\n"
+      "main                                              CMakeFiles/pstrain.dir/cli/main.cpp.o\n";
+  EXPECT_EQ(InexactLibmReferences(map),
+            "__a_libm_function_whose_name_is_longer_than_its_column <- libpstrain_graph.a(graph.cpp.o)\n"
+            "erf@GLIBC_2.2.5 <- libpstrain_estep.a(corpus_pass.cpp.o)\n"
+            "tanh <- libpstrain_numerics.a(elementary.cpp.o)\n");
+  EXPECT_TRUE(IsLibmFile("/lib/x86_64-linux-gnu/libm.so.6"));
+  EXPECT_TRUE(IsLibmFile("/usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log-fma.o)"));
+  EXPECT_FALSE(IsLibmFile("/usr/lib/x86_64-linux-gnu/libmvec.so.1"));
+  EXPECT_FALSE(IsLibmFile("libpstrain_numerics.a(libm.cpp.o)"));
 }
 
 TEST(PortableNumerics, BinaryImportsNoLibmTranscendental) {
@@ -151,20 +235,21 @@ TEST(PortableNumerics, CrossReferenceTableIsReadAsTheLinkerWritesIt) {
   EXPECT_FALSE(std::regex_match(std::string("exponent"), TranscendentalName()));
 }
 
-// Whether `function` (a symbol objdump names) is one of glibc's FMA variants of a transcendental
-// (__ieee754_log_fma, __ieee754_pow_fma4, __exp1_fma, ...) that the link map says a libm archive
-// member defines. A static pstrain links them in behind the IFUNC of `log` and `pow`, which only the
-// allowed Crypto++ members call (BinaryImportsNoLibmTranscendental); nothing else may hold an FMA.
-bool IsLibmFmaVariantOfTranscendental(const std::string& function, const std::map<std::string, std::vector<std::string>>& refs,
+// Whether `function` (a symbol objdump names) is one of glibc's FMA builds of log and pow
+// (__ieee754_log_fma, __ieee754_pow_fma4, ...) that the link map says libm's member of that name
+// defines. A static pstrain links them in behind the IFUNC of `log` and `pow`, which only the
+// allowed Crypto++ members call, and no code outside libm calls a libm function that could reach
+// them (NothingLinkedInCallsAnInexactLibmFunction); nothing else may hold an FMA.
+bool IsLibmFmaBuildOfLogOrPow(const std::string& function, const std::map<std::string, std::vector<std::string>>& refs,
                                       const std::string& map_text) {
-  static const std::regex name(R"(__(ieee754_)?(exp|log|log10|log2|exp2|exp10|pow|expm1|log1p)[0-9fl]?_fma4?)");
+  static const std::regex name(R"(__ieee754_(log|pow)_fma4?)");
   if (!std::regex_match(function, name) || !refs.count(function)) return false;
   // The cross-reference table's defining file: the text after the symbol on its own line.
   const std::size_t table = map_text.find("\nCross Reference Table\n");
   const std::size_t at = map_text.find("\n" + function + " ", table);
   if (table == std::string::npos || at == std::string::npos) return false;
   const std::string line = map_text.substr(at + 1, map_text.find('\n', at + 1) - at - 1);
-  return std::regex_search(line, std::regex(R"(/libm(-[0-9.]+)?\.a\([a-z0-9_]+-fma4?\.o\)$)"));
+  return std::regex_search(line, std::regex(R"(/libm(-[0-9.]+)?\.a\(e_(log|pow)-fma4?\.o\)$)"));
 }
 
 TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
@@ -179,16 +264,17 @@ TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
   std::string outside_libm;
   for (std::string function, count; lines >> function >> count;) {
     function = function.substr(1, function.size() - 3);  // "<name>:" -> "name"
-    if (!(PSTRAIN_STATIC_BINARY && IsLibmFmaVariantOfTranscendental(function, refs, map_text))) {
+    if (!(PSTRAIN_STATIC_BINARY && IsLibmFmaBuildOfLogOrPow(function, refs, map_text))) {
       outside_libm += function + " (" + count + ")\n";
     }
   }
   EXPECT_TRUE(outside_libm.empty()) << "fused multiply-add instructions in pstrain:\n" << outside_libm;
 }
 
-// The FMA rule's exception, read as the linker writes the map: glibc's variant defined by a libm
-// member passes; the same name defined by pstrain's own object, or a name of another kind, does not.
-TEST(PortableNumerics, LibmFmaVariantsAreRecognizedByNameAndDefiningMember) {
+// The FMA rule's exception, read as the linker writes the map: glibc's FMA build of log defined by
+// its libm member passes; pow's defined by pstrain's own object, another libm function's FMA build,
+// or a name of another kind do not.
+TEST(PortableNumerics, LibmFmaBuildsOfLogAndPowAreRecognizedByNameAndDefiningMember) {
   const std::string map =
       "Cross Reference Table\n\n"
       "Symbol                                            File\n"
@@ -196,14 +282,16 @@ TEST(PortableNumerics, LibmFmaVariantsAreRecognizedByNameAndDefiningMember) {
       "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log.o)\n"
       "__ieee754_pow_fma4                                libpstrain_numerics.a(elementary.cpp.o)\n"
       "__hypot_fma                                       /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_hypot-fma.o)\n"
+      "__ieee754_exp_fma                                 /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_exp-fma.o)\n"
       "AccumulateFrame                                   libpstrain_numerics.a(kernels.cpp.o)\n";
   const std::string text = "\n" + map;
   const auto refs = CrossReferences(text);
-  EXPECT_TRUE(IsLibmFmaVariantOfTranscendental("__ieee754_log_fma", refs, text));
-  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__ieee754_pow_fma4", refs, text));
-  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__hypot_fma", refs, text));
-  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("AccumulateFrame", refs, text));
-  EXPECT_FALSE(IsLibmFmaVariantOfTranscendental("__ieee754_exp_fma", refs, text));  // not in the map
+  EXPECT_TRUE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma", refs, text));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_pow_fma4", refs, text));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__hypot_fma", refs, text));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("AccumulateFrame", refs, text));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_exp_fma", refs, text));  // exp's FMA build: never allowed
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma4", refs, text));  // not in the map
 }
 
 TEST(PortableNumerics, ForcedLevelTheCpuLacksIsBadInput) {

@@ -63,6 +63,19 @@ TEST(CodeIdentity, TheProcessIdentityIsComputedOnceAndIsThatOfItsBuild) {
   EXPECT_FALSE(ProcessBuildIdentity().libraries.empty());
 }
 
+// The mapped files the identity lists: shared objects by their file name, never a path that only
+// contains ".so" (a static pstrain installed under /opt/x.sources/ maps itself there).
+TEST(CodeIdentity, ListsSharedObjectsByTheirFileName) {
+  for (const char* path : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2", "/usr/lib/libboost_json.so.1.81.0",
+                           "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", "/opt/lib/libplain.so", "/tmp/a.sources/libx.so.1"}) {
+    EXPECT_TRUE(IsSharedObjectPath(path)) << path;
+  }
+  for (const char* path : {"/opt/x.sources/pstrain", "/work/build/trainer/pstrain", "/tmp/libx.sox", "/tmp/libx.so.1a",
+                           "/tmp/libx.so.", "/tmp/.so", "/usr/lib/locale/C.utf8/LC_CTYPE", "/tmp/a.so/pstrain"}) {
+    EXPECT_FALSE(IsSharedObjectPath(path)) << path;
+  }
+}
+
 TEST(CodeIdentity, IsPartOfTheCanonicalArtifact) {
   ShardArtifact artifact;
   artifact.pass = 1;
