@@ -240,16 +240,11 @@ TEST(PortableNumerics, CrossReferenceTableIsReadAsTheLinkerWritesIt) {
 // defines. A static pstrain links them in behind the IFUNC of `log` and `pow`, which only the
 // allowed Crypto++ members call, and no code outside libm calls a libm function that could reach
 // them (NothingLinkedInCallsAnInexactLibmFunction); nothing else may hold an FMA.
-bool IsLibmFmaBuildOfLogOrPow(const std::string& function, const std::map<std::string, std::vector<std::string>>& refs,
-                                      const std::string& map_text) {
+bool IsLibmFmaBuildOfLogOrPow(const std::string& function, const std::map<std::string, CrossReference>& table) {
   static const std::regex name(R"(__ieee754_(log|pow)_fma4?)");
-  if (!std::regex_match(function, name) || !refs.count(function)) return false;
-  // The cross-reference table's defining file: the text after the symbol on its own line.
-  const std::size_t table = map_text.find("\nCross Reference Table\n");
-  const std::size_t at = map_text.find("\n" + function + " ", table);
-  if (table == std::string::npos || at == std::string::npos) return false;
-  const std::string line = map_text.substr(at + 1, map_text.find('\n', at + 1) - at - 1);
-  return std::regex_search(line, std::regex(R"(/libm(-[0-9.]+)?\.a\(e_(log|pow)-fma4?\.o\)$)"));
+  static const std::regex member(R"(/libm(-[0-9.]+)?\.a\(e_(log|pow)-fma4?\.o\)$)");
+  const auto entry = table.find(function);
+  return std::regex_match(function, name) && entry != table.end() && std::regex_search(entry->second.defined_by, member);
 }
 
 TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
@@ -258,13 +253,12 @@ TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
                                         " | awk '/^[0-9a-f]+ <.*>:$/ { f = $2 } /[[:space:]]v?fn?m(add|sub)[0-9a-z]*[[:space:]]/ { n[f]++ }"
                                         " END { for (k in n) print k, n[k] }'");
   ASSERT_EQ(dump.exit_code, 0) << dump.output;
-  const std::string map_text = ReadFileText(PSTRAIN_LINK_MAP);
-  const std::map<std::string, std::vector<std::string>> refs = CrossReferences(map_text);
+  const std::map<std::string, CrossReference> table = CrossReferenceTable(ReadFileText(PSTRAIN_LINK_MAP));
   std::istringstream lines(dump.output);
   std::string outside_libm;
   for (std::string function, count; lines >> function >> count;) {
     function = function.substr(1, function.size() - 3);  // "<name>:" -> "name"
-    if (!(PSTRAIN_STATIC_BINARY && IsLibmFmaBuildOfLogOrPow(function, refs, map_text))) {
+    if (!(PSTRAIN_STATIC_BINARY && IsLibmFmaBuildOfLogOrPow(function, table))) {
       outside_libm += function + " (" + count + ")\n";
     }
   }
@@ -284,14 +278,13 @@ TEST(PortableNumerics, LibmFmaBuildsOfLogAndPowAreRecognizedByNameAndDefiningMem
       "__hypot_fma                                       /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_hypot-fma.o)\n"
       "__ieee754_exp_fma                                 /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_exp-fma.o)\n"
       "AccumulateFrame                                   libpstrain_numerics.a(kernels.cpp.o)\n";
-  const std::string text = "\n" + map;
-  const auto refs = CrossReferences(text);
-  EXPECT_TRUE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma", refs, text));
-  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_pow_fma4", refs, text));
-  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__hypot_fma", refs, text));
-  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("AccumulateFrame", refs, text));
-  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_exp_fma", refs, text));  // exp's FMA build: never allowed
-  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma4", refs, text));  // not in the map
+  const auto table = CrossReferenceTable("\n" + map);
+  EXPECT_TRUE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma", table));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_pow_fma4", table));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__hypot_fma", table));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("AccumulateFrame", table));
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_exp_fma", table));  // exp's FMA build: never allowed
+  EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma4", table));  // not in the map
 }
 
 TEST(PortableNumerics, ForcedLevelTheCpuLacksIsBadInput) {
