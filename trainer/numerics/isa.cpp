@@ -29,16 +29,20 @@ std::vector<IsaLevel> BuildIsaLevels() {
 #endif
 }
 
+std::vector<IsaLevel> X86IsaLevels(X86Features features) {
+  std::vector<IsaLevel> levels{IsaLevel::kScalar, IsaLevel::kSse2};  // sse2: part of x86-64 itself
+  if (features.avx2) levels.push_back(IsaLevel::kAvx2);
+  // Every AVX-512 CPU has AVX2 too, but a virtual machine may mask one flag alone.
+  if (features.avx2 && features.avx512f) levels.push_back(IsaLevel::kAvx512);
+  return levels;
+}
+
 std::vector<IsaLevel> SupportedIsaLevels() {
   std::vector<IsaLevel> levels{IsaLevel::kScalar};
 #if defined(__x86_64__)
-  levels.push_back(IsaLevel::kSse2);  // part of x86-64 itself
   // libgcc's detection also checks that the operating system saves the AVX / AVX-512 state.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) levels.push_back(IsaLevel::kAvx2);
-  // The avx512 level also runs AVX2 code (GCC's -mavx512f implies it, and its distance kernels are
-  // avx2's): both flags, as every AVX-512 CPU has them, though a virtual machine may mask one alone.
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f")) levels.push_back(IsaLevel::kAvx512);
+  levels = X86IsaLevels({__builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("avx512f") != 0});
 #elif defined(__aarch64__)
   levels.push_back(IsaLevel::kNeon);  // Advanced SIMD is part of ARMv8-A
 #endif

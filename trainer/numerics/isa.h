@@ -21,6 +21,14 @@ std::string_view IsaName(IsaLevel level);
 std::vector<IsaLevel> BuildIsaLevels();
 // The levels this CPU (and operating system) supports, lowest first.
 std::vector<IsaLevel> SupportedIsaLevels();
+// The x86-64 levels of a CPU with these features (SupportedIsaLevels asks libgcc for this CPU's):
+// scalar and sse2 always, avx2 with AVX2, avx512 with AVX-512F and AVX2 both (its code uses AVX2
+// instructions too: GCC's -mavx512f implies them, and its distance kernels are avx2's).
+struct X86Features {
+  bool avx2 = false;
+  bool avx512f = false;
+};
+std::vector<IsaLevel> X86IsaLevels(X86Features features);
 // "scalar, sse2, avx2": for messages.
 std::string SupportedIsaNames();
 

@@ -320,5 +320,15 @@ TEST(Isa, SupportedLevelsAreBuiltAndStartWithScalar) {
   }
 }
 
+// The avx512 level runs AVX2 code as well: a CPU (or a virtual machine's CPU model) showing
+// AVX-512F without AVX2 gets avx2's absence and no avx512 level either.
+TEST(Isa, Avx512LevelNeedsAvx2AndAvx512f) {
+  using L = IsaLevel;
+  EXPECT_EQ(X86IsaLevels({}), (std::vector<L>{L::kScalar, L::kSse2}));
+  EXPECT_EQ(X86IsaLevels({.avx2 = true}), (std::vector<L>{L::kScalar, L::kSse2, L::kAvx2}));
+  EXPECT_EQ(X86IsaLevels({.avx2 = false, .avx512f = true}), (std::vector<L>{L::kScalar, L::kSse2}));
+  EXPECT_EQ(X86IsaLevels({.avx2 = true, .avx512f = true}), (std::vector<L>{L::kScalar, L::kSse2, L::kAvx2, L::kAvx512}));
+}
+
 }  // namespace
 }  // namespace pstrain::numerics
