@@ -132,10 +132,13 @@ TEST(PortableNumerics, NothingLinkedInCallsAnInexactLibmFunction) {
   EXPECT_TRUE(bad.empty()) << "code linked into pstrain calls inexact libm functions (use numerics/elementary.h):\n" << bad;
 }
 
+// A link map's cross-reference table with these rows, for the parser tests.
+std::string CrossReferenceMap(const std::string& rows) {
+  return "\nCross Reference Table\n\nSymbol                                            File\n" + rows;
+}
+
 TEST(PortableNumerics, InexactLibmReferencesAreFoundInTheMap) {
-  const std::string map =
-      "\nCross Reference Table\n\n"
-      "Symbol                                            File\n"
+  const std::string map = CrossReferenceMap(
       "tanh                                              /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_tanh.o)\n"
       "                                                  libpstrain_numerics.a(elementary.cpp.o)\n"
       "__expm1                                           /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_expm1.o)\n"
@@ -149,7 +152,7 @@ TEST(PortableNumerics, InexactLibmReferencesAreFoundInTheMap) {
       "__a_libm_function_whose_name_is_longer_than_its_column\n"
       "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_long.o)\n"
       "                                                  libpstrain_graph.a(graph.cpp.o)\n"
-      "main                                              CMakeFiles/pstrain.dir/cli/main.cpp.o\n";
+      "main                                              CMakeFiles/pstrain.dir/cli/main.cpp.o\n");
   EXPECT_EQ(InexactLibmReferences(map),
             "__a_libm_function_whose_name_is_longer_than_its_column <- libpstrain_graph.a(graph.cpp.o)\n"
             "erf@GLIBC_2.2.5 <- libpstrain_estep.a(corpus_pass.cpp.o)\n"
@@ -269,16 +272,13 @@ TEST(PortableNumerics, BinaryHasNoFusedMultiplyAdd) {
 // its libm member passes; pow's defined by pstrain's own object, another libm function's FMA build,
 // or a name of another kind do not.
 TEST(PortableNumerics, LibmFmaBuildsOfLogAndPowAreRecognizedByNameAndDefiningMember) {
-  const std::string map =
-      "Cross Reference Table\n\n"
-      "Symbol                                            File\n"
+  const auto table = CrossReferenceTable(CrossReferenceMap(
       "__ieee754_log_fma                                 /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log-fma.o)\n"
       "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log.o)\n"
       "__ieee754_pow_fma4                                libpstrain_numerics.a(elementary.cpp.o)\n"
       "__hypot_fma                                       /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_hypot-fma.o)\n"
       "__ieee754_exp_fma                                 /usr/lib/x86_64-linux-gnu/libm-2.36.a(e_exp-fma.o)\n"
-      "AccumulateFrame                                   libpstrain_numerics.a(kernels.cpp.o)\n";
-  const auto table = CrossReferenceTable("\n" + map);
+      "AccumulateFrame                                   libpstrain_numerics.a(kernels.cpp.o)\n"));
   EXPECT_TRUE(IsLibmFmaBuildOfLogOrPow("__ieee754_log_fma", table));
   EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__ieee754_pow_fma4", table));
   EXPECT_FALSE(IsLibmFmaBuildOfLogOrPow("__hypot_fma", table));
