@@ -38,15 +38,15 @@ std::vector<IsaLevel> X86IsaLevels(X86Features features) {
 }
 
 std::vector<IsaLevel> SupportedIsaLevels() {
-  std::vector<IsaLevel> levels{IsaLevel::kScalar};
 #if defined(__x86_64__)
   // libgcc's detection also checks that the operating system saves the AVX / AVX-512 state.
   __builtin_cpu_init();
-  levels = X86IsaLevels({__builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("avx512f") != 0});
+  return X86IsaLevels({__builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("avx512f") != 0});
 #elif defined(__aarch64__)
-  levels.push_back(IsaLevel::kNeon);  // Advanced SIMD is part of ARMv8-A
+  return {IsaLevel::kScalar, IsaLevel::kNeon};  // Advanced SIMD is part of ARMv8-A
+#else
+  return {IsaLevel::kScalar};
 #endif
-  return levels;
 }
 
 std::string SupportedIsaNames() {

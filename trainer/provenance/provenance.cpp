@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -19,18 +20,9 @@ namespace pstrain {
 namespace fs = std::filesystem;
 
 bool IsSharedObjectPath(const std::string& path) {
-  const std::string name = fs::path(path).filename().string();
-  for (std::size_t at = name.find(".so"); at != std::string::npos; at = name.find(".so", at + 1)) {
-    if (at == 0) continue;  // ".so..." is no library's name
-    const std::size_t after = at + 3;
-    if (after == name.size()) return true;
-    // A version: '.' then digits and dots to the end.
-    if (name[after] != '.') continue;
-    bool version = after + 1 < name.size();
-    for (std::size_t i = after + 1; i < name.size(); ++i) version = version && ((name[i] >= '0' && name[i] <= '9') || name[i] == '.');
-    if (version) return true;
-  }
-  return false;
+  // A name before ".so", then nothing or a version that starts with a digit.
+  static const std::regex kSharedObjectName(R"(.+\.so(\.[0-9][0-9.]*)?)");
+  return std::regex_match(fs::path(path).filename().string(), kSharedObjectName);
 }
 
 BuildIdentity CurrentBuildIdentity() { return CurrentBuildIdentity({}, nullptr); }

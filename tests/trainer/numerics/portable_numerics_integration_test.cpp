@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "provenance/provenance.h"
 #include "support/test_util.h"
 
 namespace pstrain::testing {
@@ -109,22 +110,17 @@ bool ExactLibmFunction(const std::string& symbol) {
   return exact.count(symbol.substr(0, symbol.find('@'))) > 0;
 }
 
-// A shared library among the link's inputs (a dynamic build's libc.so.6, libstdc++.so.6, ...): its
-// code is not part of the pstrain binary, and the map lists its references too (libc's own calls
-// into libm, symbol-version nodes).
-bool IsSharedLibraryFile(const std::string& file) {
-  static const std::regex shared(R"(\.so(\.[0-9.]+)?$)");
-  return std::regex_search(file, shared);
-}
-
 // Every reference from code linked into pstrain, outside libm, to a libm function that is not
-// exact, except the allowed Crypto++ members': "symbol <- file" lines.
-std::string InexactLibmReferences(const std::string& map_text) {
+// exact, except the allowed Crypto++ members': "symbol <- file" lines. A shared library among the
+// link's inputs (a dynamic build's libc.so.6, libstdc++.so.6, ...; IsSharedObjectPath, as the code
+// identity lists them) is not part of the binary, and the map lists its references too (libc's own
+// calls into libm, symbol-version nodes).
+std::string InexactLibmReferences(const std::map<std::string, CrossReference>& table) {
   std::string bad;
-  for (const auto& [symbol, entry] : CrossReferenceTable(map_text)) {
+  for (const auto& [symbol, entry] : table) {
     if (!IsLibmFile(entry.defined_by) || ExactLibmFunction(symbol)) continue;
     for (const std::string& referrer : entry.referrers) {
-      if (!IsLibmFile(referrer) && !IsSharedLibraryFile(referrer) && !AllowedReferrer(referrer)) {
+      if (!IsLibmFile(referrer) && !IsSharedObjectPath(referrer) && !AllowedReferrer(referrer)) {
         bad += symbol + " <- " + referrer + "\n";
       }
     }
@@ -137,9 +133,9 @@ std::string InexactLibmReferences(const std::string& map_text) {
 // In the static binary the map covers libm's own members too, which may call one another; in a
 // dynamic one (-DPSTRAIN_STATIC_LIBS=OFF) the shared libraries' references are listed as well.
 TEST(PortableNumerics, NothingLinkedInCallsAnInexactLibmFunction) {
-  const std::string map_text = ReadFileText(PSTRAIN_LINK_MAP);
-  ASSERT_GT(CrossReferenceTable(map_text).size(), 1000u) << "no cross-reference table in " << PSTRAIN_LINK_MAP;
-  const std::string bad = InexactLibmReferences(map_text);
+  const std::map<std::string, CrossReference> table = CrossReferenceTable(ReadFileText(PSTRAIN_LINK_MAP));
+  ASSERT_GT(table.size(), 1000u) << "no cross-reference table in " << PSTRAIN_LINK_MAP;
+  const std::string bad = InexactLibmReferences(table);
   EXPECT_TRUE(bad.empty()) << "code linked into pstrain calls inexact libm functions (use numerics/elementary.h):\n" << bad;
 }
 
@@ -168,7 +164,7 @@ TEST(PortableNumerics, InexactLibmReferencesAreFoundInTheMap) {
       "                                                  /usr/lib/x86_64-linux-gnu/libm-2.36.a(s_long.o)\n"
       "                                                  libpstrain_graph.a(graph.cpp.o)\n"
       "main                                              CMakeFiles/pstrain.dir/cli/main.cpp.o\n");
-  EXPECT_EQ(InexactLibmReferences(map),
+  EXPECT_EQ(InexactLibmReferences(CrossReferenceTable(map)),
             "__a_libm_function_whose_name_is_longer_than_its_column <- libpstrain_graph.a(graph.cpp.o)\n"
             "erf@GLIBC_2.2.5 <- libpstrain_estep.a(corpus_pass.cpp.o)\n"
             "tanh <- libpstrain_numerics.a(elementary.cpp.o)\n");
@@ -176,9 +172,9 @@ TEST(PortableNumerics, InexactLibmReferencesAreFoundInTheMap) {
   EXPECT_TRUE(IsLibmFile("/usr/lib/x86_64-linux-gnu/libm-2.36.a(e_log-fma.o)"));
   EXPECT_FALSE(IsLibmFile("/usr/lib/x86_64-linux-gnu/libmvec.so.1"));
   EXPECT_FALSE(IsLibmFile("libpstrain_numerics.a(libm.cpp.o)"));
-  EXPECT_TRUE(IsSharedLibraryFile("/lib/x86_64-linux-gnu/libstdc++.so.6"));
-  EXPECT_TRUE(IsSharedLibraryFile("/usr/lib/x86_64-linux-gnu/libcrypto++.so"));
-  EXPECT_FALSE(IsSharedLibraryFile("/usr/lib/x86_64-linux-gnu/libstdc++.a(floating_to_chars.o)"));
+  EXPECT_TRUE(IsSharedObjectPath("/lib/x86_64-linux-gnu/libstdc++.so.6"));
+  EXPECT_TRUE(IsSharedObjectPath("/usr/lib/x86_64-linux-gnu/libcrypto++.so"));
+  EXPECT_FALSE(IsSharedObjectPath("/usr/lib/x86_64-linux-gnu/libstdc++.a(floating_to_chars.o)"));
 }
 
 TEST(PortableNumerics, BinaryImportsNoLibmTranscendental) {
