@@ -119,15 +119,22 @@ ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigest
   return files;
 }
 
+std::vector<ModelFiles::EncodedFile> ModelFiles::Encode() const {
+  const auto text = [](const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); };
+  std::vector<EncodedFile> files;
+  files.push_back({kModelFiles[0], text(mdef.Serialize())});
+  files.push_back({kModelFiles[1], EncodeGaussianFile(means)});
+  files.push_back({kModelFiles[2], EncodeGaussianFile(variances)});
+  files.push_back({kModelFiles[3], EncodeArray3DFile(mixture_weights)});
+  files.push_back({kModelFiles[4], EncodeArray3DFile(transition_matrices)});
+  if (has_feat_params) files.push_back({kModelFiles[5], text(feat_params_text)});
+  if (has_noisedict) files.push_back({kModelFiles[6], text(noisedict_text)});
+  return files;
+}
+
 void ModelFiles::Save(const std::string& dir_string) const {
   const fs::path dir(dir_string);
-  WriteFileAtomic(dir / "mdef", mdef.Serialize());
-  WriteGaussianFile((dir / "means").string(), means);
-  WriteGaussianFile((dir / "variances").string(), variances);
-  WriteArray3DFile((dir / "mixture_weights").string(), mixture_weights);
-  WriteArray3DFile((dir / "transition_matrices").string(), transition_matrices);
-  if (has_feat_params) WriteFileAtomic(dir / "feat.params", feat_params_text);
-  if (has_noisedict) WriteFileAtomic(dir / "noisedict", noisedict_text);
+  for (const EncodedFile& file : Encode()) WriteFileAtomic(dir / file.name, file.bytes);
 }
 
 AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) {

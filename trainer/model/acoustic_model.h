@@ -57,6 +57,14 @@ struct ModelFiles {
   static ModelFiles Load(const std::string& dir, ModelFileDigests& digests);
   // The five parameter files only (no feat.params, no noisedict), with Load's checks.
   static ModelFiles LoadFiles(const ModelPaths& paths);
+  // The bytes of every file Save writes, in kModelFiles order (feat.params and noisedict only when
+  // present): serialized once, so that a caller can write them twice and hash them without reading
+  // them back.
+  struct EncodedFile {
+    const char* name;  // an entry of kModelFiles
+    std::vector<std::uint8_t> bytes;
+  };
+  std::vector<EncodedFile> Encode() const;
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 

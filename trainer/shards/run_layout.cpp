@@ -35,6 +35,10 @@ std::filesystem::path StagingPassDir(const std::filesystem::path& run_dir, std::
   return PassesDir(run_dir) / name;
 }
 
+std::filesystem::path FinalModelStagingDir(const std::filesystem::path& run_dir) {
+  return run_dir / (std::string(".") + kRunModelDir + ".staging");
+}
+
 std::string ShardDirName(std::uint32_t shard) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "shard-%03u", shard);

@@ -1,6 +1,7 @@
 // The layout of a run directory (docs/formats.md), in one place for the trainer, the auditor, the
 // gates and the tests:
 //   RUNDIR/model/                       the final model and provenance.json
+//   RUNDIR/.model.staging/              the final model being written, exchanged with model/
 //   RUNDIR/passes/NNN/                  a finished pass (pass.json, model/, accum/, shard-SSS/)
 //   RUNDIR/passes/.NNN.staging/         a pass being computed, renamed to NNN when it is complete
 //   RUNDIR/passes/NNN/shard-SSS/        one shard's artifact
@@ -28,6 +29,8 @@ std::filesystem::path PassesDir(const std::filesystem::path& run_dir);
 std::filesystem::path PassDir(const std::filesystem::path& run_dir, std::uint32_t pass);
 // RUNDIR/passes/.NNN.staging.
 std::filesystem::path StagingPassDir(const std::filesystem::path& run_dir, std::uint32_t pass);
+// RUNDIR/.model.staging.
+std::filesystem::path FinalModelStagingDir(const std::filesystem::path& run_dir);
 // The subdirectory of shard `shard` inside a pass directory: "shard-007".
 std::string ShardDirName(std::uint32_t shard);
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <future>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <utility>
@@ -243,6 +244,10 @@ struct LoopState {
   double previous_per_frame = 0.0;
   StopDecision decision = StopDecision::kContinue;
   std::uint32_t pass = 1;                    // the next pass to run
+  // RUNDIR/.model.staging's files already written by the last pass this process ran (the bytes of
+  // its model/, see RunPass), and the scope that fsyncs them before the final exchange; empty when
+  // the last pass was resumed (PromoteFinalModel then copies its model/).
+  std::unique_ptr<DirectorySyncScope> final_model_sync;
 };
 
 // The model/ files among a pass's recorded files (pass.json's `files`), in kModelFiles order, with
@@ -285,11 +290,6 @@ void ResumeFinishedPasses(const TrainOptions& options, const fs::path& run_dir, 
     if (state.decision != StopDecision::kContinue) break;
   }
   if (state.decision != StopDecision::kContinue) ++state.pass;
-}
-
-void SaveModelDir(const ModelFiles& model, const fs::path& dir) {
-  fs::create_directories(dir);
-  model.Save(dir.string());
 }
 
 // One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced in
@@ -383,14 +383,36 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // after this (state.model becomes `next` below).
   ReestimationReport report;
   ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
-  SaveModelDir(next, pass_dir / "model");
-  // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
-  // temporary file is seen), hashed on a few threads, those of accum/ with the digests taken above.
-  std::vector<PassFileDigest> hashed = exact_counts.get();
-  for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
-  std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
+  // model/, serialized once and hashed from memory. After the last pass the same bytes also go to
+  // the final model's staging directory (RUNDIR/.model.staging), whose fsyncs run beside this
+  // pass's: the final model is then not read back, hashed again and copied after the pass
+  // (PromoteFinalModel). The final exchange still waits for this pass's directory to be in place.
+  const fs::path model_dir = pass_dir / "model";
+  fs::create_directories(model_dir);
+  if (decision != StopDecision::kContinue) {
+    const fs::path staging = FinalModelStagingDir(run_dir);
+    fs::remove_all(staging);
+    fs::create_directories(staging);
+    state.final_model_sync = std::make_unique<DirectorySyncScope>(staging);
+  }
+  std::vector<PassFileDigest> hashed;
+  {
+    const std::vector<ModelFiles::EncodedFile> encoded = next.Encode();
+    hashed.resize(encoded.size());
+    ParallelFor(encoded.size(), CheckParallelism(), [&](std::size_t i) {
+      const ModelFiles::EncodedFile& file = encoded[i];
+      WriteFileAtomic(model_dir / file.name, file.bytes);
+      if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / file.name, file.bytes);
+      hashed[i] = {std::string("model/") + file.name, Sha256Hex(file.bytes.data(), file.bytes.size())};
+    });
+  }
+  // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
+  // temporary file is seen), with the digests taken above.
+  for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
+  for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
+  std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
 
   // Promote: pass.json (with the digests a later resume verifies), then the exchange.
   PassRecordInput record{pass,
@@ -411,7 +433,13 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const PassFile pass_file = PassFileFrom(record);
   const std::string pass_json = SerializePassFile(pass_file);
   WriteFileAtomic(pass_dir / kPassFileName, pass_json);
-  ReplaceDirectory(pass_dir, final_pass_dir);
+  {
+    // The final model's files (after the last pass) are fsynced beside this pass's directory.
+    std::future<void> final_model_synced;
+    if (state.final_model_sync) final_model_synced = std::async(std::launch::async, [&] { state.final_model_sync->Sync(); });
+    ReplaceDirectory(pass_dir, final_pass_dir);
+    if (final_model_synced.valid()) final_model_synced.get();
+  }
   state.pass_records.push_back(PassRecord(pass_json));
   state.files = std::move(record.files);
 
@@ -478,19 +506,27 @@ json::array CopyLastPassModel(const fs::path& pass_dir, const std::vector<PassFi
 }
 
 // The final model plus provenance.json, staged in RUNDIR/.model.staging and exchanged with
-// RUNDIR/model in one step.
+// RUNDIR/model in one step. The model files are there already when this process ran the last pass
+// (RunPass wrote them with its model/, from the same bytes, whose digests pass.json records);
+// otherwise (every pass resumed) they are copied from the last pass's model/ and checked.
 void PromoteFinalModel(const fs::path& run_dir, const TrainingIdentity& identity, const CheckedInputs& checked, const TrainResult& result,
-                       const LoopState& state) {
-  const fs::path staging = run_dir / ".model.staging";
-  fs::remove_all(staging);
-  fs::create_directories(staging);
-  DirectorySyncScope model_sync(staging);  // fsynced once, by ReplaceDirectory
-  json::array model_files = CopyLastPassModel(PassDir(run_dir, result.passes), state.files, staging);
+                       LoopState& state) {
+  const fs::path staging = FinalModelStagingDir(run_dir);
+  json::array model_files;
+  if (state.final_model_sync) {
+    model_files = ModelFilesJson(RecordedModelDigests(state.files));
+  } else {
+    fs::remove_all(staging);
+    fs::create_directories(staging);
+    state.final_model_sync = std::make_unique<DirectorySyncScope>(staging);  // fsynced by ReplaceDirectory
+    model_files = CopyLastPassModel(PassDir(run_dir, result.passes), state.files, staging);
+  }
   ProvenanceRecord provenance{identity, result.training_fingerprint, checked.launcher->name(), HostName(),
                               ShardNodes(run_dir, result.passes), std::move(model_files), {}, StopDecisionName(state.decision)};
   for (const json::object& p : state.pass_records) provenance.passes.push_back(p);
   WriteFileAtomic(staging / "provenance.json", ProvenanceJson(provenance));
   ReplaceDirectory(staging, result.model_dir);
+  state.final_model_sync.reset();
 }
 
 // Steps 2 to 4, once the inputs are loaded (if they throw, Train reports a failed feature-file check instead).
@@ -515,15 +551,26 @@ TrainResult TrainWith(const TrainOptions& options, CheckedInputs& checked, const
   state.model = std::move(checked.initial);  // not a copy: a CD model's mdef alone is megabytes
   fs::create_directories(run_dir / kRunPassesDir);
   ResumeFinishedPasses(options, run_dir, result, state, log);
-  while (state.decision == StopDecision::kContinue) {
-    RunPass(options, checked, run_dir, result, state, log);
-    ++state.pass;
-  }
-  result.passes = state.pass - 1;
-  result.decision = state.decision;
+  try {
+    while (state.decision == StopDecision::kContinue) {
+      RunPass(options, checked, run_dir, result, state, log);
+      ++state.pass;
+    }
+    result.passes = state.pass - 1;
+    result.decision = state.decision;
 
-  checked.feature_files->Require();  // (all passes resumed: no pass read the corpus)
-  PromoteFinalModel(run_dir, identity, checked, result, state);
+    checked.feature_files->Require();  // (all passes resumed: no pass read the corpus)
+    PromoteFinalModel(run_dir, identity, checked, result, state);
+  } catch (...) {
+    // A final model staged by the last pass is never promoted after a failure: its directory goes
+    // (an interrupted process leaves it, and the next run removes it before staging its own).
+    if (state.final_model_sync) {
+      state.final_model_sync.reset();
+      std::error_code ec;
+      fs::remove_all(FinalModelStagingDir(run_dir), ec);
+    }
+    throw;
+  }
   // Passes beyond the last one belong to an earlier, different training of this RUNDIR: remove them
   // so that RUNDIR describes one training only.
   for (std::uint32_t stale = result.passes + 1; fs::exists(PassDir(run_dir, stale)); ++stale) {

@@ -10,6 +10,7 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "model/acoustic_model.h"
 #include "shards/run_layout.h"
 #include "support/shard_fixture.h"
 #include "support/test_util.h"
@@ -120,6 +121,16 @@ TEST(Train, OnePassWritesTheRecordedBytesAtEveryLevel) {
     const CommandResult r = RunCommand(command);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     for (const auto& [file, digest] : recorded) EXPECT_EQ(Sha256OfFile(PassDir(run, 1) / file), digest) << file;
+    // The final model is the pass's model/ (written from the same bytes in that pass's tail), and
+    // its staging directory is gone.
+    std::size_t compared = 0;
+    for (const char* name : kModelFiles) {
+      if (!fs::exists(PassDir(run, 1) / "model" / name)) continue;
+      EXPECT_EQ(Sha256OfFile(run / "model" / name), Sha256OfFile(PassDir(run, 1) / "model" / name)) << name;
+      ++compared;
+    }
+    EXPECT_EQ(compared, 7u);
+    EXPECT_FALSE(fs::exists(FinalModelStagingDir(run)));
   }
 }
 
