@@ -52,9 +52,11 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                  const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   const std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
-  // Each shard is validated as soon as its worker ends, and reduced as soon as it and every lower
-  // shard are validated, while the other workers still run. What is reported stays what a check
-  // after the last worker would report: the lowest shard's rejection, then a reduction error.
+  // Each shard is validated as soon as its worker ends, and reduced while the other workers still
+  // run: in exact mode at once (the sums do not depend on the order, shards/reducer.h), in float32
+  // mode as soon as it and every lower shard are validated. What is reported stays what a check
+  // after the last worker would report: the lowest shard's rejection, then a reduction error (in
+  // exact mode the first met).
   std::optional<PassExpectation> expected;
   std::vector<std::optional<ShardArtifact>> artifacts(shard_count);
   std::vector<std::exception_ptr> rejections(shard_count);
@@ -69,8 +71,13 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       return;
     }
     try {
-      for (std::uint32_t next = reducer.reduced_shards(); !reduction_error && next < shard_count && artifacts[next]; ++next) {
-        reducer.Add(next, *artifacts[next]);
+      if (reduction_error) return;
+      if (inputs.reduction == ReductionMode::kExact) {
+        reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);
+      } else {
+        for (std::uint32_t next = reducer.reduced_shards(); next < shard_count && artifacts[next]; ++next) {
+          reducer.Add(next, *artifacts[next]);
+        }
       }
     } catch (...) {
       reduction_error = std::current_exception();

@@ -1,5 +1,5 @@
 // One sharded pass: partition the manifest, run every shard through a launcher, validate each
-// artifact as its worker ends, reduce in ascending shard order. Used by `pstrain train` (each pass) and by
+// artifact as its worker ends, reduce (exact: in completion order; float32: in ascending shard order). Used by `pstrain train` (each pass) and by
 // `pstrain accumulate --jobs N`.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Reducing a validated pass: the shards' statistics summed in ascending shard id.
+// Reducing a validated pass: the shards' statistics summed (exact: in any order; float32: in ascending shard id).
 #include "shards/reducer.h"
 
 #include "common/error.h"
@@ -9,10 +9,15 @@ namespace pstrain {
 
 ShardReducer::ShardReducer(std::filesystem::path pass_dir, ReductionMode mode) : pass_dir_(std::move(pass_dir)), mode_(mode) {}
 
+bool ShardReducer::Takes(std::uint32_t shard) const {
+  if (mode_ != ReductionMode::kExact) return shard == n_added_;
+  return shard >= added_.size() || !added_[shard];
+}
+
 void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
-  if (shard != next_) {
-    throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " reduced out of order (expected shard " +
-                        std::to_string(next_) + ")");
+  if (!Takes(shard)) {
+    throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) +
+                        (mode_ == ReductionMode::kExact ? " reduced twice" : " reduced out of order (expected shard " + std::to_string(n_added_) + ")"));
   }
   const std::string dir = (pass_dir_ / ShardDirName(shard)).string();
   FixedPoint log_likelihood = 0;
@@ -31,9 +36,9 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     if (auto problem = DecodeFallbackSidecar(bytes, count, flags)) {
       throw TrainingError(path.string() + ": " + problem->detail + " (" + problem->check + ")");
     }
-    if (shard == 0) reduced_.fallback_senones = flags;
+    if (n_added_ == 0) reduced_.fallback_senones = flags;
     if (flags.size() != reduced_.fallback_senones.size()) {
-      throw TrainingError(path.string() + ": " + std::to_string(flags.size()) + " tied states, shard 0 has " +
+      throw TrainingError(path.string() + ": " + std::to_string(flags.size()) + " tied states, the shards added before have " +
                           std::to_string(reduced_.fallback_senones.size()));
     }
     for (std::size_t i = 0; i < flags.size(); ++i) reduced_.fallback_senones[i] |= flags[i];
@@ -46,11 +51,13 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     if (shard == 0) reduced_.accumulators = shard_stats;
     else reduced_.accumulators.AddInFloat32(shard_stats, dir);
   }
-  ++next_;
+  if (shard >= added_.size()) added_.resize(shard + 1, false);
+  added_[shard] = true;
+  ++n_added_;
 }
 
 ReducedPass ShardReducer::Finish() && {
-  if (next_ == 0) throw TrainingError(pass_dir_.string() + ": no shard artifacts to reduce");
+  if (n_added_ == 0) throw TrainingError(pass_dir_.string() + ": no shard artifacts to reduce");
   return std::move(reduced_);
 }
 

@@ -1,9 +1,10 @@
-// Reduction of a validated pass: the shards' statistics are summed in ascending shard id.
+// Reduction of a validated pass: the shards' statistics summed.
 //
-//   exact    the shards' exact_counts are added as 128-bit fixed point: the result is the same bits
-//            for every shard count and every completion order (and equals a serial pass).
+//   exact    the shards' exact_counts are added as 128-bit fixed point, in any order (the
+//            coordinator adds each as soon as it is validated): the result is the same bits for
+//            every shard count and every completion order (and equals a serial pass).
 //   float32  SphinxTrain's way: each shard's float32 counts (its bw-format files) are summed in
-//            float32, so the result depends on the shard count.
+//            float32 in ascending shard id, so the result depends on the shard count.
 // In both modes frames add as integers and the log-likelihood as exact fixed point, so the
 // discrete state (outcomes, frames, stop decision) never depends on the shard count.
 #pragma once
@@ -27,23 +28,30 @@ struct ReducedPass {
   std::vector<std::uint8_t> fallback_senones;
 };
 
-// The reduction of one pass, a shard at a time: Add(0, a0), Add(1, a1), ... in ascending shard
-// id (anything else is a TrainingError), each artifact as ValidateShard returned it (sidecars
-// included; a shard whose payload lists the activation sidecar contributes it to the union). Holds
-// the running sums and, during Add, one shard's statistics. The coordinator adds each shard as
-// soon as it and every lower shard are validated, while later shards still run.
+// The reduction of one pass, a shard at a time, each artifact as ValidateShard returned it
+// (sidecars included; a shard whose payload lists the activation sidecar contributes it to the
+// union). In exact mode the shards may come in any order, each once; in float32 mode in ascending
+// shard id, Add(0, a0), Add(1, a1), ... (anything else is a TrainingError). Holds the running sums
+// and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
+// validated (float32: as soon as it and every lower shard are), while other shards still run.
+// Integer addition being associative, the exact sums do not depend on the order. Only whether an
+// overflow (a sum beyond |2^63|) is met part-way could: an error, never other bits, and one that
+// already depends on the grouping, i.e. the shard count.
 class ShardReducer {
  public:
   ShardReducer(std::filesystem::path pass_dir, ReductionMode mode);
   void Add(std::uint32_t shard, const ShardArtifact& artifact);
-  std::uint32_t reduced_shards() const { return next_; }
+  // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
+  bool Takes(std::uint32_t shard) const;
+  std::uint32_t reduced_shards() const { return n_added_; }
   // The sums of the shards added so far (at least one).
   ReducedPass Finish() &&;
 
  private:
   std::filesystem::path pass_dir_;
   ReductionMode mode_;
-  std::uint32_t next_ = 0;
+  std::vector<bool> added_;  // by shard id
+  std::uint32_t n_added_ = 0;
   ReducedPass reduced_;
 };
 

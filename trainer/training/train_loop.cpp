@@ -292,8 +292,8 @@ void ResumeFinishedPasses(const TrainOptions& options, const fs::path& run_dir, 
   if (state.decision != StopDecision::kContinue) ++state.pass;
 }
 
-// One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced in
-// ascending shard order by the coordinator), the reduced statistics written, re-estimation, the
+// One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced by
+// the coordinator as they finish), the reduced statistics written, re-estimation, the
 // stop decision, pass.json, and the directory promoted to passes/NNN by one exchange.
 void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs::path& run_dir, const TrainResult& result,
              LoopState& state, std::ostream& log) {

@@ -1,5 +1,5 @@
 // Multi-pass training: each pass is a sharded E-step (coordinator/pass_runner.h: partition, shard
-// workers, artifact validation, reduction in ascending shard order), re-estimation and a stop
+// workers, artifact validation, reduction), re-estimation and a stop
 // decision, until converged or the pass limit.
 //
 //   RUNDIR/passes/NNN/shard-XXX/   each shard's artifact (payload, artifact.json, telemetry, logs)

@@ -173,12 +173,37 @@ TEST(ShardsCheckedAsTheyFinish, ShardsOfAModelChangedAfterTheCoordinatorLoadedIt
   EXPECT_NO_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "pass-now", launcher, ModelFingerprint(inputs.model_dir)));
 }
 
-TEST(ShardsCheckedAsTheyFinish, TheReducerTakesShardsInAscendingOrderOnly) {
-  ShardReducer reducer("/nonexistent-pass", ReductionMode::kExact);
+TEST(ShardsCheckedAsTheyFinish, TheFloat32ReducerTakesShardsInAscendingOrderOnly) {
+  ShardReducer reducer("/nonexistent-pass", ReductionMode::kFloat32);
   ShardArtifact artifact;
+  EXPECT_FALSE(reducer.Takes(1));
   EXPECT_THROW(reducer.Add(1, artifact), TrainingError);
   EXPECT_EQ(reducer.reduced_shards(), 0u);
   EXPECT_THROW(std::move(reducer).Finish(), TrainingError);
+}
+
+// The exact reducer adds shards in the order they come, each once, and ends with the sums of the
+// shards in ascending order.
+TEST(ShardsCheckedAsTheyFinish, TheExactReducerTakesShardsInAnyOrderEachOnce) {
+  const fs::path dir = FreshDir("pass-runner/exact-any-order");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher in_order;
+  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "pass", in_order);
+  ASSERT_TRUE(reference.reduced.exact.has_value());
+  ShardReducer reducer(dir / "pass", ReductionMode::kExact);
+  reducer.Add(2, reference.artifacts[2]);
+  reducer.Add(0, reference.artifacts[0]);
+  EXPECT_FALSE(reducer.Takes(2));
+  EXPECT_THROW(reducer.Add(2, reference.artifacts[2]), TrainingError);
+  EXPECT_EQ(reducer.reduced_shards(), 2u);
+  EXPECT_TRUE(reducer.Takes(1));
+  reducer.Add(1, reference.artifacts[1]);
+  const ReducedPass reduced = std::move(reducer).Finish();
+  ASSERT_TRUE(reduced.exact.has_value());
+  EXPECT_TRUE(*reduced.exact == *reference.reduced.exact);
+  EXPECT_EQ(reduced.total_frames, reference.reduced.total_frames);
+  EXPECT_TRUE(reduced.log_likelihood.fixed() == reference.reduced.log_likelihood.fixed());
 }
 
 }  // namespace
