@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "common/file_io.h"
 #include "common/parallel_for.h"
 
@@ -281,9 +282,16 @@ void ExactAccumulators::Write(const std::string& dir_string) const {
   WriteExactCounts(dir_string);
 }
 
-void ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
+std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
   fs::create_directories(dir_string);
-  WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) { EmitExactCounts(sink); });
+  Sha256Stream digest;
+  WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
+    EmitExactCounts([&](const void* data, std::size_t size) {
+      sink(data, size);
+      digest.Add(data, size);
+    });
+  });
+  return digest.HexDigest();
 }
 
 namespace {

@@ -49,8 +49,9 @@ class ExactAccumulators {
   // Writes the bw-format files (as ToAccumulators().Write would, without its double copy) and
   // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
-  // Only exact_counts (Write = the bw-format files of CountFloats() + this).
-  void WriteExactCounts(const std::string& dir) const;
+  // Only exact_counts (Write = the bw-format files of CountFloats() + this). Returns the SHA-256
+  // of the bytes written (hashed as they are written: the file is not read back).
+  std::string WriteExactCounts(const std::string& dir) const;
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
   static ExactAccumulators Read(const std::string& dir);
   // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks and errors), added

@@ -1,4 +1,4 @@
-// SHA-256 (Crypto++) of bytes and files as lower-case hex.
+// SHA-256 (Crypto++) of bytes, files and streams of pieces as lower-case hex.
 #include "common/sha256.h"
 
 #include <cryptopp/filters.h>
@@ -53,6 +53,23 @@ std::string Sha256OfFile(const std::filesystem::path& path) {
   if (in.bad()) throw FileError(path.string(), "read error while hashing");
   CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
   hash.Final(digest);
+  return ToLowerHex(digest, sizeof(digest));
+}
+
+struct Sha256Stream::State {
+  CryptoPP::SHA256 hash;
+};
+
+Sha256Stream::Sha256Stream() : state_(std::make_unique<State>()) {}
+Sha256Stream::~Sha256Stream() = default;
+
+void Sha256Stream::Add(const void* data, std::size_t size) {
+  state_->hash.Update(static_cast<const CryptoPP::byte*>(data), size);
+}
+
+std::string Sha256Stream::HexDigest() {
+  CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
+  state_->hash.Final(digest);
   return ToLowerHex(digest, sizeof(digest));
 }
 

@@ -82,11 +82,11 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   WriteFallbackSidecar(reduced, dir);
 }
 
-void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
-  if (!reduced.exact) return;
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
+  if (!reduced.exact) return "";
   std::optional<ExactAccumulators> exact = std::move(reduced.exact);
   reduced.exact.reset();
-  exact->WriteExactCounts(dir.string());
+  return exact->WriteExactCounts(dir.string());
 }
 
 void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {

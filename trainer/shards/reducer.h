@@ -67,13 +67,14 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 // at once (they change different members of `reduced`; `dir` must exist):
 //  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode), then the exact sums freed
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
-//    the buffers of the bw-format files;
+//    the buffers of the bw-format files; returns the SHA-256 of the bytes written (empty in
+//    float32 mode);
 //  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced) or
 //    TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums: FromFixed,
 //    then float32, so nothing is converted twice), and the multipron sidecar. Reads `view` and
 //    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
-void WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
 void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'

@@ -104,7 +104,7 @@ void RunShardTask(const ShardTask& task) {
   log.close();
 
   // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
-  // unless its stamp was accepted) and exact_counts (written, then hashed) beside the bw count
+  // unless its stamp was accepted) and exact_counts (hashed as it is written) beside the bw count
   // files here. While this worker runs, the others keep the CPUs busy anyway; the last one to
   // finish has CPUs to itself, and its tail is what the coordinator waits for.
   // Each of the two threads measures its own CPU time for the telemetry.
@@ -155,8 +155,8 @@ void RunShardTask(const ShardTask& task) {
     };
     std::future<PayloadFile> exact_counts = std::async(std::launch::async, [&] {
       const ThreadCpuSeconds before = ThisThreadCpu();
-      result.accumulators.WriteExactCounts(dir.string());
-      PayloadFile file = hashed("exact_counts");
+      std::string digest = result.accumulators.WriteExactCounts(dir.string());  // hashed as written
+      PayloadFile file{"exact_counts", static_cast<std::uint64_t>(fs::file_size(dir / "exact_counts")), std::move(digest)};
       exact_counts_cpu = CpuSince(before);
       return file;
     });

@@ -337,8 +337,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
   // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
-  // at once: one writes accum/exact_counts from the exact sums, frees them and hashes the file;
-  // one writes bw's files of accum/ from the view and hashes them, once the exact sums are freed
+  // at once: one writes accum/exact_counts from the exact sums, hashing the bytes as it writes
+  // them, and frees them; one writes bw's files of accum/ from the view and hashes them, once the exact sums are freed
   // (their buffers would otherwise add to the peak memory); this thread re-estimates and writes
   // model/. On a tied CD model each takes a few milliseconds (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
@@ -348,15 +348,16 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   std::promise<void> exact_released;  // set once the exact sums are freed (or their write failed)
   const std::shared_future<void> exact_freed = exact_released.get_future().share();
   std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
+    std::string digest;  // of the bytes written
     {
       struct Released {
         std::promise<void>& promise;
         ~Released() { promise.set_value(); }
       } released{exact_released};
-      WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
+      digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
     }
     std::vector<PassFileDigest> written;
-    if (exact) written.push_back({"accum/exact_counts", Sha256OfFile(accum_dir / "exact_counts")});
+    if (exact) written.push_back({"accum/exact_counts", std::move(digest)});
     return written;
   });
   std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {

@@ -1,6 +1,7 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
 // several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads,
-// and a file cut short or grown, or of another shape, is refused with its path.
+// WriteExactCounts returns the digest of what it wrote, and a file cut short or grown, or of
+// another shape, is refused with its path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "accumulators/exact_accumulators.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 
 namespace pstrain {
 namespace {
@@ -59,6 +61,14 @@ TEST_F(ExactCountsFileTest, ReadGivesBackWhatWriteStored) {
   ExactAccumulators changed = Filled();
   changed.AddValue(ExactAccumulators::Block::kVar, 5000, 1.0);
   EXPECT_FALSE(read == changed);
+}
+
+// WriteExactCounts returns the SHA-256 of the file it wrote (hashed as it wrote it).
+TEST_F(ExactCountsFileTest, WriteExactCountsReturnsTheDigestOfTheFile) {
+  const ExactAccumulators acc = Filled();
+  const std::string digest = acc.WriteExactCounts(dir_.string());
+  EXPECT_EQ(digest, Sha256OfFile(dir_ / "exact_counts"));
+  EXPECT_EQ(digest, Sha256Hex(acc.EncodeExactCounts().data(), acc.ExactCountsSize()));
 }
 
 TEST_F(ExactCountsFileTest, AFileOfTheWrongSizeIsRefusedWithItsPath) {
