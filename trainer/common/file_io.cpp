@@ -15,7 +15,6 @@
 #include <mutex>
 
 #include "common/error.h"
-#include "common/parallel_for.h"
 
 namespace pstrain {
 namespace fs = std::filesystem;
@@ -23,9 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
-
-// Threads a DirectorySyncScope's fsyncs run on: they wait on the device, not on a CPU.
-constexpr unsigned kSyncThreads = 4;
 
 std::mutex& ScopeMutex() {
   static std::mutex mutex;
@@ -116,30 +112,24 @@ void DirectorySyncScope::Sync() {
     files.swap(files_);
   }
   // Write-back of every file is started first (a hint; errors surface in the fsync), so that the
-  // journal commit of the first fsync usually carries the others.
+  // journal commit of the first fsync usually carries the others and they return at once.
   for (const PendingFile& file : files) (void)::sync_file_range(file.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-  // Each fsync still waits for the device's cache flush (about 0.08 ms apiece on the benchmark
-  // machine, serially), so they run on a few threads: nothing here is visible before root's rename,
-  // so their order does not matter, only that all are done before it. Every descriptor is closed;
-  // the failure reported is the first in the order the files were written.
-  std::vector<std::string> failures(files.size());
-  ParallelFor(files.size(), kSyncThreads, [&](std::size_t i) {
-    if (::fsync(files[i].fd) != 0) failures[i] = files[i].path.string() + ": fsync failed: " + ErrnoText();
-    if (::close(files[i].fd) != 0 && failures[i].empty()) failures[i] = files[i].path.string() + ": close failed: " + ErrnoText();
-  });
-  for (const std::string& failure : failures) {
-    if (!failure.empty()) throw TrainingError(failure);
+  std::string failure;
+  for (const PendingFile& file : files) {
+    if (failure.empty() && ::fsync(file.fd) != 0) failure = file.path.string() + ": fsync failed: " + ErrnoText();
+    if (::close(file.fd) != 0 && failure.empty()) failure = file.path.string() + ": close failed: " + ErrnoText();
   }
+  if (!failure.empty()) throw TrainingError(failure);
   // Each directory and its parents up to root: a file's entry is durable once its directory is
-  // fsynced, and that directory's own entry once its parent is. All before root's rename, on the
-  // same threads; the failure reported is the deepest directory's (a parent's after its children's).
+  // fsynced, and that directory's own entry once its parent is.
   std::set<fs::path> all{root_};
   for (const fs::path& dir : dirs) {
     for (fs::path d = dir; IsWithin(d, root_) && all.insert(d).second && d != root_; d = d.parent_path()) {
     }
   }
-  const std::vector<fs::path> order(all.rbegin(), all.rend());
-  ParallelFor(order.size(), kSyncThreads, [&](std::size_t i) { SyncDirectory(order[i]); });
+  // Deepest first (a parent after its children), a fixed order.
+  std::vector<fs::path> order(all.begin(), all.end());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) SyncDirectory(*it);
 }
 
 std::vector<std::uint8_t> ReadFileBytes(const fs::path& path) {

@@ -387,8 +387,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
   // model/, serialized once and hashed from memory. After the last pass the same bytes also go to
-  // the final model's staging directory (RUNDIR/.model.staging), whose fsyncs run beside this
-  // pass's: the final model is then not read back, hashed again and copied after the pass
+  // the final model's staging directory (RUNDIR/.model.staging), written here beside accum/'s
+  // files: the final model is then not read back, hashed again and copied after the pass
   // (PromoteFinalModel). The final exchange still waits for this pass's directory to be in place.
   const fs::path model_dir = pass_dir / "model";
   fs::create_directories(model_dir);
@@ -434,13 +434,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const PassFile pass_file = PassFileFrom(record);
   const std::string pass_json = SerializePassFile(pass_file);
   WriteFileAtomic(pass_dir / kPassFileName, pass_json);
-  {
-    // The final model's files (after the last pass) are fsynced beside this pass's directory.
-    std::future<void> final_model_synced;
-    if (state.final_model_sync) final_model_synced = std::async(std::launch::async, [&] { state.final_model_sync->Sync(); });
-    ReplaceDirectory(pass_dir, final_pass_dir);
-    if (final_model_synced.valid()) final_model_synced.get();
-  }
+  // The final model's files (after the last pass) are fsynced first, then this pass's: one after
+  // another, as fsyncs side by side each waited longer for the device (docs/performance.md).
+  if (state.final_model_sync) state.final_model_sync->Sync();
+  ReplaceDirectory(pass_dir, final_pass_dir);
   state.pass_records.push_back(PassRecord(pass_json));
   state.files = std::move(record.files);
 
