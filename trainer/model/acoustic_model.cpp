@@ -119,22 +119,20 @@ ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigest
   return files;
 }
 
-std::vector<ModelFiles::EncodedFile> ModelFiles::Encode() const {
+void ModelFiles::ForEachEncodedFile(const std::function<void(const char* name, const std::vector<std::uint8_t>& bytes)>& use) const {
   const auto text = [](const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); };
-  std::vector<EncodedFile> files;
-  files.push_back({kModelFiles[0], text(mdef.Serialize())});
-  files.push_back({kModelFiles[1], EncodeGaussianFile(means)});
-  files.push_back({kModelFiles[2], EncodeGaussianFile(variances)});
-  files.push_back({kModelFiles[3], EncodeArray3DFile(mixture_weights)});
-  files.push_back({kModelFiles[4], EncodeArray3DFile(transition_matrices)});
-  if (has_feat_params) files.push_back({kModelFiles[5], text(feat_params_text)});
-  if (has_noisedict) files.push_back({kModelFiles[6], text(noisedict_text)});
-  return files;
+  use(kModelFiles[0], text(mdef.Serialize()));
+  use(kModelFiles[1], EncodeGaussianFile(means));
+  use(kModelFiles[2], EncodeGaussianFile(variances));
+  use(kModelFiles[3], EncodeArray3DFile(mixture_weights));
+  use(kModelFiles[4], EncodeArray3DFile(transition_matrices));
+  if (has_feat_params) use(kModelFiles[5], text(feat_params_text));
+  if (has_noisedict) use(kModelFiles[6], text(noisedict_text));
 }
 
 void ModelFiles::Save(const std::string& dir_string) const {
   const fs::path dir(dir_string);
-  for (const EncodedFile& file : Encode()) WriteFileAtomic(dir / file.name, file.bytes);
+  ForEachEncodedFile([&](const char* name, const std::vector<std::uint8_t>& bytes) { WriteFileAtomic(dir / name, bytes); });
 }
 
 AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) {

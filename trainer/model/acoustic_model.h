@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,14 +58,11 @@ struct ModelFiles {
   static ModelFiles Load(const std::string& dir, ModelFileDigests& digests);
   // The five parameter files only (no feat.params, no noisedict), with Load's checks.
   static ModelFiles LoadFiles(const ModelPaths& paths);
-  // The bytes of every file Save writes, in kModelFiles order (feat.params and noisedict only when
-  // present): serialized once, so that a caller can write them twice and hash them without reading
-  // them back.
-  struct EncodedFile {
-    const char* name;  // an entry of kModelFiles
-    std::vector<std::uint8_t> bytes;
-  };
-  std::vector<EncodedFile> Encode() const;
+  // Calls use(name, bytes) with the bytes of every file Save writes, in kModelFiles order
+  // (feat.params and noisedict only when present), one file at a time (each serialized once and
+  // freed after the call, so that a CD model's megabytes are never held all at once): a caller can
+  // write a file twice and hash it without reading it back.
+  void ForEachEncodedFile(const std::function<void(const char* name, const std::vector<std::uint8_t>& bytes)>& use) const;
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 

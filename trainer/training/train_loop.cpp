@@ -399,16 +399,11 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     state.final_model_sync = std::make_unique<DirectorySyncScope>(staging);
   }
   std::vector<PassFileDigest> hashed;
-  {
-    const std::vector<ModelFiles::EncodedFile> encoded = next.Encode();
-    hashed.resize(encoded.size());
-    ParallelFor(encoded.size(), CheckParallelism(), [&](std::size_t i) {
-      const ModelFiles::EncodedFile& file = encoded[i];
-      WriteFileAtomic(model_dir / file.name, file.bytes);
-      if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / file.name, file.bytes);
-      hashed[i] = {std::string("model/") + file.name, Sha256Hex(file.bytes.data(), file.bytes.size())};
-    });
-  }
+  next.ForEachEncodedFile([&](const char* name, const std::vector<std::uint8_t>& bytes) {
+    WriteFileAtomic(model_dir / name, bytes);
+    if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / name, bytes);
+    hashed.push_back({std::string("model/") + name, Sha256Hex(bytes.data(), bytes.size())});
+  });
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
   for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
