@@ -8,6 +8,8 @@
 #              re-estimation, writing and hashing accum/ and model/, the fsyncs);
 #   outside  = the command's wall time - the pass time: start-up (inputs loaded and checked), the
 #              final model and provenance.json, exit;
+#   serial   = the command's wall time - the slowest shard's wall_seconds: everything but the
+#              slowest worker (harness + outside; work moved between the two does not change it);
 #   command  = the command's wall time.
 # Alternating the two builds within each round is what makes their difference measurable on a
 # machine whose speed drifts (docs/performance.md, eleventh round). Both builds must write the same
@@ -20,7 +22,7 @@
 # JOBS        --jobs of both builds
 # Environment: ROUNDS (default 9), WORK (scratch directory, default a fresh mktemp -d, removed).
 # Output: one line per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...;
-# command s ...". Exit status 2 on bad arguments or a failed run.
+# serial ms ...; command s ...". Exit status 2 on bad arguments or a failed run.
 set -euo pipefail
 # shellcheck source=lib/sphinxtrain-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
@@ -46,7 +48,7 @@ now() { date +%s.%N; }
 # "<median> (<min>-<max>)" of the numbers on stdin.
 median_range() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print v[int((NR + 1) / 2)] " (" v[1] "-" v[NR] ")" }'; }
 
-declare -A harness outside command
+declare -A harness outside serial command
 digest=""
 for round in $(seq 1 "$ROUNDS"); do
   for i in 0 1; do
@@ -68,10 +70,12 @@ for round in $(seq 1 "$ROUNDS"); do
     harness[$i]+="$(awk -v p="$pass" -v s="$slowest" 'BEGIN { printf "%.1f", (p - s) * 1000 }') "
     outside[$i]+="$(awk -v a="$t0" -v b="$t1" -v p="$pass" 'BEGIN { printf "%.1f", (b - a - p) * 1000 }') "
     command[$i]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') "
+    serial[$i]+="$(awk -v a="$t0" -v b="$t1" -v s="$slowest" 'BEGIN { printf "%.1f", (b - a - s) * 1000 }') "
   done
 done
 for i in 0 1; do
   echo "$MODEL jobs $JOBS ${BUILDS[$i]}: harness ms $(echo "${harness[$i]}" | tr ' ' '\n' | grep . | median_range);" \
        "outside ms $(echo "${outside[$i]}" | tr ' ' '\n' | grep . | median_range);" \
+       "serial ms $(echo "${serial[$i]}" | tr ' ' '\n' | grep . | median_range);" \
        "command s $(echo "${command[$i]}" | tr ' ' '\n' | grep . | median_range)"
 done
