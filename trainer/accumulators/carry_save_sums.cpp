@@ -71,6 +71,12 @@ void CarrySaveSums::AddFixedValue(std::size_t i, FixedPoint fixed, const char* w
   AddFixed(base_[i], fixed, what);
 }
 
+int CarrySaveSums::AddFixedValueWrapping(std::size_t i, FixedPoint fixed) {
+  if (fixed == 0) return 0;
+  EnsureBase();
+  return AddFixedWrapping(base_[i], fixed);
+}
+
 FixedPoint CarrySaveSums::Value(std::size_t i, const char* what) const {
   FixedPoint value;
   ValuesInto(i, 1, &value, what);

@@ -41,6 +41,9 @@ class CarrySaveSums {
   void AddValues(std::size_t first, const double* values, std::size_t n, const char* what);
   // Element i += fixed (a canonical value, e.g. from another set of sums).
   void AddFixedValue(std::size_t i, FixedPoint fixed, const char* what);
+  // The same modulo 2^128, returning AddFixedWrapping's carry (exact_sum.h): for a reduction whose
+  // order is not fixed, which checks the range from the carries at its end.
+  int AddFixedValueWrapping(std::size_t i, FixedPoint fixed);
   // A cache-prefetch hint for elements [first, first + n) (no effect on any value).
   void Prefetch(std::size_t first, std::size_t n) const {
     if (hi_.empty()) return;

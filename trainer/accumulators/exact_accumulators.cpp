@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "common/error.h"
-#include "common/sha256.h"
 #include "common/file_io.h"
 #include "common/parallel_for.h"
+#include "common/sha256.h"
 
 namespace pstrain {
 
@@ -124,6 +124,8 @@ void ExactAccumulators::AddValues(Block block, std::size_t first, const double* 
 }
 
 void ExactAccumulators::Add(const ExactAccumulators& other, const std::string& what) {
+  RequireSettled();
+  other.RequireSettled();
   if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
   if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
   for (Block block : kBlocks) {
@@ -135,6 +137,8 @@ void ExactAccumulators::Add(const ExactAccumulators& other, const std::string& w
 }
 
 bool ExactAccumulators::operator==(const ExactAccumulators& other) const {
+  RequireSettled();
+  other.RequireSettled();
   if (!(shape_ == other.shape_) || pass2var_ != other.pass2var_) return false;
   for (Block block : kBlocks) {
     const CarrySaveSums& a = BlockData(block);
@@ -148,6 +152,7 @@ bool ExactAccumulators::operator==(const ExactAccumulators& other) const {
 }
 
 Accumulators ExactAccumulators::ToAccumulators(unsigned threads) const {
+  RequireSettled();
   // Each block is built by its converter: no zero-filled arrays allocated first only to be replaced
   // (on a tied CD model 3 MB, a millisecond or two of page faults before the parallel part).
   Accumulators acc;
@@ -163,6 +168,7 @@ std::size_t ExactAccumulators::ExactCountsSize() const {
 }
 
 void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
+  RequireSettled();
   std::vector<std::uint8_t> head(kExactMagic, kExactMagic + kMagicLength);
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
@@ -272,6 +278,7 @@ AccumulatorShape ExactAccumulators::CheckExactCounts(const std::uint8_t* head, s
 }
 
 BwCountFloats ExactAccumulators::CountFloats() const {
+  RequireSettled();
   return BwCountFloats{ToCountFloats(mixw_, BlockName(Block::kMixw)), ToCountFloats(dnom_, BlockName(Block::kDnom)),
                        ToCountFloats(mean_, BlockName(Block::kMean)), ToCountFloats(var_, BlockName(Block::kVar)),
                        ToCountFloats(tmat_, BlockName(Block::kTmat))};
@@ -338,9 +345,24 @@ void ExactAccumulators::AddFile(const std::string& dir_string) {
   ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
                [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
                  CarrySaveSums& sums = BlockData(block);
-                 const char* name = BlockName(block);
-                 for (std::size_t i = 0; i < n; ++i) sums.AddFixedValue(first + i, LoadFixed(bytes + 16 * i), name);
+                 for (std::size_t i = 0; i < n; ++i) {
+                   if (const int carry = sums.AddFixedValueWrapping(first + i, LoadFixed(bytes + 16 * i))) [[unlikely]] {
+                     const auto key = std::make_pair(static_cast<int>(block), first + i);
+                     if ((carries_[key] += carry) == 0) carries_.erase(key);
+                   }
+                 }
                });
+}
+
+void ExactAccumulators::SettleCarries() {
+  if (carries_.empty()) return;
+  const Block block = static_cast<Block>(carries_.begin()->first.first);
+  carries_.clear();  // (the sums are not meaningful: the reducer fails the pass)
+  ThrowOverflow(BlockName(block));
+}
+
+void ExactAccumulators::RequireSettled() const {
+  if (!carries_.empty()) throw TrainingError("exact sums read before the range check of the files added to them (SettleCarries)");
 }
 
 }  // namespace pstrain

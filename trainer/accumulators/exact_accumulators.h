@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -54,10 +56,17 @@ class ExactAccumulators {
   std::string WriteExactCounts(const std::string& dir) const;
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
   static ExactAccumulators Read(const std::string& dir);
-  // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks and errors), added
-  // from each 64 KiB piece as it is read: no second set of sums is built. A read error or an
-  // overflow part-way leaves *this partly added (the reducer then fails the pass).
+  // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks), added from each
+  // 64 KiB piece as it is read: no second set of sums is built. The additions are modulo 2^128,
+  // each element's carries out of the range counted (AddFixedWrapping), so that files added in any
+  // order give the same sums and the same carries; SettleCarries() must follow the last file, and
+  // reading the sums before it is an error (TrainingError). A read error part-way leaves *this
+  // partly added (the reducer then fails the pass).
   void AddFile(const std::string& dir);
+  // The range check of the files added: throws the overflow error (TrainingError naming the block)
+  // for the first element, in block and element order, whose carries do not add up to 0; otherwise
+  // every sum is exact and in range and the sums may be read.
+  void SettleCarries();
   // The exact_counts bytes (also what Write stores): whole, or piece by piece in order.
   std::vector<std::uint8_t> EncodeExactCounts() const;
   void EmitExactCounts(const ByteSink& sink) const;
@@ -77,6 +86,8 @@ class ExactAccumulators {
  private:
   CarrySaveSums& BlockData(Block block);
   const CarrySaveSums& BlockData(Block block) const;
+  // Throws when AddFile left carries that SettleCarries has not checked.
+  void RequireSettled() const;
   // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
   // of the file's values at `into` (exact_accumulators.cpp).
   template <typename ReadBytes>
@@ -89,6 +100,9 @@ class ExactAccumulators {
   AccumulatorShape shape_;
   bool pass2var_ = false;
   CarrySaveSums mixw_, dnom_, mean_, var_, tmat_;
+  // AddFile's net carries, by (block, element); only non-zero ones are kept (none but for sums near
+  // the range's ends).
+  std::map<std::pair<int, std::size_t>, std::int64_t> carries_;
 };
 
 }  // namespace pstrain

@@ -89,6 +89,18 @@ inline void AddFixed(FixedPoint& into, FixedPoint value, const char* what) {
   into = result;
 }
 
+// `into += value` modulo 2^128 (two's complement), returning the carry out of the signed range: +1
+// when the exact sum is 2^128 above the result, -1 when 2^128 below, 0 otherwise. Additions of
+// the same values in any order end with the same result and the same total carry, and the exact
+// sum is in range exactly when that total is 0 (the sum is then the result): a reduction whose
+// order is not fixed checks the range once, at its end, from the total (shards/reducer.h).
+inline int AddFixedWrapping(FixedPoint& into, FixedPoint value) {
+  FixedPoint result;
+  const bool overflow = __builtin_add_overflow(into, value, &result);
+  into = result;
+  return overflow ? (value > 0 ? 1 : -1) : 0;
+}
+
 // A scalar exact sum (e.g. a log-likelihood total).
 class ExactSum {
  public:

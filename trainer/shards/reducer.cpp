@@ -22,7 +22,7 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
   const std::string dir = (pass_dir_ / ShardDirName(shard)).string();
   FixedPoint log_likelihood = 0;
   FixedFromHex(artifact.log_likelihood_exact, log_likelihood);  // validated before
-  reduced_.log_likelihood.Add(ExactSum::FromFixedValue(log_likelihood), "log-likelihood total");
+  log_likelihood_carry_ += AddFixedWrapping(log_likelihood_, log_likelihood);  // range checked in Finish
   reduced_.total_frames += artifact.total_frames;
   const bool has_sidecar = !artifact.payload.empty() && artifact.payload.back().name == kFallbackSidecarFile;
   if (has_sidecar) {
@@ -58,6 +58,11 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
 
 ReducedPass ShardReducer::Finish() && {
   if (n_added_ == 0) throw TrainingError(pass_dir_.string() + ": no shard artifacts to reduce");
+  // The range checks of sums added in an order that may vary: whether they fail depends only on
+  // the sums (exact_sum.h AddFixedWrapping).
+  if (reduced_.exact) reduced_.exact->SettleCarries();
+  if (log_likelihood_carry_ != 0) ThrowOverflow("log-likelihood total");
+  reduced_.log_likelihood = ExactSum::FromFixedValue(log_likelihood_);
   return std::move(reduced_);
 }
 

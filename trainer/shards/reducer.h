@@ -34,9 +34,9 @@ struct ReducedPass {
 // shard id, Add(0, a0), Add(1, a1), ... (anything else is a TrainingError). Holds the running sums
 // and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
 // validated (float32: as soon as it and every lower shard are), while other shards still run.
-// Integer addition being associative, the exact sums do not depend on the order. Only whether an
-// overflow (a sum beyond |2^63|) is met part-way could: an error, never other bits, and one that
-// already depends on the grouping, i.e. the shard count.
+// The exact sums and the log-likelihood total are added modulo 2^128 with their carries out of the
+// range counted, and the range is checked once, in Finish: so neither the sums nor whether one
+// leaves the range (|sum| < 2^63) depend on the order the shards come in.
 class ShardReducer {
  public:
   ShardReducer(std::filesystem::path pass_dir, ReductionMode mode);
@@ -53,6 +53,8 @@ class ShardReducer {
   std::vector<bool> added_;  // by shard id
   std::uint32_t n_added_ = 0;
   ReducedPass reduced_;
+  FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
+  std::int64_t log_likelihood_carry_ = 0;
 };
 
 // All of `artifacts` (shard i at index i), which must have passed ValidatePass, through a

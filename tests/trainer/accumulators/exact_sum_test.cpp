@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <vector>
@@ -141,6 +142,28 @@ TEST(ExactSumTest, OutOfRangeAndOverflowAreErrors) {
     EXPECT_NE(std::string(error.what()).find("mean numerator"), std::string::npos);
     EXPECT_NE(std::string(error.what()).find("overflow"), std::string::npos);
   }
+}
+
+// AddFixedWrapping: modulo 2^128 with the carries counted, the same result and total carry in any
+// order, the total 0 exactly when the sum is in range.
+TEST(ExactSumTest, WrappingAdditionCountsTheCarriesOutOfTheRange) {
+  const FixedPoint big = ToFixed(std::ldexp(3.0, 61), "x");  // 0.75 of the range
+  const FixedPoint values[] = {big, big, -big};
+  int order[] = {0, 1, 2};
+  do {
+    FixedPoint sum = 0;
+    int carry = 0;
+    for (int i : order) carry += AddFixedWrapping(sum, values[i]);
+    EXPECT_EQ(carry, 0);
+    EXPECT_TRUE(sum == big);
+  } while (std::next_permutation(std::begin(order), std::end(order)));
+  FixedPoint sum = big;
+  EXPECT_EQ(AddFixedWrapping(sum, big), 1);  // 1.5 of the range: out of it
+  EXPECT_EQ(AddFixedWrapping(sum, -big), -1);
+  EXPECT_TRUE(sum == big);
+  FixedPoint low = -big;
+  EXPECT_EQ(AddFixedWrapping(low, -big), -1);
+  EXPECT_EQ(AddFixedWrapping(low, FixedPoint(0)), 0);
 }
 
 TEST(ExactSumTest, HexRoundTrip) {

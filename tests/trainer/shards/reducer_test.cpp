@@ -7,14 +7,18 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <thread>
 
 #include "accumulators/exact_accumulators.h"
+#include "accumulators/exact_sum.h"
+#include "common/error.h"
 #include "common/file_io.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/reducer.h"
+#include "shards/run_layout.h"
 
 namespace pstrain {
 namespace {
@@ -109,6 +113,74 @@ TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
   WriteOnTwoThreads(reduced, view, dir_ / "from-view");
   EXPECT_FALSE(fs::exists(dir_ / "from-view" / "exact_counts"));
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
+}
+
+// Shards whose sums leave the range part-way in one order and not in another: the reducer adds them
+// modulo 2^128 with the carries counted, so every order gives the same sums (and the same
+// log-likelihood total), and a total out of range is the same error in every order.
+class ReducerOverflow : public ReducedPassFiles {
+ protected:
+  static constexpr std::uint32_t kShards = 3;
+  // Shard s: 0.75 of the range in one mean element (negative for shard 2), and as much log-likelihood.
+  void WriteShards() {
+    const double big = std::ldexp(3.0, 61);
+    for (std::uint32_t s = 0; s < kShards; ++s) {
+      ExactAccumulators acc(AccumulatorShape{1, 1, 2, 1, 1}, false);
+      acc.AddValue(ExactAccumulators::Block::kMean, 1, s == 2 ? -big : big);
+      acc.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+      acc.WriteExactCounts((dir_ / ShardDirName(s)).string());
+      artifacts_[s].shard = s;
+      artifacts_[s].total_frames = 10;
+      artifacts_[s].log_likelihood_exact = FixedToHex(ToFixed(s == 2 ? -big : big, "x"));
+    }
+  }
+  ReducedPass Reduce(const std::vector<std::uint32_t>& order) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    for (std::uint32_t s : order) reducer.Add(s, artifacts_[s]);
+    return std::move(reducer).Finish();
+  }
+  ShardArtifact artifacts_[kShards];
+};
+
+TEST_F(ReducerOverflow, APartialSumOutOfRangeIsNoErrorInAnyOrder) {
+  WriteShards();
+  const ReducedPass reference = Reduce({0, 2, 1});  // never out of range part-way
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{0, 1, 2}, std::vector<std::uint32_t>{1, 0, 2},
+                                                    std::vector<std::uint32_t>{2, 1, 0}}) {
+    const ReducedPass reduced = Reduce(order);  // 0 and 1 together: 1.5 of the range
+    EXPECT_TRUE(*reduced.exact == *reference.exact);
+    EXPECT_TRUE(reduced.log_likelihood.fixed() == reference.log_likelihood.fixed());
+    EXPECT_EQ(reduced.total_frames, 30u);
+  }
+  EXPECT_EQ(reference.exact->ToAccumulators().mean_data()[1], std::ldexp(3.0, 61));
+  EXPECT_EQ(reference.log_likelihood.value(), std::ldexp(3.0, 61));
+}
+
+TEST_F(ReducerOverflow, ATotalOutOfRangeIsTheSameErrorInEveryOrder) {
+  WriteShards();
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{0, 1}, std::vector<std::uint32_t>{1, 0}}) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    for (std::uint32_t s : order) reducer.Add(s, artifacts_[s]);
+    try {
+      (void)std::move(reducer).Finish();
+      FAIL() << "a total of 1.5 times the range was accepted";
+    } catch (const TrainingError& error) {
+      EXPECT_NE(std::string(error.what()).find("mean numerator"), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("overflow"), std::string::npos) << error.what();
+    }
+  }
+}
+
+// Before the range check, the sums a file was added to cannot be read.
+TEST_F(ReducerOverflow, SumsWithCarriesLeftAreNotReadBeforeTheCheck) {
+  WriteShards();
+  ExactAccumulators sums = ExactAccumulators::Read((dir_ / ShardDirName(0)).string());
+  sums.AddFile((dir_ / ShardDirName(1)).string());
+  EXPECT_THROW(sums.ToAccumulators(), TrainingError);
+  EXPECT_THROW((void)sums.EncodeExactCounts(), TrainingError);
+  sums.AddFile((dir_ / ShardDirName(2)).string());  // back in range
+  EXPECT_NO_THROW(sums.SettleCarries());
+  EXPECT_EQ(sums.ToAccumulators().mean_data()[1], std::ldexp(3.0, 61));
 }
 
 }  // namespace
