@@ -61,8 +61,9 @@ void SyncDirectory(const std::filesystem::path& dir);
 // files it holds): its staging directory is never renamed into place. The innermost scope
 // containing a file's directory (the one with the longest root) takes it. Scopes are per process
 // (the registry is guarded by a mutex); files may be written into one scope from several threads,
-// but Sync() (and ReplaceDirectory of its root) must not run while any of them still writes: a
-// file handed over after Sync() would only be closed, unsynced, when the scope ends.
+// but Sync() (and ReplaceDirectory of its root) must not run while any of them still writes.
+// Sync() may run more than once: each takes the files and directories handed over since the last
+// (a file handed over after the last Sync() would only be closed, unsynced, when the scope ends).
 class DirectorySyncScope;
 // Records `dir` with the innermost DirectorySyncScope containing it and returns true, or returns
 // false when none does (WriteFileAtomic then fsyncs `dir` itself).

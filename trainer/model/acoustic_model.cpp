@@ -119,20 +119,21 @@ ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigest
   return files;
 }
 
-void ModelFiles::ForEachEncodedFile(const std::function<void(const char* name, const std::vector<std::uint8_t>& bytes)>& use) const {
-  const auto text = [](const std::string& s) { return std::vector<std::uint8_t>(s.begin(), s.end()); };
-  use(kModelFiles[0], text(mdef.Serialize()));
-  use(kModelFiles[1], EncodeGaussianFile(means));
-  use(kModelFiles[2], EncodeGaussianFile(variances));
-  use(kModelFiles[3], EncodeArray3DFile(mixture_weights));
-  use(kModelFiles[4], EncodeArray3DFile(transition_matrices));
-  if (has_feat_params) use(kModelFiles[5], text(feat_params_text));
-  if (has_noisedict) use(kModelFiles[6], text(noisedict_text));
+void ModelFiles::ForEachEncodedFile(const std::function<void(const char* name, const void* data, std::size_t size)>& use) const {
+  const auto text = [&](const char* name, const std::string& s) { use(name, s.data(), s.size()); };
+  const auto bytes = [&](const char* name, const std::vector<std::uint8_t>& b) { use(name, b.data(), b.size()); };
+  text(kModelFiles[0], mdef.Serialize());
+  bytes(kModelFiles[1], EncodeGaussianFile(means));
+  bytes(kModelFiles[2], EncodeGaussianFile(variances));
+  bytes(kModelFiles[3], EncodeArray3DFile(mixture_weights));
+  bytes(kModelFiles[4], EncodeArray3DFile(transition_matrices));
+  if (has_feat_params) text(kModelFiles[5], feat_params_text);
+  if (has_noisedict) text(kModelFiles[6], noisedict_text);
 }
 
 void ModelFiles::Save(const std::string& dir_string) const {
   const fs::path dir(dir_string);
-  ForEachEncodedFile([&](const char* name, const std::vector<std::uint8_t>& bytes) { WriteFileAtomic(dir / name, bytes); });
+  ForEachEncodedFile([&](const char* name, const void* data, std::size_t size) { WriteFileAtomic(dir / name, data, size); });
 }
 
 AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) {

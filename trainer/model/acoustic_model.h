@@ -58,11 +58,11 @@ struct ModelFiles {
   static ModelFiles Load(const std::string& dir, ModelFileDigests& digests);
   // The five parameter files only (no feat.params, no noisedict), with Load's checks.
   static ModelFiles LoadFiles(const ModelPaths& paths);
-  // Calls use(name, bytes) with the bytes of every file Save writes, in kModelFiles order
+  // Calls use(name, data, size) with the bytes of every file Save writes, in kModelFiles order
   // (feat.params and noisedict only when present), one file at a time (each serialized once and
   // freed after the call, so that a CD model's megabytes are never held all at once): a caller can
   // write a file twice and hash it without reading it back.
-  void ForEachEncodedFile(const std::function<void(const char* name, const std::vector<std::uint8_t>& bytes)>& use) const;
+  void ForEachEncodedFile(const std::function<void(const char* name, const void* data, std::size_t size)>& use) const;
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 

@@ -399,10 +399,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     state.final_model_sync = std::make_unique<DirectorySyncScope>(staging);
   }
   std::vector<PassFileDigest> hashed;
-  next.ForEachEncodedFile([&](const char* name, const std::vector<std::uint8_t>& bytes) {
-    WriteFileAtomic(model_dir / name, bytes);
-    if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / name, bytes);
-    hashed.push_back({std::string("model/") + name, Sha256Hex(bytes.data(), bytes.size())});
+  next.ForEachEncodedFile([&](const char* name, const void* data, std::size_t size) {
+    WriteFileAtomic(model_dir / name, data, size);
+    if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / name, data, size);
+    hashed.push_back({std::string("model/") + name, Sha256Hex(data, size)});
   });
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.

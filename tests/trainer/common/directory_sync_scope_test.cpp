@@ -155,8 +155,9 @@ TEST_F(DirectorySyncScopeTest, TheInnermostScopeTakesADirectory) {
   EXPECT_EQ(ReadFileText(inner_root / "artifact.json"), "{}");
 }
 
-// More files and directories than Sync's threads: every file is in place and closed, every
-// directory synced (a file written into one after Sync is held again).
+// Files in several directories: after Sync every file is in place and closed, and a file written
+// after Sync is held again (for a second Sync: the final model's provenance.json is written after
+// the files a pass staged with it were synced).
 TEST_F(DirectorySyncScopeTest, SyncClosesEveryFileOfManyInSeveralDirectories) {
   const fs::path root = dir_ / ".many.staging";
   const auto file = [&root](int d, int f) {

@@ -2,6 +2,7 @@
 // whole however the bytes are cut into pieces, and starting again empty after each digest.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 

@@ -495,5 +495,45 @@ TEST_F(FaultTest, SigkillAtEveryRenameLeavesACompleteModelAndTheRerunEndsWithThe
   EXPECT_GT(kills, 10u);
 }
 
+// An I/O error at each directory exchange (renameat2: each pass's, then the final model's, whose
+// files the last pass has staged before its own exchange) fails the run with its error, leaves
+// RUNDIR/model as it was and no RUNDIR/.model.staging, and the rerun ends with the bytes of an
+// uninterrupted run.
+TEST_F(FaultTest, AnIoErrorAtEveryExchangeFailsTheRunLeavingThePreviousModelAndNoStaging) {
+  ASSERT_EQ(RunCommand("strace -V >/dev/null 2>&1").exit_code, 0) << "strace is needed (scripts/bootstrap.sh installs it)";
+  const std::vector<std::string> previous_args = {"--jobs", "1", "--max-passes", "2", "--reduction", "float32"};
+  const std::vector<std::string> args = {"--jobs", "1", "--max-passes", "2"};
+  const auto reference = Reference(args);
+  const fs::path base = Scratch("previous") / "run";
+  const Finished previous = RunToEnd(TrainArgv(base, previous_args), {}, base.parent_path() / "train.out");
+  ASSERT_EQ(ExitCode(previous.status), 0) << previous.output;
+  const auto previous_model = Under(DeterministicDigests(base), "model/");
+  ASSERT_FALSE(previous_model.empty());
+
+  const fs::path work = Scratch("io-errors");
+  const fs::path counted = work / "count" / "run";
+  CopyTree(base, counted);
+  const std::size_t calls = CountSyscalls(TrainArgv(counted, args), "renameat2", work / "count" / "trace");
+  EXPECT_GE(calls, 3u) << "two passes and the final model are exchanged";
+  for (std::size_t when = 1; when <= calls; ++when) {
+    SCOPED_TRACE("renameat2 #" + std::to_string(when) + " of " + std::to_string(calls));
+    const fs::path run = work / ("renameat2-" + std::to_string(when)) / "run";
+    CopyTree(base, run);
+    std::vector<std::string> failing = Strace();
+    failing.insert(failing.end(), {"-qq", "-o", "/dev/null", "-e", "trace=renameat2", "-e",
+                                   "inject=renameat2:error=EIO:when=" + std::to_string(when)});
+    const std::vector<std::string> train = TrainArgv(run, args);
+    failing.insert(failing.end(), train.begin(), train.end());
+    const CommandResult f = RunCommand(ShellCommand(failing) + " 2>&1");
+    EXPECT_NE(f.exit_code, 0) << "the failed exchange was not reported: " << f.output;
+    EXPECT_NE(f.output.find("Input/output error"), std::string::npos) << f.output;
+    EXPECT_EQ(Under(DeterministicDigests(run), "model/"), previous_model) << "a failed run changed RUNDIR/model";
+    EXPECT_FALSE(fs::exists(FinalModelStagingDir(run))) << "a failed run left the final model's staging";
+    const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
+    ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
+    EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun differs from an uninterrupted run";
+  }
+}
+
 }  // namespace
 }  // namespace pstrain::testing

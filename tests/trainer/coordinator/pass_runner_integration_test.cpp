@@ -182,6 +182,54 @@ TEST(ShardsCheckedAsTheyFinish, TheFloat32ReducerTakesShardsInAscendingOrderOnly
   EXPECT_THROW(std::move(reducer).Finish(), TrainingError);
 }
 
+// Reports the tasks in the order given (all run first, in this process), calling after_report(task)
+// after each report.
+class ReportingLauncher : public Launcher {
+ public:
+  ReportingLauncher(std::vector<std::size_t> report_order, std::function<void(std::size_t)> after_report)
+      : order_(std::move(report_order)), after_report_(std::move(after_report)) {}
+  void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override {
+    for (const ShardTask& task : tasks) RunShardTask(task);
+    for (std::size_t task : order_) {
+      on_done(task);
+      after_report_(task);
+    }
+  }
+  std::string name() const override { return "reporting"; }
+
+ private:
+  std::vector<std::size_t> order_;
+  std::function<void(std::size_t)> after_report_;
+};
+
+// In exact mode a shard is reduced when it is reported, not when the lower shards are: shard 2's
+// statistics, reported first and then deleted, are already in the sums; in float32 mode the
+// same deletion fails the pass (shard 2 waits for shards 0 and 1).
+TEST(ShardsCheckedAsTheyFinish, ExactModeReducesAShardWhenItIsReported) {
+  const fs::path dir = FreshDir("pass-runner/reduced-when-reported");
+  PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher in_order;
+  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  const auto delete_shard_2 = [&](const fs::path& pass_dir, const char* file) {
+    return [pass_dir, file](std::size_t task) {
+      if (task == 2) fs::remove(pass_dir / ShardDirName(2) / file);
+    };
+  };
+  ReportingLauncher exact_launcher({2, 0, 1}, delete_shard_2(dir / "exact", "exact_counts"));
+  const ShardedPassResult exact = RunShardedPass(inputs, manifest, 1, 3, dir / "exact", exact_launcher);
+  ASSERT_TRUE(exact.reduced.exact.has_value());
+  EXPECT_TRUE(*exact.reduced.exact == *reference.reduced.exact);
+  inputs.reduction = ReductionMode::kFloat32;
+  ReportingLauncher float_launcher({2, 0, 1}, delete_shard_2(dir / "float32", "gauden_counts"));
+  try {
+    RunShardedPass(inputs, manifest, 1, 3, dir / "float32", float_launcher);
+    FAIL() << "float32 mode reduced shard 2 before shards 0 and 1";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("gauden_counts"), std::string::npos) << error.what();
+  }
+}
+
 // The exact reducer adds shards in the order they come, each once, and ends with the sums of the
 // shards in ascending order.
 TEST(ShardsCheckedAsTheyFinish, TheExactReducerTakesShardsInAnyOrderEachOnce) {
