@@ -38,6 +38,24 @@ PassInputs SmallPassInputs(const fs::path& dir) {
   return inputs;
 }
 
+// A 3-shard pass of the small corpus run in order in this process, in DIR/in-order: what the
+// reordered passes of a test must equal.
+struct InOrderPass {
+  fs::path dir;
+  PassInputs inputs;
+  Manifest manifest;
+  ShardedPassResult reference;
+};
+InOrderPass ThreeShardsInOrder(const std::string& name) {
+  const fs::path dir = FreshDir("pass-runner/" + name);
+  PassInputs inputs = SmallPassInputs(dir);
+  Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher in_order;
+  ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  EXPECT_TRUE(reference.reduced.exact.has_value());
+  return {dir, std::move(inputs), std::move(manifest), std::move(reference)};
+}
+
 // PSTRAIN_FAULT_INJECTION for the workers this test starts, unset again when the scope ends.
 class FaultScope {
  public:
@@ -98,11 +116,11 @@ TEST(ShardsCheckedAsTheyFinish, AnExceptionFromTheReportStopsTheOtherWorkers) {
 }
 
 TEST(ShardsCheckedAsTheyFinish, TheCompletionOrderChangesNeitherTheReducedPassNorTheArtifacts) {
-  const fs::path dir = FreshDir("pass-runner/order");
-  const PassInputs inputs = SmallPassInputs(dir);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
-  InlineLauncher in_order;
-  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  const InOrderPass pass = ThreeShardsInOrder("order");
+  const fs::path& dir = pass.dir;
+  const PassInputs& inputs = pass.inputs;
+  const Manifest& manifest = pass.manifest;
+  const ShardedPassResult& reference = pass.reference;
   ASSERT_TRUE(reference.reduced.exact.has_value());
   for (const std::vector<std::size_t>& order : {std::vector<std::size_t>{2, 1, 0}, std::vector<std::size_t>{1, 2, 0}}) {
     ReorderingLauncher launcher(order);
@@ -206,11 +224,11 @@ class ReportingLauncher : public Launcher {
 // statistics, reported first and then deleted, are already in the sums; in float32 mode the
 // same deletion fails the pass (shard 2 waits for shards 0 and 1).
 TEST(ShardsCheckedAsTheyFinish, ExactModeReducesAShardWhenItIsReported) {
-  const fs::path dir = FreshDir("pass-runner/reduced-when-reported");
-  PassInputs inputs = SmallPassInputs(dir);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
-  InlineLauncher in_order;
-  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  InOrderPass pass = ThreeShardsInOrder("reduced-when-reported");
+  const fs::path& dir = pass.dir;
+  PassInputs& inputs = pass.inputs;
+  const Manifest& manifest = pass.manifest;
+  const ShardedPassResult& reference = pass.reference;
   const auto delete_shard_2 = [&](const fs::path& pass_dir, const char* file) {
     return [pass_dir, file](std::size_t task) {
       if (task == 2) fs::remove(pass_dir / ShardDirName(2) / file);
@@ -233,13 +251,10 @@ TEST(ShardsCheckedAsTheyFinish, ExactModeReducesAShardWhenItIsReported) {
 // The exact reducer adds shards in the order they come, each once, and ends with the sums of the
 // shards in ascending order.
 TEST(ShardsCheckedAsTheyFinish, TheExactReducerTakesShardsInAnyOrderEachOnce) {
-  const fs::path dir = FreshDir("pass-runner/exact-any-order");
-  const PassInputs inputs = SmallPassInputs(dir);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
-  InlineLauncher in_order;
-  const ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "pass", in_order);
+  const InOrderPass pass = ThreeShardsInOrder("exact-any-order");
+  const ShardedPassResult& reference = pass.reference;
   ASSERT_TRUE(reference.reduced.exact.has_value());
-  ShardReducer reducer(dir / "pass", ReductionMode::kExact);
+  ShardReducer reducer(pass.dir / "in-order", ReductionMode::kExact);
   reducer.Add(2, reference.artifacts[2]);
   reducer.Add(0, reference.artifacts[0]);
   EXPECT_FALSE(reducer.Takes(2));
