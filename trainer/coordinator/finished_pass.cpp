@@ -10,6 +10,7 @@
 #include "shards/fallback_sidecar.h"
 #include "shards/artifact.h"
 #include "shards/reducer.h"
+#include "coordinator/pass_runner.h"
 #include "coordinator/pass_summary.h"
 
 namespace pstrain {
@@ -56,6 +57,8 @@ FinishedPass ReadFinishedPass(const fs::path& pass_dir) {
       expected.multipron = true;
       expected.n_tied_states = Mdef::Load((pass_dir / "model" / "mdef").string()).n_tied_state();
     }
+    // The pass's statistics have its model's shape (re-estimation keeps every dimension).
+    expected.statistics_shape = StatisticsShapeOf(pass_dir / "model");
   } catch (const std::exception& error) {
     throw InputError(path.string() + ": unreadable: " + error.what());
   }

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "formats/mdef.h"
+#include "formats/param_files.h"
 #include "provenance/provenance.h"
 #include "shards/partition.h"
 
@@ -31,7 +32,15 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
     expected.multipron = true;
     expected.n_tied_states = Mdef::Load((fs::path(inputs.model_dir) / "mdef").string()).n_tied_state();
   }
+  expected.statistics_shape = StatisticsShapeOf(inputs.model_dir);
+  expected.pass2var = inputs.options.fb.pass2var;
   return expected;
+}
+
+AccumulatorShape StatisticsShapeOf(const fs::path& model_dir) {
+  const GaussianParams means = ReadGaussianFile((model_dir / "means").string());
+  const Array3D tmat = ReadArray3DFile((model_dir / "transition_matrices").string());
+  return AccumulatorShape{means.n_mgau, means.n_density, means.veclen.empty() ? 0u : means.veclen[0], tmat.d1, tmat.d2};
 }
 
 std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count, const fs::path& work_dir) {

@@ -31,6 +31,10 @@ struct ShardedPassResult {
 PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                const std::optional<std::string>& model_fingerprint = std::nullopt);
 
+// The shape of the statistics of a pass on the model in `model_dir` (its means' and transition
+// matrices' dimensions). Throws as the file readers do.
+AccumulatorShape StatisticsShapeOf(const std::filesystem::path& model_dir);
+
 // The tasks of pass `pass`: shard i of `shard_count` in work_dir/shard-XXX.
 std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count,
                                   const std::filesystem::path& work_dir);

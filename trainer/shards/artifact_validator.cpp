@@ -73,7 +73,20 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
     } else if (name == "exact_counts") {
       const std::vector<std::uint8_t> head = ReadFileHead(path, ExactAccumulators::ExactCountsHeaderSize());
       bool pass2var = false;
-      ExactAccumulators::CheckExactCounts(head.data(), head.size(), fs::file_size(path), path.string(), pass2var);
+      const AccumulatorShape shape = ExactAccumulators::CheckExactCounts(head.data(), head.size(), fs::file_size(path), path.string(), pass2var);
+      if (expected.statistics_shape && !(shape == *expected.statistics_shape)) {
+        const auto text = [](const AccumulatorShape& s) {
+          return std::to_string(s.n_senones) + " senones x " + std::to_string(s.n_density) + " densities x " + std::to_string(s.veclen) +
+                 " dimensions, " + std::to_string(s.n_tmat) + " matrices of " + std::to_string(s.n_emit_state) + " states";
+        };
+        throw ArtifactRejected(shard, path.string(), "payload-format",
+                               "statistics of " + text(shape) + "; the pass's model has " + text(*expected.statistics_shape));
+      }
+      if (expected.pass2var && pass2var != *expected.pass2var) {
+        throw ArtifactRejected(shard, path.string(), "payload-format",
+                               std::string(pass2var ? "2-pass" : "1-pass") + " variance statistics; the pass computes " +
+                                   (*expected.pass2var ? "2-pass" : "1-pass") + " ones");
+      }
     } else {
       ReadArray3DFile(path.string());
     }

@@ -8,14 +8,17 @@
 // processed and skipped partition the assigned ids without duplicates, retried ids are assigned
 // ids; processed_frames add up to total_frames; the exact log-likelihood matches its double; the
 // payload lists exactly the expected files, each a regular file inside the shard directory with the
-// recorded size, SHA-256 and a valid header; payload_sha256 covers them.
+// recorded size, SHA-256 and a valid header (exact_counts: of the pass's statistics' shape, when the
+// expectation has it); payload_sha256 covers them.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "accumulators/accumulators.h"
 #include "common/error.h"
 #include "shards/artifact.h"
 
@@ -32,6 +35,13 @@ struct PassExpectation {
   // Multipron passes: every shard has the activation sidecar, sized for this many tied states.
   bool multipron = false;
   std::uint32_t n_tied_states = 0;
+  // The shape of the pass's statistics (its model's), which every exact_counts header must have
+  // (unchecked when absent), and whether they hold 2-pass variances (unchecked when absent). So a
+  // shard of another shape is rejected here, lowest shard first, before the reducer (which adds the
+  // shards as they come) meets it, and no header can make the reducer allocate more than the
+  // model's statistics take.
+  std::optional<AccumulatorShape> statistics_shape;
+  std::optional<bool> pass2var;
 };
 
 // A rejected artifact: which shard, which file, which check (a stable code such as

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "accumulators/exact_accumulators.h"
+#include "common/file_io.h"
+#include "shards/artifact.h"
 #include "common/error.h"
 #include "coordinator/pass_runner.h"
 #include "manifest/manifest.h"
@@ -245,6 +247,58 @@ TEST(ShardsCheckedAsTheyFinish, ExactModeReducesAShardWhenItIsReported) {
     FAIL() << "float32 mode reduced shard 2 before shards 0 and 1";
   } catch (const std::exception& error) {
     EXPECT_NE(std::string(error.what()).find("gauden_counts"), std::string::npos) << error.what();
+  }
+}
+
+// Replaces shard 2's exact_counts in `pass_dir` by statistics of `change`d shape or variance kind,
+// its artifact describing the new file (so every digest matches).
+void ReplaceShard2Statistics(const fs::path& pass_dir, const std::function<void(AccumulatorShape&, bool&)>& change) {
+  const fs::path shard_dir = pass_dir / ShardDirName(2);
+  const ExactAccumulators original = ExactAccumulators::Read(shard_dir.string());
+  AccumulatorShape shape = original.shape();
+  bool pass2var = original.pass2var();
+  change(shape, pass2var);
+  ExactAccumulators replaced(shape, pass2var);
+  replaced.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+  const std::string digest = replaced.WriteExactCounts(shard_dir.string());
+  const fs::path json = shard_dir / "artifact.json";
+  ShardArtifact artifact = ParseArtifact(ReadFileText(json), json.string());
+  for (PayloadFile& file : artifact.payload) {
+    if (file.name == "exact_counts") {
+      file.size = fs::file_size(shard_dir / "exact_counts");
+      file.sha256 = digest;
+    }
+  }
+  artifact.payload_sha256 = PayloadDigest(artifact.payload);
+  WriteFileAtomic(json, SerializeArtifact(artifact));
+}
+
+// A shard whose exact_counts has another shape than the model's statistics, or the other variance
+// kind, is rejected by validation as that shard, whichever is reported first: not met by the
+// reducer as a mismatch blamed on the shard added after it.
+TEST(ShardsCheckedAsTheyFinish, AShardOfAnotherShapeOrVarianceKindIsRejectedAsItself) {
+  const InOrderPass pass = ThreeShardsInOrder("other-shape");
+  struct Change {
+    const char* name;
+    const char* message;
+    std::function<void(AccumulatorShape&, bool&)> change;
+  };
+  const Change changes[] = {
+      {"other-shape", "the pass's model has", [](AccumulatorShape& shape, bool&) { shape.n_senones += 1; }},
+      {"other-variances", "the pass computes", [](AccumulatorShape&, bool& pass2var) { pass2var = !pass2var; }},
+  };
+  for (const auto& [name, message, change] : changes) {
+    SCOPED_TRACE(name);
+    const fs::path pass_dir = pass.dir / name;
+    ReorderingLauncher launcher({2, 0, 1}, [&pass_dir, &change] { ReplaceShard2Statistics(pass_dir, change); });
+    try {
+      RunShardedPass(pass.inputs, pass.manifest, 1, 3, pass_dir, launcher);
+      FAIL() << "shard 2's statistics were accepted";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.shard(), 2u);
+      EXPECT_EQ(rejected.check(), "payload-format");
+      EXPECT_NE(std::string(rejected.what()).find(message), std::string::npos) << rejected.what();
+    }
   }
 }
 
