@@ -1,6 +1,6 @@
 // One sharded pass: partition the manifest, run every shard through a launcher, validate each
-// artifact as its worker ends, reduce (exact: in completion order; float32: in ascending shard order). Used by `pstrain train` (each pass) and by
-// `pstrain accumulate --jobs N`.
+// artifact as its worker ends, reduce (exact: in completion order; float32: in ascending shard
+// order). Used by `pstrain train` (each pass) and by `pstrain accumulate --jobs N`.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +40,10 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
                                   const std::filesystem::path& work_dir);
 
 // Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`. Each
-// shard is validated (ValidateShard) when the launcher reports it finished, and reduced once it and
-// every lower shard are valid. Throws, after the launcher returns: the lowest shard's
-// ArtifactRejected, else a reduction error, else a TrainingError for a shard never reported.
+// shard is validated (ValidateShard) when the launcher reports it finished, and reduced then (exact
+// mode) or once it and every lower shard are valid (float32 mode). Throws, after the launcher
+// returns: the lowest shard's ArtifactRejected, else a reduction error, else a TrainingError for a
+// shard never reported, else the reduction's range check (ShardReducer::Finish).
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher,
                                  const std::optional<std::string>& model_fingerprint = std::nullopt);
