@@ -338,9 +338,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
   // at once: one writes accum/exact_counts from the exact sums, hashing the bytes as it writes
-  // them, and frees them; one writes bw's files of accum/ from the view and hashes them, once the exact sums are freed
-  // (their buffers would otherwise add to the peak memory); this thread re-estimates and writes
-  // model/. On a tied CD model each takes a few milliseconds (docs/performance.md).
+  // them, and frees them; one writes bw's files of accum/ from the view and hashes them, once the
+  // exact sums are freed (their buffers would otherwise add to the peak memory); this thread
+  // re-estimates and writes model/. On a tied CD model each takes a few milliseconds
+  // (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
