@@ -25,6 +25,10 @@ std::vector<double> ToDoubles(const std::vector<float>& values) { return std::ve
 
 }  // namespace
 
+AccumulatorShape StatisticsShape(const GaussianParams& means, const Array3D& transition_matrices) {
+  return AccumulatorShape{means.n_mgau, means.n_density, means.TotalVeclen(), transition_matrices.d1, transition_matrices.d2};
+}
+
 Accumulators::Accumulators(const AccumulatorShape& shape, bool pass2var) : shape_(shape), pass2var_(pass2var) {
   const std::size_t n_dens = std::size_t(shape.n_senones) * shape.n_density;
   mixw_.assign(n_dens, 0.0);

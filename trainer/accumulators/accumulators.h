@@ -23,6 +23,10 @@ struct AccumulatorShape {
   bool operator==(const AccumulatorShape&) const = default;
 };
 
+// The shape of the statistics of a model with these means and transition matrices: what a pass on
+// it accumulates (every shard's exact_counts) and what its re-estimation requires.
+AccumulatorShape StatisticsShape(const GaussianParams& means, const Array3D& transition_matrices);
+
 // The float32 values of the bw-format files (each already ClampTinyMagnitude'd), one vector per block
 // in Accumulators' layouts.
 struct BwCountFloats {

@@ -41,19 +41,17 @@ std::string Sha256Hex(std::string_view bytes) { return Sha256Hex(bytes.data(), b
 std::string Sha256OfFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path.string(), "cannot open for reading");
-  CryptoPP::SHA256 hash;
+  Sha256Stream hash;
   // Not zeroed: a feature file is a few KiB, and zeroing 64 KiB for each cost more than its read.
   constexpr std::size_t kChunk = std::size_t{1} << 16;
   const std::unique_ptr<char[]> buffer(new char[kChunk]);
   while (in) {
     in.read(buffer.get(), static_cast<std::streamsize>(kChunk));
     std::streamsize got = in.gcount();
-    if (got > 0) hash.Update(reinterpret_cast<const CryptoPP::byte*>(buffer.get()), static_cast<std::size_t>(got));
+    if (got > 0) hash.Add(buffer.get(), static_cast<std::size_t>(got));
   }
   if (in.bad()) throw FileError(path.string(), "read error while hashing");
-  CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
-  hash.Final(digest);
-  return ToLowerHex(digest, sizeof(digest));
+  return hash.HexDigest();
 }
 
 struct Sha256Stream::State {

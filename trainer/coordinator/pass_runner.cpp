@@ -38,9 +38,7 @@ PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifes
 }
 
 AccumulatorShape StatisticsShapeOf(const fs::path& model_dir) {
-  const GaussianParams means = ReadGaussianFile((model_dir / "means").string());
-  const Array3D tmat = ReadArray3DFile((model_dir / "transition_matrices").string());
-  return AccumulatorShape{means.n_mgau, means.n_density, means.veclen.empty() ? 0u : means.veclen[0], tmat.d1, tmat.d2};
+  return StatisticsShape(ReadGaussianFile((model_dir / "means").string()), ReadArray3DFile((model_dir / "transition_matrices").string()));
 }
 
 std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, std::uint32_t shard_count, const fs::path& work_dir) {

@@ -20,9 +20,7 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
   ModelFiles next = std::move(model);
   const ModelFiles& previous = next;  // read for a parameter before it is replaced
   const AccumulatorShape& shape = acc_in.shape();
-  if (shape.n_senones != next.means.n_mgau || shape.n_density != next.means.n_density ||
-      shape.veclen != next.means.TotalVeclen() || shape.n_tmat != next.transition_matrices.d1 ||
-      shape.n_emit_state != next.transition_matrices.d2) {
+  if (!(shape == StatisticsShape(next.means, next.transition_matrices))) {
     throw InputError("accumulator dimensions (" + std::to_string(shape.n_senones) + " senones x " +
                      std::to_string(shape.n_density) + " densities x " + std::to_string(shape.veclen) + " dims, " +
                      std::to_string(shape.n_tmat) + " tmats) do not match the input model");

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "common/file_io.h"
+
 namespace pstrain {
 
 std::string PassName(std::uint32_t pass) {
@@ -36,7 +38,7 @@ std::filesystem::path StagingPassDir(const std::filesystem::path& run_dir, std::
 }
 
 std::filesystem::path FinalModelStagingDir(const std::filesystem::path& run_dir) {
-  return run_dir / (std::string(".") + kRunModelDir + ".staging");
+  return HiddenSibling(run_dir / kRunModelDir, ".staging");
 }
 
 std::string ShardDirName(std::uint32_t shard) {

@@ -27,6 +27,7 @@ TEST(RunLayout, DirectoriesAreUnderRunDirPasses) {
   EXPECT_EQ(PassesDir("/r"), std::filesystem::path("/r/passes"));
   EXPECT_EQ(PassDir("/r", 12), std::filesystem::path("/r/passes/012"));
   EXPECT_EQ(StagingPassDir("/r", 3), std::filesystem::path("/r/passes/.003.staging"));
+  EXPECT_EQ(FinalModelStagingDir("/r"), std::filesystem::path("/r/.model.staging"));
   EXPECT_EQ(ShardDirName(4), "shard-004");
 }
 
