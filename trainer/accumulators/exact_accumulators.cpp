@@ -6,12 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/file_reader.h"
 #include "common/parallel_for.h"
 #include "common/sha256.h"
 
@@ -303,43 +303,52 @@ std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) c
 
 namespace {
 
-// DIR/exact_counts opened and its header checked (CheckExactCounts): the stream is at the values.
+// DIR/exact_counts opened and its header checked (CheckExactCounts): the reader is at the values.
+// With `sha256`, every byte is hashed as it is read, and Finish() stores the digest there.
 struct OpenedExactCounts {
   fs::path path;
-  std::ifstream in;
+  SequentialFileReader reader;
+  std::string* sha256;
   AccumulatorShape shape;
   bool pass2var = false;
 
-  explicit OpenedExactCounts(const std::string& dir) : path(fs::path(dir) / "exact_counts") {
-    if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
-    in.open(path, std::ios::binary);
-    if (!in) throw FileError(path.string(), std::string("cannot open for reading: ") + std::strerror(errno));
-    std::error_code size_ec;
-    const std::uint64_t file_size = fs::file_size(path, size_ec);
-    if (size_ec) throw FileError(path.string(), "cannot determine the file size: " + size_ec.message());
+  OpenedExactCounts(const std::string& dir, std::string* sha256_out)
+      : path(MissingOr(fs::path(dir) / "exact_counts")),
+        reader(path, sha256_out ? SequentialFileReader::Hashing::kSha256 : SequentialFileReader::Hashing::kNone),
+        sha256(sha256_out) {
     std::uint8_t head[kMagicLength + 4 * kHeaderWords];
-    in.read(reinterpret_cast<char*>(head), sizeof head);
-    shape = ExactAccumulators::CheckExactCounts(head, static_cast<std::size_t>(in.gcount()), file_size, path.string(), pass2var);
+    const std::size_t got = reader.Read(head, sizeof head);
+    shape = ExactAccumulators::CheckExactCounts(head, got, reader.size_at_open(), path.string(), pass2var);
   }
   // The next n bytes of values into `into`.
   void Read(std::uint8_t* into, std::size_t n) {
-    if (!in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(n))) {
-      throw FileError(path.string(), "read error (file shrank?)");
-    }
+    if (reader.Read(into, n) != n) throw FileError(path.string(), "read error (file shrank?)");
+  }
+  // After the last value: the file must end there (it may have grown since its size was checked).
+  void Finish() {
+    if (!reader.AtEnd()) throw FileError(path.string(), "longer than its header says (it grew while being read?)");
+    if (sha256) *sha256 = reader.Sha256();
+  }
+
+ private:
+  static fs::path MissingOr(fs::path path) {
+    if (!fs::is_regular_file(path)) throw FileError(path.string(), "exact statistics file is missing");
+    return path;
   }
 };
 
 }  // namespace
 
-ExactAccumulators ExactAccumulators::Read(const std::string& dir_string) {
-  OpenedExactCounts file(dir_string);
+ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::string* sha256) {
+  OpenedExactCounts file(dir_string, sha256);
   ExactAccumulators acc(file.shape, file.pass2var);
   acc.ReadValues([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); });
+  file.Finish();
   return acc;
 }
 
-void ExactAccumulators::AddFile(const std::string& dir_string) {
-  OpenedExactCounts file(dir_string);
+void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256) {
+  OpenedExactCounts file(dir_string, sha256);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
   ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
@@ -352,6 +361,7 @@ void ExactAccumulators::AddFile(const std::string& dir_string) {
                    }
                  }
                });
+  file.Finish();
 }
 
 void ExactAccumulators::SettleCarries() {

@@ -54,15 +54,20 @@ class ExactAccumulators {
   // Only exact_counts (Write = the bw-format files of CountFloats() + this). Returns the SHA-256
   // of the bytes written (hashed as they are written: the file is not read back).
   std::string WriteExactCounts(const std::string& dir) const;
-  // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values.
-  static ExactAccumulators Read(const std::string& dir);
-  // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks), added from each
-  // 64 KiB piece as it is read: no second set of sums is built. The additions are modulo 2^128,
-  // each element's carries out of the range counted (AddFixedWrapping), so that files added in any
-  // order give the same sums and the same carries; SettleCarries() must follow the last file, and
-  // reading the sums before it is an error (TrainingError). A read error part-way leaves *this
-  // partly added (the reducer then fails the pass).
-  void AddFile(const std::string& dir);
+  // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values. With
+  // `sha256`, the file is hashed as it is read (common/file_reader.h) and its SHA-256 stored there:
+  // the digest of exactly the bytes the sums came from, so that a check of it against a recorded
+  // digest checks what was read (the reducer's check of a shard's payload). A file that does not
+  // end where its header says is an error (FileError), also when it grew while being read.
+  static ExactAccumulators Read(const std::string& dir, std::string* sha256 = nullptr);
+  // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks; `sha256` as for
+  // Read), added from each 64 KiB piece as it is read: no second set of sums is built. The additions
+  // are modulo 2^128, each element's carries out of the range counted (AddFixedWrapping), so that
+  // files added in any order give the same sums and the same carries; SettleCarries() must follow
+  // the last file, and reading the sums before it is an error (TrainingError). A read error (or a
+  // wrong digest found by the caller) part-way leaves *this partly added: the reducer then fails
+  // the pass.
+  void AddFile(const std::string& dir, std::string* sha256 = nullptr);
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise
   // every sum is exact and in range and the sums may be read.

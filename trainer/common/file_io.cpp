@@ -157,8 +157,9 @@ class FdCloser {
   int fd_;
 };
 
-// Opens `path` for reading without blocking (a FIFO must not wait for a writer) and requires a
-// regular file; with `no_follow` a symbolic link is refused too. Fills `st`.
+}  // namespace
+
+// Without blocking: a FIFO must not wait for a writer.
 int OpenRegularFile(const fs::path& path, bool no_follow, struct stat& st) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
   if (fd < 0) {
@@ -171,6 +172,8 @@ int OpenRegularFile(const fs::path& path, bool no_follow, struct stat& st) {
   }
   return fd;
 }
+
+namespace {
 
 // Reads `fd` to its end into `text`, sized first for `expected` bytes and one more (so that the read
 // that sees the end needs no growth when the file kept its size); more than `max_bytes` is an

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+struct stat;
+
 namespace pstrain {
 
 // Reads a whole file. Throws InputError naming the file when it cannot be opened or read.
@@ -25,6 +27,10 @@ std::vector<std::uint8_t> ReadRegularFileBytes(const std::filesystem::path& path
 // Reads a file that must be a regular file (not a symlink, FIFO, device or directory; opened without
 // blocking) of at most `max_bytes`. Throws InputError naming the file and the reason otherwise.
 std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t max_bytes);
+// Opens `path` read-only (close-on-exec) without blocking, and requires a regular file (fstat's
+// status into `status`); with `no_follow`, a symbolic link is refused too. Throws InputError naming
+// the file. The caller closes the descriptor.
+int OpenRegularFile(const std::filesystem::path& path, bool no_follow, struct stat& status);
 
 // PARENT/.NAME+suffix for PATH = PARENT/NAME: where a file or directory is staged before it is
 // renamed into place (".tmp.XXXXXX", ".staging") or set aside (".old").

@@ -70,9 +70,14 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
   auto shard_done = [&](std::size_t shard) {
+    // In exact mode the reducer hashes exact_counts as it adds it (read once, and what is added is
+    // what was checked); a shard that will not be reduced, after a reduction error, is hashed here.
+    const PayloadDigests digests = inputs.reduction == ReductionMode::kExact && !reduction_error
+                                       ? PayloadDigests::kExactCountsByTheReducer
+                                       : PayloadDigests::kAll;
     try {
       if (!expected) expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
-      artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected);
+      artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
     } catch (...) {
       rejections[shard] = std::current_exception();
       return;
@@ -86,6 +91,8 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
           reducer.Add(next, *artifacts[next]);
         }
       }
+    } catch (const ArtifactRejected&) {
+      rejections[shard] = std::current_exception();  // exact_counts' digest (above)
     } catch (...) {
       reduction_error = std::current_exception();
     }

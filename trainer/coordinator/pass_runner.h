@@ -41,7 +41,8 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 
 // Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`. Each
 // shard is validated (ValidateShard) when the launcher reports it finished, and reduced then (exact
-// mode) or once it and every lower shard are valid (float32 mode). Throws, after the launcher
+// mode, where the reducer checks exact_counts' digest on the bytes it adds: PayloadDigests) or once
+// it and every lower shard are valid (float32 mode). Throws, after the launcher
 // returns: the lowest shard's ArtifactRejected, else a reduction error, else a TrainingError for a
 // shard never reported, else the reduction's range check (ShardReducer::Finish).
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,

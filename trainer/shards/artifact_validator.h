@@ -8,8 +8,9 @@
 // processed and skipped partition the assigned ids without duplicates, retried ids are assigned
 // ids; processed_frames add up to total_frames; the exact log-likelihood matches its double; the
 // payload lists exactly the expected files, each a regular file inside the shard directory with the
-// recorded size, SHA-256 and a valid header (exact_counts: of the pass's statistics' shape, when the
-// expectation has it); payload_sha256 covers them.
+// recorded size, SHA-256 (exact_counts' may be left to the reducer: PayloadDigests) and a valid
+// header (exact_counts: of the pass's statistics' shape, when the expectation has it);
+// payload_sha256 covers them.
 #pragma once
 
 #include <cstdint>
@@ -59,9 +60,19 @@ class ArtifactRejected : public TrainingError {
   std::string check_;
 };
 
-// Validates the artifact of one shard of the pass directory (every check above); throws
-// ArtifactRejected for the first failing check.
-ShardArtifact ValidateShard(const std::filesystem::path& pass_dir, std::uint32_t shard, const PassExpectation& expected);
+// Which payload files ValidateShard hashes.
+enum class PayloadDigests {
+  kAll,
+  // All but exact_counts, whose SHA-256 ShardReducer::Add checks on the very bytes it adds (and
+  // rejects as "payload-sha256", as here): the coordinator's way in exact mode. The file is read
+  // once, and what is added is what was checked, even if the file changes after this validation.
+  kExactCountsByTheReducer,
+};
+
+// Validates the artifact of one shard of the pass directory (every check above, the payload's
+// digests as `digests` says); throws ArtifactRejected for the first failing check.
+ShardArtifact ValidateShard(const std::filesystem::path& pass_dir, std::uint32_t shard, const PassExpectation& expected,
+                            PayloadDigests digests = PayloadDigests::kAll);
 
 // Validates every shard of the pass directory; returns the artifacts in shard order. Throws
 // ArtifactRejected for the first failing check (lowest shard first).

@@ -1,8 +1,11 @@
 // Reducing a validated pass: the shards' statistics summed (exact: in any order; float32: in ascending shard id).
 #include "shards/reducer.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/file_io.h"
+#include "shards/artifact_validator.h"
 #include "shards/fallback_sidecar.h"
 
 namespace pstrain {
@@ -44,8 +47,23 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     for (std::size_t i = 0; i < flags.size(); ++i) reduced_.fallback_senones[i] |= flags[i];
   }
   if (mode_ == ReductionMode::kExact) {
-    if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir);
-    else reduced_.exact->AddFile(dir);
+    // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
+    const std::string path = dir + "/exact_counts";
+    std::string sha256;
+    try {
+      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
+      else reduced_.exact->AddFile(dir, &sha256);
+    } catch (const InputError& error) {
+      // Validated before (its size and header at least): it changed since, or cannot be read.
+      partly_added_ = true;
+      throw ArtifactRejected(shard, path, "payload-sha256", std::string("not the file validated: ") + error.what());
+    }
+    const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
+                                     [](const PayloadFile& file) { return file.name == "exact_counts"; });
+    if (listed == artifact.payload.end() || listed->sha256 != sha256) {
+      partly_added_ = true;
+      throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+    }
   } else {
     const Accumulators shard_stats = Accumulators::ReadBwFormat(dir);
     if (shard == 0) reduced_.accumulators = shard_stats;
@@ -58,6 +76,7 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
 
 ReducedPass ShardReducer::Finish() && {
   if (n_added_ == 0) throw TrainingError(pass_dir_.string() + ": no shard artifacts to reduce");
+  if (partly_added_) throw TrainingError(pass_dir_.string() + ": the sums hold part of a rejected shard");
   // The range checks of sums added in an order that may vary: whether they fail depends only on
   // the sums (exact_sum.h AddFixedWrapping).
   if (reduced_.exact) reduced_.exact->SettleCarries();

@@ -30,7 +30,10 @@ struct ReducedPass {
 
 // The reduction of one pass, a shard at a time, each artifact as ValidateShard returned it
 // (sidecars included; a shard whose payload lists the activation sidecar contributes it to the
-// union). In exact mode the shards may come in any order, each once; in float32 mode in ascending
+// union). In exact mode Add hashes exact_counts as it adds it and rejects the shard
+// (ArtifactRejected, "payload-sha256") when the digest is not the one its artifact lists, or the
+// file no longer reads as validated: the sums hold only bytes whose digest was checked. The
+// rejected shard's bytes may already be in the sums then, and Finish refuses them (the pass fails). In exact mode the shards may come in any order, each once; in float32 mode in ascending
 // shard id, Add(0, a0), Add(1, a1), ... (anything else is a TrainingError). Holds the running sums
 // and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
 // validated (float32: as soon as it and every lower shard are), while other shards still run.
@@ -52,6 +55,7 @@ class ShardReducer {
   ReductionMode mode_;
   std::vector<bool> added_;  // by shard id
   std::uint32_t n_added_ = 0;
+  bool partly_added_ = false;  // a shard rejected while its exact_counts was being added
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
   std::int64_t log_likelihood_carry_ = 0;

@@ -161,6 +161,35 @@ TEST(ShardsCheckedAsTheyFinish, TheLowestRejectedShardIsReportedWhicheverFinishe
   }
 }
 
+// Flips the byte at the middle of a file (its size unchanged).
+void FlipMiddleByte(const fs::path& file) {
+  std::string bytes = ReadFileText(file);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  WriteFileAtomic(file, bytes);
+}
+
+// exact_counts' digest is checked by the reducer as it adds the file (PayloadDigests): a modified
+// one is still rejected by "payload-sha256", as its own shard, the lowest first, whichever shard
+// was reduced first.
+TEST(ShardsCheckedAsTheyFinish, AModifiedExactCountsIsRejectedAsItsShardWhicheverFinishedFirst) {
+  const fs::path dir = FreshDir("pass-runner/exact-counts-modified");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  const fs::path pass_dir = dir / "pass";
+  ReorderingLauncher launcher({2, 1, 0}, [&] {
+    FlipMiddleByte(pass_dir / ShardDirName(2) / "exact_counts");
+    FlipMiddleByte(pass_dir / ShardDirName(1) / "exact_counts");
+  });
+  try {
+    RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher);
+    FAIL() << "modified exact_counts files were accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 1u);
+    EXPECT_EQ(rejected.check(), "payload-sha256");
+    EXPECT_EQ(rejected.file(), (pass_dir / ShardDirName(1) / "exact_counts").string());
+  }
+}
+
 TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {
   const fs::path dir = FreshDir("pass-runner/unreported");
   const PassInputs inputs = SmallPassInputs(dir);

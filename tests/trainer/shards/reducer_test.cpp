@@ -16,6 +16,7 @@
 #include "accumulators/exact_sum.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "shards/artifact_validator.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/reducer.h"
 #include "shards/run_layout.h"
@@ -128,7 +129,8 @@ class ReducerOverflow : public ReducedPassFiles {
       ExactAccumulators acc(AccumulatorShape{1, 1, 2, 1, 1}, false);
       acc.AddValue(ExactAccumulators::Block::kMean, 1, s == 2 ? -big : big);
       acc.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
-      acc.WriteExactCounts((dir_ / ShardDirName(s)).string());
+      const std::string digest = acc.WriteExactCounts((dir_ / ShardDirName(s)).string());
+      artifacts_[s].payload = {{"exact_counts", fs::file_size(dir_ / ShardDirName(s) / "exact_counts"), digest}};
       artifacts_[s].shard = s;
       artifacts_[s].total_frames = 10;
       artifacts_[s].log_likelihood_exact = FixedToHex(ToFixed(s == 2 ? -big : big, "x"));
@@ -181,6 +183,51 @@ TEST_F(ReducerOverflow, SumsWithCarriesLeftAreNotReadBeforeTheCheck) {
   sums.AddFile((dir_ / ShardDirName(2)).string());  // back in range
   EXPECT_NO_THROW(sums.SettleCarries());
   EXPECT_EQ(sums.ToAccumulators().mean_data()[1], std::ldexp(3.0, 61));
+}
+
+// The reducer adds only exact_counts bytes whose digest is the artifact's: the file is hashed as it
+// is added (the coordinator's validation leaves that digest to it, PayloadDigests), so a file
+// changed after validation is rejected as its shard, by "payload-sha256", and the sums that took
+// part of it are refused by Finish.
+TEST_F(ReducerOverflow, AShardWhoseExactCountsChangedAfterValidationIsRejected) {
+  WriteShards();
+  const fs::path file = dir_ / ShardDirName(1) / "exact_counts";
+  const std::string original = ReadFileText(file);
+  struct Change {
+    const char* name;
+    std::string bytes;
+    const char* detail;
+  };
+  std::string flipped = original;
+  flipped[flipped.size() - 3] = static_cast<char>(flipped[flipped.size() - 3] ^ 1);
+  const Change changes[] = {
+      {"a byte flipped", flipped, "SHA-256 does not match the artifact"},
+      {"a byte appended", original + '\0', "does not match its header"},
+      {"truncated", original.substr(0, original.size() - 16), "not the file validated"},
+  };
+  for (const Change& change : changes) {
+    SCOPED_TRACE(change.name);
+    WriteFileAtomic(file, change.bytes);
+    // With shard 2 (-0.75 of the range), the sums would be in range: Finish refuses them anyway.
+    for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{2, 1}, std::vector<std::uint32_t>{1, 2}}) {
+      ShardReducer reducer(dir_, ReductionMode::kExact);
+      try {
+        for (std::uint32_t s : order) reducer.Add(s, artifacts_[s]);
+        FAIL() << "the changed exact_counts was added";
+      } catch (const ArtifactRejected& rejected) {
+        EXPECT_EQ(rejected.shard(), 1u);
+        EXPECT_EQ(rejected.file(), file.string());
+        EXPECT_EQ(rejected.check(), "payload-sha256");
+        EXPECT_NE(std::string(rejected.what()).find(change.detail), std::string::npos) << rejected.what();
+      }
+      EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+    }
+  }
+  WriteFileAtomic(file, original);
+  ShardReducer reducer(dir_, ReductionMode::kExact);
+  reducer.Add(1, artifacts_[1]);
+  reducer.Add(2, artifacts_[2]);
+  EXPECT_NO_THROW((void)std::move(reducer).Finish());
 }
 
 }  // namespace
