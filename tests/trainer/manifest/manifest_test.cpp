@@ -401,6 +401,32 @@ TEST_F(ManifestFilesTest, ImportRejectsEmptyCorpusAndBadRoot) {
             std::string::npos);
 }
 
+// Feature files in several directories (the root itself, nested ones, one reached through a
+// symbolic link to a directory) are each found in their own directory's listing.
+TEST_F(ManifestFilesTest, FeatureFilesInSeveralDirectoriesArePresentEachInItsOwn) {
+  const std::vector<std::string> ids = {"a", "d1/b", "d1/d2/c", "d3/e", "d1/f"};
+  std::string fileids, transcription;
+  fs::create_directories(corpus_ / "real3");
+  fs::create_directory_symlink("real3", corpus_ / "d3");
+  for (const std::string& id : ids) {
+    WriteText(corpus_ / (id + ".mfc"), "features of " + id);
+    fileids += id + "\n";
+    transcription += "<s> TEN </s> (" + fs::path(id).filename().string() + ")\n";
+  }
+  WriteText(fileids_, fileids);
+  WriteText(transcription_, transcription);
+  const Manifest manifest = Import();
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
+  for (const std::string& id : ids) {
+    SCOPED_TRACE(id);
+    fs::rename(corpus_ / (id + ".mfc"), corpus_ / (id + ".moved"));
+    EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_));
+    EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_, 1));
+    fs::rename(corpus_ / (id + ".moved"), corpus_ / (id + ".mfc"));
+  }
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_, 1));
+}
+
 // Import and check hash the feature files on several threads; what they report is still what one
 // thread going through the manifest in order would: every digest in its entry, and the first bad
 // entry named (with the count, for check).
@@ -453,6 +479,20 @@ TEST_F(ManifestFilesTest, ManyUtterancesAreHashedIntoTheirOwnEntriesAndTheFirstP
   fs::remove(corpus_ / "feat" / "u299.mfc");
   WriteText(corpus_ / "feat" / "u299.mfc", "features of u299");
   EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_));
+
+  // A FIFO in a file's place is not a regular file: not present (and nothing blocks on it).
+  fs::rename(corpus_ / "feat" / "u123.mfc", corpus_ / "feat" / "u123.moved");
+  ASSERT_EQ(::mkfifo((corpus_ / "feat" / "u123.mfc").c_str(), 0600), 0);
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_));
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_, 10));  // the directory not listed: fstatat
+  fs::remove(corpus_ / "feat" / "u123.mfc");
+  fs::rename(corpus_ / "feat" / "u123.moved", corpus_ / "feat" / "u123.mfc");
+  // A directory too large to list (a limit of 10 names here) has its files looked at one by one,
+  // with the same answers.
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus_, 10));
+  fs::rename(corpus_ / "feat" / "u299.mfc", corpus_ / "feat" / "u299.moved");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus_, 10));
+  fs::rename(corpus_ / "feat" / "u299.moved", corpus_ / "feat" / "u299.mfc");
 
   fs::remove(corpus_ / "feat" / "u040.mfc");
   WriteText(corpus_ / "feat" / "u120.mfc", "edited");
