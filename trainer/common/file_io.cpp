@@ -23,6 +23,18 @@ namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+// Opens `path` (a regular file, not followed if a symbolic link) read-only and fsyncs it.
+void FsyncPath(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw TrainingError(path.string() + ": cannot open to fsync: " + ErrnoText());
+  if (::fsync(fd) != 0) {
+    const std::string detail = ErrnoText();
+    ::close(fd);
+    throw TrainingError(path.string() + ": fsync failed: " + detail);
+  }
+  if (::close(fd) != 0) throw TrainingError(path.string() + ": close failed: " + ErrnoText());
+}
+
 std::mutex& ScopeMutex() {
   static std::mutex mutex;
   return mutex;
@@ -86,6 +98,36 @@ bool DeferFileSync(const fs::path& dir, int fd, const fs::path& path) {
   return true;
 }
 
+void DeferExistingFilesSync(const fs::path& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  std::vector<fs::path> files;
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code status_ec;
+    if (fs::is_regular_file(it->symlink_status(status_ec)) && !status_ec) files.push_back(it->path());
+  }
+  if (ec) throw TrainingError(dir.string() + ": cannot list the directory to fsync its files: " + ec.message());
+  std::sort(files.begin(), files.end());  // a fixed order
+  // Write-back of each starts now (a hint, its errors surface in the fsync).
+  for (const fs::path& path : files) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw TrainingError(path.string() + ": cannot open to fsync: " + ErrnoText());
+    (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    ::close(fd);
+  }
+  {
+    std::lock_guard<std::mutex> lock(ScopeMutex());
+    const fs::path normal = Normal(dir);
+    if (DirectorySyncScope* innermost = ActiveScopes().empty() ? nullptr : InnermostScope(normal)) {
+      innermost->existing_.insert(innermost->existing_.end(), files.begin(), files.end());
+      innermost->pending_.insert(normal);
+      return;
+    }
+  }
+  for (const fs::path& path : files) FsyncPath(path);
+  SyncDirectory(dir);
+}
+
 DirectorySyncScope::DirectorySyncScope(const fs::path& root) : root_(Normal(root)) {
   std::lock_guard<std::mutex> lock(ScopeMutex());
   ActiveScopes().push_back(this);
@@ -106,10 +148,12 @@ DirectorySyncScope::~DirectorySyncScope() {
 void DirectorySyncScope::Sync() {
   std::set<fs::path> dirs;
   std::vector<PendingFile> files;
+  std::vector<fs::path> existing;
   {
     std::lock_guard<std::mutex> lock(ScopeMutex());
     dirs.swap(pending_);
     files.swap(files_);
+    existing.swap(existing_);
   }
   // Write-back of every file is started first (a hint; errors surface in the fsync), so that the
   // journal commit of the first fsync usually carries the others and they return at once.
@@ -120,6 +164,7 @@ void DirectorySyncScope::Sync() {
     if (::close(file.fd) != 0 && failure.empty()) failure = file.path.string() + ": close failed: " + ErrnoText();
   }
   if (!failure.empty()) throw TrainingError(failure);
+  for (const fs::path& path : existing) FsyncPath(path);
   // Each directory and its parents up to root: a file's entry is durable once its directory is
   // fsynced, and that directory's own entry once its parent is.
   std::set<fs::path> all{root_};

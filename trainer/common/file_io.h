@@ -90,6 +90,7 @@ class DirectorySyncScope {
  private:
   friend bool DeferDirectorySync(const std::filesystem::path& dir);
   friend bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
+  friend void DeferExistingFilesSync(const std::filesystem::path& dir);
   struct PendingFile {
     int fd;
     std::filesystem::path path;
@@ -97,12 +98,24 @@ class DirectorySyncScope {
   std::filesystem::path root_;         // absolute, lexically normal
   std::set<std::filesystem::path> pending_;
   std::vector<PendingFile> files_;     // open, written and renamed, not yet fsynced
+  // Files others wrote (DeferExistingFilesSync), opened again only for their fsync in Sync(): a
+  // pass of many shards holds no descriptor for them meanwhile.
+  std::vector<std::filesystem::path> existing_;
 };
 
 // Hands `fd` (open on the file `path`, written and renamed into `dir`) to the innermost scope
 // containing `dir`, which fsyncs and closes it in Sync() (or only closes it if it ends without),
 // and records `dir` as DeferDirectorySync does; returns false, `fd` untouched, when none does.
 bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
+
+// Hands every regular file directly in `dir` (symbolic links and subdirectories left alone) and
+// `dir` itself to the innermost DirectorySyncScope containing `dir`, each file's write-back started
+// now (its Sync() opens each again to fsync it); without such a scope, fsyncs them and `dir` at
+// once. For files
+// another process wrote into the scope's directory and left unsynced (a local shard worker's, which
+// share this machine's page cache): the scope's Sync() makes them durable with its own. Throws
+// TrainingError naming the file or directory that cannot be opened or fsynced.
+void DeferExistingFilesSync(const std::filesystem::path& dir);
 
 // Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
 // renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged

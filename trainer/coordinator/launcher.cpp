@@ -189,6 +189,7 @@ void InlineLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on
     // One shard at a time in this process: a second CPU may read ahead for it (AccumulateOptions).
     ShardTask task = tasks[i];
     task.inputs.options.read_ahead = true;
+    task.coordinator_syncs = true;  // this process: RunShardedPass fsyncs the shard's files
     RunShardTask(task);
     progress.ShardDone(tasks[i]);
     if (on_done) on_done(i);

@@ -29,6 +29,10 @@ class Launcher {
   // leaves Run.
   virtual void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) = 0;
   virtual std::string name() const = 0;
+  // Whether the shards run on this machine and leave their files' fsyncs to the coordinator
+  // (ShardTask::coordinator_syncs): RunShardedPass then hands each validated shard's files to the
+  // pass's DirectorySyncScope (common/file_io.h DeferExistingFilesSync).
+  virtual bool coordinator_syncs() const { return false; }
   // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
   void set_progress(bool enabled) { progress_ = enabled; }
 
@@ -41,6 +45,7 @@ class InlineLauncher : public Launcher {
  public:
   void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "inline"; }
+  bool coordinator_syncs() const override { return true; }
 };
 
 // Starts `pstrain worker` processes, at most `max_parallel` at a time. Each worker's stdout and
@@ -51,6 +56,8 @@ class LocalProcessLauncher : public Launcher {
   LocalProcessLauncher(std::string pstrain_executable, std::uint32_t max_parallel);
   void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "local"; }
+  // Its workers are its children (--coordinator-pid), on this machine.
+  bool coordinator_syncs() const override { return true; }
 
  private:
   std::string executable_;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "formats/mdef.h"
 #include "formats/param_files.h"
 #include "provenance/provenance.h"
@@ -83,6 +84,9 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       return;
     }
     try {
+      // Its files' fsyncs, which the workers of this machine leave to the coordinator, join the
+      // pass's (their write-back starts now, and the pass directory's Sync waits for it).
+      if (launcher.coordinator_syncs()) DeferExistingFilesSync(work_dir / ShardDirName(static_cast<std::uint32_t>(shard)));
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -143,10 +144,16 @@ void RunShardTask(const ShardTask& task) {
   artifact.log_likelihood_exact = FixedToHex(result.total_log_likelihood.fixed());
 
   InjectFaults(task);
+  // A shard the coordinator fsyncs (task.coordinator_syncs): every file of the tail goes into this
+  // scope, which ends without Sync(), after write-back of each has started.
+  std::optional<DirectorySyncScope> left_to_coordinator;
+  if (task.coordinator_syncs) left_to_coordinator.emplace(dir);
   {
-    // The payload files' directory is fsynced once, before artifact.json (which names them) is
-    // written: a durable artifact.json implies durable payload files, as with one fsync per file.
-    DirectorySyncScope payload_sync(dir);
+    // Otherwise the payload files' directory is fsynced once, before artifact.json (which names
+    // them) is written: a durable artifact.json implies durable payload files, as with one fsync
+    // per file.
+    std::optional<DirectorySyncScope> payload_sync;
+    if (!task.coordinator_syncs) payload_sync.emplace(dir);
     // Each file hashed by the thread that wrote it, before the fsyncs: the disk writes them back
     // meanwhile (their write-back has started).
     const auto hashed = [&dir](const std::string& name) {
@@ -175,7 +182,7 @@ void RunShardTask(const ShardTask& task) {
       throw;
     }
     artifact.payload.at(exact_counts_at) = exact_counts.get();
-    payload_sync.Sync();
+    if (payload_sync) payload_sync->Sync();
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
   artifact.code_identity = code_identity.get();

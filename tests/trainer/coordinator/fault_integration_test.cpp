@@ -25,8 +25,10 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/file_io.h"
@@ -532,6 +534,62 @@ TEST_F(FaultTest, AnIoErrorAtEveryExchangeFailsTheRunLeavingThePreviousModelAndN
     const Finished rerun = RunToEnd(TrainArgv(run, args), {}, run.parent_path() / "rerun.out");
     ASSERT_EQ(ExitCode(rerun.status), 0) << rerun.output;
     EXPECT_EQ(DeterministicDigests(run), reference) << "the rerun differs from an uninterrupted run";
+  }
+}
+
+// Workers on this machine leave their files' fsyncs to the coordinator (ShardTask::coordinator_syncs),
+// which makes every file of every shard durable, and each shard directory, before the pass directory
+// is renamed into place. Traced with strace (-y names each descriptor's file): no worker fsyncs
+// anything; the coordinator fsyncs each file the finished pass's shard directories hold, under its
+// staging name, before the pass's rename, and 1 job (the shard in the coordinator's own process)
+// does the same.
+TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRename) {
+  ASSERT_EQ(RunCommand("strace -V >/dev/null 2>&1").exit_code, 0) << "strace is needed (scripts/bootstrap.sh installs it)";
+  for (const char* jobs : {"2", "1"}) {
+    SCOPED_TRACE(std::string("--jobs ") + jobs);
+    const fs::path dir = Scratch(std::string("fsyncs-") + jobs);
+    const fs::path run = dir / "run";
+    std::vector<std::string> traced = Strace();
+    traced.insert(traced.end(), {"-f", "-y", "-qq", "-o", (dir / "trace").string(), "-e", "trace=fsync,fdatasync,renameat2"});
+    const std::vector<std::string> train = TrainArgv(run, {"--jobs", jobs, "--max-passes", "1"});
+    traced.insert(traced.end(), train.begin(), train.end());
+    const CommandResult r = RunCommand(ShellCommand(traced) + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Each line: PID syscall(...) = result.
+    std::string coordinator;
+    std::vector<std::pair<std::string, std::string>> calls;  // (pid, call)
+    std::ifstream in(dir / "trace");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t space = line.find(' ');
+      if (space == std::string::npos) continue;
+      const std::string pid = line.substr(0, space), call = line.substr(line.find_first_not_of(' ', space));
+      if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) coordinator = pid;
+      calls.emplace_back(pid, call);
+    }
+    ASSERT_FALSE(coordinator.empty()) << "no rename of the pass directory in the trace";
+    std::set<std::string> synced_before_rename;
+    bool renamed = false;
+    for (const auto& [pid, call] : calls) {
+      const bool sync = call.rfind("fsync(", 0) == 0 || call.rfind("fdatasync(", 0) == 0;
+      if (sync) EXPECT_EQ(pid, coordinator) << "a worker synced: " << call;
+      if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) renamed = true;
+      if (!sync || renamed) continue;
+      const std::size_t open = call.find('<'), close = call.find('>', open);
+      if (open != std::string::npos && close != std::string::npos) synced_before_rename.insert(call.substr(open + 1, close - open - 1));
+    }
+    const fs::path staging = fs::canonical(run / "passes") / ".001.staging";
+    std::size_t shard_files = 0;
+    for (const auto& shard : fs::directory_iterator(PassDir(run, 1))) {
+      if (shard.path().filename().string().rfind("shard-", 0) != 0) continue;
+      const fs::path staged_shard = staging / shard.path().filename();
+      EXPECT_TRUE(synced_before_rename.count(staged_shard.string())) << staged_shard << " was not fsynced before the pass rename";
+      for (const auto& file : fs::directory_iterator(shard.path())) {
+        ++shard_files;
+        const fs::path staged = staged_shard / file.path().filename();
+        EXPECT_TRUE(synced_before_rename.count(staged.string())) << staged << " was not fsynced before the pass rename";
+      }
+    }
+    EXPECT_GE(shard_files, std::string(jobs) == "2" ? 14u : 7u);  // artifact, payload, telemetry, logs
   }
 }
 
