@@ -98,7 +98,7 @@ bool DeferFileSync(const fs::path& dir, int fd, const fs::path& path) {
   return true;
 }
 
-void DeferExistingFilesSync(const fs::path& dir) {
+void SyncExistingFiles(const fs::path& dir, ExistingFilesSync when) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   std::vector<fs::path> files;
@@ -108,14 +108,15 @@ void DeferExistingFilesSync(const fs::path& dir) {
   }
   if (ec) throw TrainingError(dir.string() + ": cannot list the directory to fsync its files: " + ec.message());
   std::sort(files.begin(), files.end());  // a fixed order
-  // Write-back of each starts now (a hint, its errors surface in the fsync).
+  // Write-back of each starts now (a hint, its errors surface in the fsync): with kNow all of them
+  // before the first fsync, whose journal commit then usually carries the others.
   for (const fs::path& path : files) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw TrainingError(path.string() + ": cannot open to fsync: " + ErrnoText());
     (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
     ::close(fd);
   }
-  {
+  if (when == ExistingFilesSync::kWithScope) {
     std::lock_guard<std::mutex> lock(ScopeMutex());
     const fs::path normal = Normal(dir);
     if (DirectorySyncScope* innermost = ActiveScopes().empty() ? nullptr : InnermostScope(normal)) {

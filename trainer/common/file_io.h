@@ -71,6 +71,8 @@ void SyncDirectory(const std::filesystem::path& dir);
 // Sync() may run more than once: each takes the files and directories handed over since the last
 // (a file handed over after the last Sync() would only be closed, unsynced, when the scope ends).
 class DirectorySyncScope;
+// When SyncExistingFiles (below) makes files durable.
+enum class ExistingFilesSync { kNow, kWithScope };
 // Records `dir` with the innermost DirectorySyncScope containing it and returns true, or returns
 // false when none does (WriteFileAtomic then fsyncs `dir` itself).
 bool DeferDirectorySync(const std::filesystem::path& dir);
@@ -90,7 +92,7 @@ class DirectorySyncScope {
  private:
   friend bool DeferDirectorySync(const std::filesystem::path& dir);
   friend bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
-  friend void DeferExistingFilesSync(const std::filesystem::path& dir);
+  friend void SyncExistingFiles(const std::filesystem::path& dir, ExistingFilesSync when);
   struct PendingFile {
     int fd;
     std::filesystem::path path;
@@ -98,7 +100,7 @@ class DirectorySyncScope {
   std::filesystem::path root_;         // absolute, lexically normal
   std::set<std::filesystem::path> pending_;
   std::vector<PendingFile> files_;     // open, written and renamed, not yet fsynced
-  // Files others wrote (DeferExistingFilesSync), opened again only for their fsync in Sync(): a
+  // Files others wrote (SyncExistingFiles), opened again only for their fsync in Sync(): a
   // pass of many shards holds no descriptor for them meanwhile.
   std::vector<std::filesystem::path> existing_;
 };
@@ -108,14 +110,14 @@ class DirectorySyncScope {
 // and records `dir` as DeferDirectorySync does; returns false, `fd` untouched, when none does.
 bool DeferFileSync(const std::filesystem::path& dir, int fd, const std::filesystem::path& path);
 
-// Hands every regular file directly in `dir` (symbolic links and subdirectories left alone) and
-// `dir` itself to the innermost DirectorySyncScope containing `dir`, each file's write-back started
-// now (its Sync() opens each again to fsync it); without such a scope, fsyncs them and `dir` at
-// once. For files
-// another process wrote into the scope's directory and left unsynced (a local shard worker's, which
-// share this machine's page cache): the scope's Sync() makes them durable with its own. Throws
-// TrainingError naming the file or directory that cannot be opened or fsynced.
-void DeferExistingFilesSync(const std::filesystem::path& dir);
+// Makes every regular file directly in `dir` (symbolic links and subdirectories left alone) and
+// `dir` itself durable: for files another process wrote into `dir` and left unsynced (a local
+// shard worker's, which shares this machine's page cache). kNow fsyncs them and `dir` at once.
+// kWithScope starts each file's write-back now and hands them and `dir` to the innermost
+// DirectorySyncScope containing `dir`, whose Sync() opens each again to fsync it with its own files
+// (without such a scope: as kNow). Throws TrainingError naming the file or directory that cannot be
+// opened or fsynced.
+void SyncExistingFiles(const std::filesystem::path& dir, ExistingFilesSync when);
 
 // Replaces directory `dest` by directory `staged` (both in the same parent) in one atomic step:
 // renameat2(RENAME_EXCHANGE) when `dest` exists (then the previous directory, now under the staged

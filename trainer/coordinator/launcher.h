@@ -30,8 +30,8 @@ class Launcher {
   virtual void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) = 0;
   virtual std::string name() const = 0;
   // Whether the shards run on this machine and leave their files' fsyncs to the coordinator
-  // (ShardTask::coordinator_syncs): RunShardedPass then hands each validated shard's files to the
-  // pass's DirectorySyncScope (common/file_io.h DeferExistingFilesSync).
+  // (ShardTask::coordinator_syncs): RunShardedPass then fsyncs each validated shard's files, the
+  // last shard's with the pass's own (common/file_io.h SyncExistingFiles).
   virtual bool coordinator_syncs() const { return false; }
   // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
   void set_progress(bool enabled) { progress_ = enabled; }

@@ -70,6 +70,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::vector<std::exception_ptr> rejections(shard_count);
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
+  std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   auto shard_done = [&](std::size_t shard) {
     // In exact mode the reducer hashes exact_counts as it adds it (read once, and what is added is
     // what was checked); a shard that will not be reduced, after a reduction error, is hashed here.
@@ -84,9 +85,14 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       return;
     }
     try {
-      // Its files' fsyncs, which the workers of this machine leave to the coordinator, join the
-      // pass's (their write-back starts now, and the pass directory's Sync waits for it).
-      if (launcher.coordinator_syncs()) DeferExistingFilesSync(work_dir / ShardDirName(static_cast<std::uint32_t>(shard)));
+      // Its files' fsyncs, which the workers of this machine leave to the coordinator: now while
+      // another shard still runs (off the pass's critical path), the last shard's with the pass's
+      // own files, before the pass directory's rename (write-back starts now either way).
+      if (launcher.coordinator_syncs()) {
+        ++shards_reported;
+        SyncExistingFiles(work_dir / ShardDirName(static_cast<std::uint32_t>(shard)),
+                          shards_reported < shard_count ? ExistingFilesSync::kNow : ExistingFilesSync::kWithScope);
+      }
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);

@@ -30,9 +30,9 @@ struct ShardTask {
   std::uint32_t shard_count = 1;
   std::string shard_dir;      // created by the worker
   // The coordinator that runs this shard on this machine (in its own process, or as its child)
-  // fsyncs the shard's files itself once it has validated them (DeferExistingFilesSync, with the
-  // pass's other files before the pass directory is renamed): the worker then writes and renames
-  // its files without fsyncing them. Otherwise (a Slurm task, on another node) it fsyncs them,
+  // fsyncs the shard's files itself once it has validated them (at once while another shard still
+  // runs, the last shard's with the pass's own files, before the pass directory is renamed): the
+  // worker then writes and renames its files without fsyncing them. Otherwise (a Slurm task, on another node) it fsyncs them,
   // its payload before artifact.json.
   bool coordinator_syncs = false;
 };

@@ -2,11 +2,12 @@
 // and leaves its fsync and its directory's to the scope, which holds the file open until Sync() (or
 // its end) closes it (DeferDirectorySync says which scope takes a directory); outside any scope, or
 // after the scope ends, it does not; ReplaceDirectory of a scope's root still moves complete files
-// into place. (Whether an fsync reached the disk is not observable here; the count per pass is
+// into place; SyncExistingFiles names another process's files for the scope's Sync. (Whether an fsync reached the disk is not observable here; the count per pass is
 // measured with strace, docs/performance.md.)
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstddef>
 #include <filesystem>
@@ -189,6 +190,43 @@ TEST_F(DirectorySyncScopeTest, SyncOfAVanishedDirectoryThrows) {
   WriteFileAtomic(root / "sub" / "f", std::string("f"));
   fs::remove_all(root);
   EXPECT_ANY_THROW(scope.Sync());
+}
+
+// SyncExistingFiles (files another process left unsynced): regular files only, each reopened by
+// name, so a scope holds no descriptor for them; a FIFO, a symbolic link and a subdirectory are left
+// alone (nothing blocks); a file that vanished before the scope's Sync, or a directory that cannot
+// be listed, is an error naming it.
+TEST_F(DirectorySyncScopeTest, ExistingFilesAreSyncedByNameNowOrWithTheScope) {
+  const fs::path root = dir_ / ".pass.staging";
+  const fs::path shard = root / "shard-000";
+  fs::create_directories(shard / "sub");
+  std::ofstream(shard / "a") << "alpha";
+  std::ofstream(shard / "b") << "beta";
+  ASSERT_EQ(::mkfifo((shard / "fifo").c_str(), 0600), 0);
+  fs::create_symlink("a", shard / "link");
+  const std::size_t base = OpenDescriptors();
+  EXPECT_NO_THROW(SyncExistingFiles(shard, ExistingFilesSync::kNow));  // no scope needed
+  {
+    DirectorySyncScope scope(root);
+    SyncExistingFiles(shard, ExistingFilesSync::kWithScope);
+    EXPECT_EQ(OpenDescriptors(), base) << "the scope holds no descriptor for files it only names";
+    EXPECT_NO_THROW(scope.Sync());
+    SyncExistingFiles(shard, ExistingFilesSync::kWithScope);
+    fs::remove(shard / "b");
+    try {
+      scope.Sync();
+      ADD_FAILURE() << "a file that vanished before Sync was not reported";
+    } catch (const std::exception& error) {
+      EXPECT_NE(std::string(error.what()).find((shard / "b").string()), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_NO_THROW(SyncExistingFiles(shard, ExistingFilesSync::kWithScope));  // no scope: at once
+  try {
+    SyncExistingFiles(dir_ / "missing", ExistingFilesSync::kNow);
+    ADD_FAILURE() << "a missing directory was not reported";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find((dir_ / "missing").string()), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
