@@ -2,6 +2,7 @@
 #include "coordinator/pass_runner.h"
 
 #include <exception>
+#include <future>
 #include <optional>
 
 #include "common/error.h"
@@ -71,6 +72,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
+  std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
   auto shard_done = [&](std::size_t shard) {
     // In exact mode the reducer hashes exact_counts as it adds it (read once, and what is added is
     // what was checked); a shard that will not be reduced, after a reduction error, is hashed here.
@@ -85,13 +87,17 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       return;
     }
     try {
-      // Its files' fsyncs, which the workers of this machine leave to the coordinator: now while
-      // another shard still runs (off the pass's critical path), the last shard's with the pass's
-      // own files, before the pass directory's rename (write-back starts now either way).
+      // Its files' fsyncs, which the workers of this machine leave to the coordinator: while
+      // another shard still runs, at once on a thread of their own (off the pass's critical path,
+      // and this thread stays free to reap the next worker); the last shard's with the pass's own
+      // files, before the pass directory's rename (its write-back starts now).
       if (launcher.coordinator_syncs()) {
-        ++shards_reported;
-        SyncExistingFiles(work_dir / ShardDirName(static_cast<std::uint32_t>(shard)),
-                          shards_reported < shard_count ? ExistingFilesSync::kNow : ExistingFilesSync::kWithScope);
+        const fs::path shard_dir = work_dir / ShardDirName(static_cast<std::uint32_t>(shard));
+        if (++shards_reported < shard_count) {
+          early_syncs.push_back(std::async(std::launch::async, [shard_dir] { SyncExistingFiles(shard_dir, ExistingFilesSync::kNow); }));
+        } else {
+          SyncExistingFiles(shard_dir, ExistingFilesSync::kWithScope);
+        }
       }
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
@@ -107,7 +113,17 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       reduction_error = std::current_exception();
     }
   };
-  launcher.Run(tasks, shard_done);
+  {
+    struct WaitForSyncs {
+      std::vector<std::future<void>>& syncs;
+      ~WaitForSyncs() {
+        for (std::future<void>& sync : syncs) {
+          if (sync.valid()) sync.wait();
+        }
+      }
+    } wait_for_syncs{early_syncs};
+    launcher.Run(tasks, shard_done);
+  }
   for (const std::exception_ptr& rejection : rejections) {
     if (rejection) std::rethrow_exception(rejection);
   }
@@ -116,6 +132,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     throw TrainingError("pass " + std::to_string(pass) + ": " + std::to_string(shard_count - reducer.reduced_shards()) +
                         " shard(s) were never reported finished by the " + launcher.name() + " launcher");
   }
+  for (std::future<void>& sync : early_syncs) sync.get();  // a failed fsync fails the pass
   ShardedPassResult result;
   result.shard_count = shard_count;
   result.fingerprints = expected->fingerprints;

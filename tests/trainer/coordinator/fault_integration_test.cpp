@@ -539,10 +539,10 @@ TEST_F(FaultTest, AnIoErrorAtEveryExchangeFailsTheRunLeavingThePreviousModelAndN
 
 // Workers on this machine leave their files' fsyncs to the coordinator (ShardTask::coordinator_syncs),
 // which makes every file of every shard durable, and each shard directory, before the pass directory
-// is renamed into place. Traced with strace (-y names each descriptor's file): no worker fsyncs
-// anything; the coordinator fsyncs each file the finished pass's shard directories hold, under its
-// staging name, before the pass's rename, and 1 job (the shard in the coordinator's own process)
-// does the same.
+// is renamed into place. Traced with strace (-y names each descriptor's file): no worker process
+// fsyncs anything; the coordinator's process fsyncs each file the finished pass's shard directories
+// hold, under its staging name, before the pass's rename, and 1 job (the shard in the coordinator's
+// own process) does the same.
 TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRename) {
   ASSERT_EQ(RunCommand("strace -V >/dev/null 2>&1").exit_code, 0) << "strace is needed (scripts/bootstrap.sh installs it)";
   for (const char* jobs : {"2", "1"}) {
@@ -550,21 +550,40 @@ TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRenam
     const fs::path dir = Scratch(std::string("fsyncs-") + jobs);
     const fs::path run = dir / "run";
     std::vector<std::string> traced = Strace();
-    traced.insert(traced.end(), {"-f", "-y", "-qq", "-o", (dir / "trace").string(), "-e", "trace=fsync,fdatasync,renameat2"});
+    traced.insert(traced.end(), {"-f", "-y", "-qq", "-o", (dir / "trace").string(), "-e", "trace=fsync,fdatasync,renameat2,clone,clone3"});
     const std::vector<std::string> train = TrainArgv(run, {"--jobs", jobs, "--max-passes", "1"});
     traced.insert(traced.end(), train.begin(), train.end());
     const CommandResult r = RunCommand(ShellCommand(traced) + " 2>&1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    // Each line: PID syscall(...) = result.
+    // Each line: TID syscall(...) = result (a call another thread interrupts is split into
+    // "<unfinished ...>" and "<... NAME resumed>" lines). Each thread's process is followed through
+    // the clones: a thread (CLONE_THREAD) joins its creator's process, anything else starts one.
+    std::map<std::string, std::string> process_of;  // thread id -> its process's id
+    std::map<std::string, std::string> unfinished;   // thread id -> the start of its interrupted call
+    const auto process = [&](const std::string& tid) {
+      const auto it = process_of.find(tid);
+      return it == process_of.end() ? tid : it->second;
+    };
     std::string coordinator;
-    std::vector<std::pair<std::string, std::string>> calls;  // (pid, call)
+    std::vector<std::pair<std::string, std::string>> calls;  // (process id, call)
     std::ifstream in(dir / "trace");
     for (std::string line; std::getline(in, line);) {
       const std::size_t space = line.find(' ');
       if (space == std::string::npos) continue;
-      const std::string pid = line.substr(0, space), call = line.substr(line.find_first_not_of(' ', space));
-      if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) coordinator = pid;
-      calls.emplace_back(pid, call);
+      const std::string tid = line.substr(0, space);
+      std::string call = line.substr(line.find_first_not_of(' ', space));
+      if (call.find("<unfinished ...>") != std::string::npos) {
+        unfinished[tid] = call;
+        continue;
+      }
+      if (call.rfind("<... ", 0) == 0) call = unfinished[tid] + call;
+      if (call.rfind("clone(", 0) == 0 || call.rfind("clone3(", 0) == 0) {
+        const std::string child = call.substr(call.rfind("= ") + 2);
+        process_of[child] = call.find("CLONE_THREAD") != std::string::npos ? process(tid) : child;
+        continue;
+      }
+      if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) coordinator = process(tid);
+      calls.emplace_back(process(tid), call);
     }
     ASSERT_FALSE(coordinator.empty()) << "no rename of the pass directory in the trace";
     std::set<std::string> synced_before_rename;
