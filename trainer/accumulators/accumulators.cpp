@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 
 namespace pstrain {
 
@@ -78,13 +79,20 @@ Array3D MakeTmatCounts(const AccumulatorShape& shape, std::vector<float> tmat) {
 
 }  // namespace
 
-void WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats) {
+std::vector<std::string> WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& shape, bool pass2var,
+                                           BwCountFloats floats) {
   const fs::path dir(dir_string);
   fs::create_directories(dir);
-  WriteGaudenCountsFile((dir / "gauden_counts").string(),
-                        MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom)));
-  WriteArray3DFile((dir / "mixw_counts").string(), MakeMixwCounts(shape, std::move(floats.mixw)));
-  WriteArray3DFile((dir / "tmat_counts").string(), MakeTmatCounts(shape, std::move(floats.tmat)));
+  std::vector<std::string> digests;
+  const auto write = [&](const char* name, const std::vector<std::uint8_t>& bytes) {
+    WriteFileAtomic(dir / name, bytes);
+    digests.push_back(Sha256Hex(bytes.data(), bytes.size()));
+  };
+  // One file's bytes at a time (a CD model's gauden_counts is a few MB).
+  write(kBwCountFiles[0], EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))));
+  write(kBwCountFiles[1], EncodeArray3DFile(MakeMixwCounts(shape, std::move(floats.mixw))));
+  write(kBwCountFiles[2], EncodeArray3DFile(MakeTmatCounts(shape, std::move(floats.tmat))));
+  return digests;
 }
 
 BwCountFileBytes EncodeBwCountFiles(const AccumulatorShape& shape, bool pass2var, BwCountFloats floats) {
@@ -101,9 +109,9 @@ Array3D Accumulators::ToMixwCounts() const { return MakeMixwCounts(shape_, ToFlo
 
 Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFloats(tmat_)); }
 
-void Accumulators::Write(const std::string& dir_string) const {
-  WriteBwCountFiles(dir_string, shape_, pass2var_,
-                    BwCountFloats{ToFloats(mixw_), ToFloats(dnom_), ToFloats(mean_), ToFloats(var_), ToFloats(tmat_)});
+std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
+  return WriteBwCountFiles(dir_string, shape_, pass2var_,
+                           BwCountFloats{ToFloats(mixw_), ToFloats(dnom_), ToFloats(mean_), ToFloats(var_), ToFloats(tmat_)});
 }
 
 Accumulators Accumulators::Read(const std::string& dir_string) {

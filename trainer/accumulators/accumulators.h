@@ -38,8 +38,10 @@ inline constexpr const char* kBwCountFiles[] = {"gauden_counts", "mixw_counts", 
 
 // Writes gauden_counts, mixw_counts and tmat_counts of statistics of `shape` into `dir` (created if
 // needed), each atomically: what Accumulators::Write writes, from values that are already float32
-// (ExactAccumulators writes them so, without a double copy of its sums).
-void WriteBwCountFiles(const std::string& dir, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
+// (ExactAccumulators writes them so, without a double copy of its sums). Returns the SHA-256 of
+// each file's bytes, in kBwCountFiles order, hashed from memory as they were written (the files are
+// not read back).
+std::vector<std::string> WriteBwCountFiles(const std::string& dir, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
 // The bytes WriteBwCountFiles writes, in memory (e.g. to compare with files on disk).
 struct BwCountFileBytes {
   std::vector<std::uint8_t> gauden_counts, mixw_counts, tmat_counts;
@@ -83,8 +85,9 @@ class Accumulators {
   // Element-wise sum. Shapes and the pass2var flag must agree (InputError otherwise, naming `what`).
   void Add(const Accumulators& other, const std::string& what = "accumulators");
 
-  // Writes the bw-format files into `dir` (created if needed), each atomically.
-  void Write(const std::string& dir) const;
+  // Writes the bw-format files into `dir` (created if needed), each atomically; returns their
+  // SHA-256 as WriteBwCountFiles does.
+  std::vector<std::string> Write(const std::string& dir) const;
   // Reads a directory written by pstrain (exact_counts) or by SphinxTrain's bw.
   static Accumulators Read(const std::string& dir);
   // Reads only the three bw-format (float32) files, ignoring exact_counts.

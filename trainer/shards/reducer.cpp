@@ -113,9 +113,10 @@ std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesyst
   return exact->WriteExactCounts(dir.string());
 }
 
-void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
-  view.Write(dir.string());
+std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
+  std::vector<std::string> digests = view.Write(dir.string());
   WriteFallbackSidecar(reduced, dir);
+  return digests;
 }
 
 Accumulators DoubleView(const ReducedPass& reduced, unsigned threads) {

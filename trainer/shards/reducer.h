@@ -81,7 +81,8 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 //    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
 std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
-void WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
+// Returns the count files' SHA-256, in kBwCountFiles order, from the bytes written.
+std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 
 // The statistics as re-estimation reads them: `accumulators`, or in exact mode the exact sums'
 // double view (converted on up to `threads` threads).

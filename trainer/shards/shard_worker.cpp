@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -154,11 +155,11 @@ void RunShardTask(const ShardTask& task) {
     // per file.
     std::optional<DirectorySyncScope> payload_sync;
     if (!task.coordinator_syncs) payload_sync.emplace(dir);
-    // Each file hashed by the thread that wrote it, before the fsyncs: the disk writes them back
-    // meanwhile (their write-back has started).
-    const auto hashed = [&dir](const std::string& name) {
+    // Each file hashed by the thread that wrote it, from the bytes written (the multipron sidecar,
+    // small, read back), before any fsync: the disk writes them back meanwhile.
+    const auto listed = [&dir](const std::string& name, std::string digest) {
       const fs::path path = dir / name;
-      return PayloadFile{name, static_cast<std::uint64_t>(fs::file_size(path)), Sha256OfFile(path)};
+      return PayloadFile{name, static_cast<std::uint64_t>(fs::file_size(path)), digest.empty() ? Sha256OfFile(path) : std::move(digest)};
     };
     std::future<PayloadFile> exact_counts = std::async(std::launch::async, [&] {
       const ThreadCpuSeconds before = ThisThreadCpu();
@@ -171,11 +172,20 @@ void RunShardTask(const ShardTask& task) {
     artifact.payload.resize(names.size());  // in the order of `names`
     std::size_t exact_counts_at = names.size();
     try {
-      WriteBwCountFiles(dir.string(), result.accumulators.shape(), result.accumulators.pass2var(), result.accumulators.CountFloats());
+      // bw's count files hashed as they are written; the multipron sidecar (small) read back.
+      const std::vector<std::string> count_digests = WriteBwCountFiles(dir.string(), result.accumulators.shape(),
+                                                                       result.accumulators.pass2var(), result.accumulators.CountFloats());
       if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
       for (std::size_t i = 0; i < names.size(); ++i) {
-        if (names[i] == "exact_counts") exact_counts_at = i;
-        else artifact.payload[i] = hashed(names[i]);
+        if (names[i] == "exact_counts") {
+          exact_counts_at = i;
+          continue;
+        }
+        std::string digest;
+        for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+          if (names[i] == kBwCountFiles[f]) digest = count_digests[f];
+        }
+        artifact.payload[i] = listed(names[i], std::move(digest));
       }
     } catch (...) {
       exact_counts.wait();  // no file of the scope is still being written when it ends

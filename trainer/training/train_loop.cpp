@@ -338,9 +338,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
   // at once: one writes accum/exact_counts from the exact sums, hashing the bytes as it writes
-  // them, and frees them; one writes bw's files of accum/ from the view and hashes them, once the
-  // exact sums are freed (their buffers would otherwise add to the peak memory); this thread
-  // re-estimates and writes model/. On a tied CD model each takes a few milliseconds
+  // them, and frees them; one writes bw's files of accum/ from the view, also hashing each as it
+  // is written, once the exact sums are freed (their buffers would otherwise add to the peak
+  // memory); this thread re-estimates and writes model/. On a tied CD model each takes a few milliseconds
   // (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
@@ -363,11 +363,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   });
   std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {
     exact_freed.wait();
-    WriteReducedCountFiles(reduced, statistics, accum_dir);
+    const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
-    for (const char* name : kBwCountFiles) {
-      written.push_back({std::string("accum/") + name, Sha256OfFile(accum_dir / name)});
-    }
+    for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;
   });
   // Should this thread throw before it collects them, the exact_counts part runs or ends first (a

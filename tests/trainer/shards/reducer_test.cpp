@@ -2,20 +2,24 @@
 // gives re-estimation the reduced statistics and leaves the exact sums; TakeDoubleView moves the
 // float32 accumulators out and leaves the exact sums; WriteAndReleaseExactCounts and
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
-// bytes WriteReducedStatistics writes, in both reduction modes, and free the exact sums.
+// bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
+// wrote, and free the exact sums.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "accumulators/exact_accumulators.h"
 #include "accumulators/exact_sum.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "shards/artifact_validator.h"
 #include "shards/fallback_sidecar.h"
 #include "shards/reducer.h"
@@ -51,12 +55,18 @@ class ReducedPassFiles : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   // Every file of `a` has the same bytes in `b`, and `b` has no other file.
-  // As the training loop writes accum/: exact_counts on a second thread, the rest on this one.
+  // As the training loop writes accum/: exact_counts on a second thread, the rest on this one. The
+  // digests each returns (of the bytes written) are those of the files.
   static void WriteOnTwoThreads(ReducedPass& reduced, const Accumulators& view, const fs::path& dir) {
     fs::create_directories(dir);
-    std::thread exact_counts([&] { WriteAndReleaseExactCounts(reduced, dir); });
-    WriteReducedCountFiles(reduced, view, dir);
+    const bool exact = reduced.exact.has_value();
+    std::string exact_digest;
+    std::thread exact_counts([&] { exact_digest = WriteAndReleaseExactCounts(reduced, dir); });
+    const std::vector<std::string> count_digests = WriteReducedCountFiles(reduced, view, dir);
     exact_counts.join();
+    EXPECT_EQ(exact_digest, exact ? Sha256OfFile(dir / "exact_counts") : "");
+    ASSERT_EQ(count_digests.size(), std::size(kBwCountFiles));
+    for (std::size_t f = 0; f < count_digests.size(); ++f) EXPECT_EQ(count_digests[f], Sha256OfFile(dir / kBwCountFiles[f])) << kBwCountFiles[f];
   }
   static void ExpectSameFiles(const fs::path& a, const fs::path& b) {
     std::size_t n = 0;
