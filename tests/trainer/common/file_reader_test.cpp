@@ -51,7 +51,8 @@ TEST_F(SequentialFileReaderTest, EveryByteInOrderAndTheDigestOfThemWhateverTheRe
   // Sizes around the 1 MiB block, and an empty file.
   for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{1} << 20, (std::size_t{1} << 20) + 1, std::size_t{3'000'017}}) {
     const std::string bytes = RandomBytes(size, static_cast<unsigned>(size));
-    const fs::path path = Write("f" + std::to_string(size), bytes);
+    const std::string name = std::string("f").append(std::to_string(size));
+    const fs::path path = Write(name, bytes);
     for (std::size_t cut : {std::size_t{16}, std::size_t{65536}, std::size_t{1'000'003}, std::size_t{4} << 20}) {
       SCOPED_TRACE("size " + std::to_string(size) + ", reads of " + std::to_string(cut));
       SequentialFileReader reader(path, SequentialFileReader::Hashing::kSha256);

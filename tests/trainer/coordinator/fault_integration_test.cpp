@@ -590,7 +590,9 @@ TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRenam
     bool renamed = false;
     for (const auto& [pid, call] : calls) {
       const bool sync = call.rfind("fsync(", 0) == 0 || call.rfind("fdatasync(", 0) == 0;
-      if (sync) EXPECT_EQ(pid, coordinator) << "a worker synced: " << call;
+      if (sync) {
+        EXPECT_EQ(pid, coordinator) << "a worker synced: " << call;
+      }
       if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) renamed = true;
       if (!sync || renamed) continue;
       const std::size_t open = call.find('<'), close = call.find('>', open);
