@@ -1,5 +1,7 @@
-// Validation of a pass's shard artifacts before anything is reduced (the runtime guard). Artifacts
-// are treated as untrusted input: they may come from other processes and, later, other machines.
+// Validation of a pass's shard artifacts before anything is reduced (the runtime guard; in exact
+// mode the coordinator leaves exact_counts' digest to the reducer, which checks it on the bytes it
+// adds: PayloadDigests below). Artifacts are treated as untrusted input: they may come from other
+// processes and, later, other machines.
 //
 // For every shard, in ascending order: the shard directory and artifact.json are real files (no
 // symlinks), artifact.json is well-formed and not oversized; pass, shard id, shard count and all
