@@ -38,9 +38,6 @@ int RunWorker(int argc, char** argv) {
     // from that parent (never from an inherited environment, e.g. a Slurm job's), and only for the
     // very same, unchanged file (provenance/code_file_stamps.h).
     if (const char* stamps = std::getenv(kCodeFileStampsVariable)) AcceptCodeFileStamps(DecodeCodeFileStamps(stamps));
-    // Its parent, the coordinator, shares this machine's page cache and fsyncs the shard's files
-    // with its pass (shards/shard_worker.h ShardTask::coordinator_syncs).
-    task.coordinator_syncs = true;
   }
   // Bad input (exit 2) is reported to the coordinator in SHARD_DIR/failure.json as well as on stderr,
   // so that it fails the pass as an input error with this message (coordinator/worker_failure.h).

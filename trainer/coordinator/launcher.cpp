@@ -81,6 +81,7 @@ std::vector<std::string> WorkerArguments(const ShardTask& task) {
   add(f::kReduction, ReductionModeName(in.reduction));
   add(f::kOut, task.shard_dir);
   add(f::kCoordinatorPid, std::to_string(::getpid()));
+  if (task.coordinator_syncs) add(f::kCoordinatorSyncs, "yes");
   add(f::kCmn, o.features.cmn == CmnMode::kBatch ? "batch" : "none");
   add(f::kVarnorm, o.features.varnorm ? "yes" : "no");
   add(f::kTopn, std::to_string(o.model.topn));
@@ -246,7 +247,9 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
       fs::create_directories(task.shard_dir);
       const std::string log = (fs::path(task.shard_dir) / "worker.stderr").string();
       std::error_code ec;
-      bp::child child(bp::exe = executable_, bp::args = WorkerArguments(task), bp::std_out > log, bp::std_err > log,
+      ShardTask local = task;
+      local.coordinator_syncs = true;  // its child, on this machine: RunShardedPass fsyncs its files
+      bp::child child(bp::exe = executable_, bp::args = WorkerArguments(local), bp::std_out > log, bp::std_err > log,
                       bp::std_in < bp::null, bp::env[kCodeFileStampsVariable] = code_file_stamps, ec);
       if (ec) {
         failure = "shard " + std::to_string(task.shard) + ": cannot start worker " + executable_ + ": " + ec.message();

@@ -80,7 +80,10 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                        ? PayloadDigests::kExactCountsByTheReducer
                                        : PayloadDigests::kAll;
     try {
-      if (!expected) expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
+      if (!expected) {
+        expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
+        if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
+      }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
     } catch (...) {
       rejections[shard] = std::current_exception();

@@ -43,8 +43,9 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // shard is validated (ValidateShard) when the launcher reports it finished, and reduced then (exact
 // mode, where the reducer checks exact_counts' digest on the bytes it adds: PayloadDigests) or once
 // it and every lower shard are valid (float32 mode). Throws, after the launcher
-// returns: the lowest shard's ArtifactRejected, else a reduction error, else a TrainingError for a
-// shard never reported, else the reduction's range check (ShardReducer::Finish).
+// returns: the lowest shard's ArtifactRejected, else a reduction error (a failed fsync of the last
+// shard's files among them), else a TrainingError for a shard never reported, else a failed fsync
+// of an earlier shard's files, else the reduction's range check (ShardReducer::Finish).
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher,
                                  const std::optional<std::string>& model_fingerprint = std::nullopt);

@@ -20,6 +20,7 @@ inline constexpr const char kShard[] = "shard";
 inline constexpr const char kShards[] = "shards";
 inline constexpr const char kOut[] = "out";
 inline constexpr const char kCoordinatorPid[] = "coordinator-pid";
+inline constexpr const char kCoordinatorSyncs[] = "coordinator-syncs";
 // PassInputs' options: --reduction and the E-step's (AccumulateOptions).
 inline constexpr const char kReduction[] = "reduction";
 inline constexpr const char kCmn[] = "cmn";

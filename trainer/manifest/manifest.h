@@ -106,8 +106,9 @@ void CheckManifest(const Manifest& manifest, const std::filesystem::path& corpus
 // Whether every feature file exists under `corpus_root` as a regular file: CheckManifest's first
 // test of each file, without reading any (each directory is listed once; a symbolic link or a file
 // of a directory that cannot be listed is looked at with fstatat).
-// A directory that lists more than `listing_limit` names (by default 4 per manifest entry, plus
-// 1,024) is not listed to its end: its files are looked at one by one.
+// At most `listing_limit` names are read from directories (all together; by default 4 per manifest
+// entry, plus 1,024): a directory whose listing would exceed it is not listed to its end, and its
+// files, and those of the directories after it, are looked at one by one.
 bool FeatureFilesPresent(const Manifest& manifest, const std::filesystem::path& corpus_root, std::size_t listing_limit = 0);
 
 // Checks that every transcript word has an entry in `merged` (main + filler dictionary; literal,

@@ -12,6 +12,8 @@ namespace pstrain {
 
 ShardReducer::ShardReducer(std::filesystem::path pass_dir, ReductionMode mode) : pass_dir_(std::move(pass_dir)), mode_(mode) {}
 
+void ShardReducer::ExpectStatistics(const AccumulatorShape& shape, bool pass2var) { expected_statistics_.emplace(shape, pass2var); }
+
 bool ShardReducer::Takes(std::uint32_t shard) const {
   if (mode_ != ReductionMode::kExact) return shard == n_added_;
   return shard >= added_.size() || !added_[shard];
@@ -27,6 +29,32 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
   FixedFromHex(artifact.log_likelihood_exact, log_likelihood);  // validated before
   log_likelihood_carry_ += AddFixedWrapping(log_likelihood_, log_likelihood);  // range checked in Finish
   reduced_.total_frames += artifact.total_frames;
+  if (mode_ == ReductionMode::kExact) {
+    // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
+    const std::string path = dir + "/exact_counts";
+    std::string sha256;
+    try {
+      // Sized from the validated expectation when there is one (ExpectStatistics), never from a
+      // header read now: a file that changed since cannot make the sums larger.
+      if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
+      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
+      else reduced_.exact->AddFile(dir, &sha256);
+    } catch (const InputError& error) {
+      // Validated before (its size and header at least): it changed since, or cannot be read.
+      partly_added_ = true;
+      throw ArtifactRejected(shard, path, "payload-sha256", std::string("not the file validated: ") + error.what());
+    }
+    const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
+                                     [](const PayloadFile& file) { return file.name == "exact_counts"; });
+    if (listed == artifact.payload.end() || listed->sha256 != sha256) {
+      partly_added_ = true;
+      throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+    }
+  } else {
+    const Accumulators shard_stats = Accumulators::ReadBwFormat(dir);
+    if (shard == 0) reduced_.accumulators = shard_stats;
+    else reduced_.accumulators.AddInFloat32(shard_stats, dir);
+  }
   const bool has_sidecar = !artifact.payload.empty() && artifact.payload.back().name == kFallbackSidecarFile;
   if (has_sidecar) {
     const std::filesystem::path path = std::filesystem::path(dir) / kFallbackSidecarFile;
@@ -45,29 +73,6 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
                           std::to_string(reduced_.fallback_senones.size()));
     }
     for (std::size_t i = 0; i < flags.size(); ++i) reduced_.fallback_senones[i] |= flags[i];
-  }
-  if (mode_ == ReductionMode::kExact) {
-    // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
-    const std::string path = dir + "/exact_counts";
-    std::string sha256;
-    try {
-      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
-      else reduced_.exact->AddFile(dir, &sha256);
-    } catch (const InputError& error) {
-      // Validated before (its size and header at least): it changed since, or cannot be read.
-      partly_added_ = true;
-      throw ArtifactRejected(shard, path, "payload-sha256", std::string("not the file validated: ") + error.what());
-    }
-    const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
-                                     [](const PayloadFile& file) { return file.name == "exact_counts"; });
-    if (listed == artifact.payload.end() || listed->sha256 != sha256) {
-      partly_added_ = true;
-      throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
-    }
-  } else {
-    const Accumulators shard_stats = Accumulators::ReadBwFormat(dir);
-    if (shard == 0) reduced_.accumulators = shard_stats;
-    else reduced_.accumulators.AddInFloat32(shard_stats, dir);
   }
   if (shard >= added_.size()) added_.resize(shard + 1, false);
   added_[shard] = true;

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "accumulators/exact_accumulators.h"
@@ -43,6 +44,10 @@ struct ReducedPass {
 class ShardReducer {
  public:
   ShardReducer(std::filesystem::path pass_dir, ReductionMode mode);
+  // The shape and variance kind every shard's exact_counts must have (the validated expectation,
+  // validator.h PassExpectation): the exact sums are then sized from them, before the first shard
+  // is added, and a file whose header differs is rejected before anything is allocated for it.
+  void ExpectStatistics(const AccumulatorShape& shape, bool pass2var);
   void Add(std::uint32_t shard, const ShardArtifact& artifact);
   // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
   bool Takes(std::uint32_t shard) const;
@@ -56,6 +61,7 @@ class ShardReducer {
   std::vector<bool> added_;  // by shard id
   std::uint32_t n_added_ = 0;
   bool partly_added_ = false;  // a shard rejected while its exact_counts was being added
+  std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
   std::int64_t log_likelihood_carry_ = 0;

@@ -170,7 +170,8 @@ void FlipMiddleByte(const fs::path& file) {
 
 // exact_counts' digest is checked by the reducer as it adds the file (PayloadDigests): a modified
 // one is still rejected by "payload-sha256", as its own shard, the lowest first, whichever shard
-// was reduced first.
+// was reduced first. (The files change before validation here; a change between validation and
+// reduction is reducer_test's AShardWhoseExactCountsChangedAfterValidationIsRejected.)
 TEST(ShardsCheckedAsTheyFinish, AModifiedExactCountsIsRejectedAsItsShardWhicheverFinishedFirst) {
   const fs::path dir = FreshDir("pass-runner/exact-counts-modified");
   const PassInputs inputs = SmallPassInputs(dir);

@@ -57,6 +57,7 @@ ShardTask UnusualTask() {
   task.shard = 2;
   task.shard_count = 5;
   task.shard_dir = (StagingPassDir("/r", 3) / ShardDirName(2)).string();
+  task.coordinator_syncs = true;
   return task;
 }
 
@@ -65,6 +66,7 @@ void ExpectSameTask(const cli::WorkerCommandLine& parsed, const ShardTask& task)
   EXPECT_EQ(parsed.task.shard, task.shard);
   EXPECT_EQ(parsed.task.shard_count, task.shard_count);
   EXPECT_EQ(parsed.task.shard_dir, task.shard_dir);
+  EXPECT_EQ(parsed.task.coordinator_syncs, task.coordinator_syncs);
   EXPECT_EQ(parsed.coordinator_pid, ::getpid());
   const PassInputs& a = parsed.task.inputs;
   const PassInputs& b = task.inputs;
@@ -102,6 +104,7 @@ TEST(WorkerArguments, DefaultsAndTheLinearPathParseBackToo) {
   task.shard_dir = (StagingPassDir(std::filesystem::path(), 1) / ShardDirName(0)).string();
   const std::vector<std::string> args = WorkerArguments(task);
   EXPECT_EQ(std::count(args.begin(), args.end(), worker_flag::Dashed(worker_flag::kMultipron)), 0);  // linear path: no flag
+  EXPECT_EQ(std::count(args.begin(), args.end(), worker_flag::Dashed(worker_flag::kCoordinatorSyncs)), 0);  // the worker fsyncs
   const cli::WorkerCommandLine parsed = ParseWorker(args);
   ExpectSameTask(parsed, task);
   EXPECT_FALSE(parsed.task.inputs.options.multipron);

@@ -218,19 +218,29 @@ TEST_F(ReducerOverflow, AShardWhoseExactCountsChangedAfterValidationIsRejected) 
   for (const Change& change : changes) {
     SCOPED_TRACE(change.name);
     WriteFileAtomic(file, change.bytes);
-    // With shard 2 (-0.75 of the range), the sums would be in range: Finish refuses them anyway.
+    // Each order, the other shard added too (as the coordinator goes on with the others): with
+    // shard 2 (-0.75 of the range) the sums would be in range, and Finish refuses them anyway.
     for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{2, 1}, std::vector<std::uint32_t>{1, 2}}) {
       ShardReducer reducer(dir_, ReductionMode::kExact);
-      try {
-        for (std::uint32_t s : order) reducer.Add(s, artifacts_[s]);
-        FAIL() << "the changed exact_counts was added";
-      } catch (const ArtifactRejected& rejected) {
-        EXPECT_EQ(rejected.shard(), 1u);
-        EXPECT_EQ(rejected.file(), file.string());
-        EXPECT_EQ(rejected.check(), "payload-sha256");
-        EXPECT_NE(std::string(rejected.what()).find(change.detail), std::string::npos) << rejected.what();
+      std::size_t rejections = 0;
+      for (std::uint32_t s : order) {
+        try {
+          reducer.Add(s, artifacts_[s]);
+        } catch (const ArtifactRejected& rejected) {
+          ++rejections;
+          EXPECT_EQ(rejected.shard(), 1u);
+          EXPECT_EQ(rejected.file(), file.string());
+          EXPECT_EQ(rejected.check(), "payload-sha256");
+          EXPECT_NE(std::string(rejected.what()).find(change.detail), std::string::npos) << rejected.what();
+        }
       }
-      EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+      EXPECT_EQ(rejections, 1u) << "the changed exact_counts was added";
+      try {
+        (void)std::move(reducer).Finish();
+        ADD_FAILURE() << "sums holding part of a rejected shard were accepted";
+      } catch (const TrainingError& error) {
+        EXPECT_NE(std::string(error.what()).find("part of a rejected shard"), std::string::npos) << error.what();
+      }
     }
   }
   WriteFileAtomic(file, original);
@@ -238,6 +248,33 @@ TEST_F(ReducerOverflow, AShardWhoseExactCountsChangedAfterValidationIsRejected) 
   reducer.Add(1, artifacts_[1]);
   reducer.Add(2, artifacts_[2]);
   EXPECT_NO_THROW((void)std::move(reducer).Finish());
+}
+
+// With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
+// them: a shard whose exact_counts, self-consistent, has another shape (the file replaced after
+// validation) is rejected before anything is sized from its header.
+TEST_F(ReducerOverflow, TheSumsAreSizedFromTheExpectationNotFromAHeader) {
+  WriteShards();
+  ExactAccumulators other(AccumulatorShape{40, 1, 2, 1, 1}, false);
+  other.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+  const fs::path dir = dir_ / ShardDirName(0);
+  const std::string digest = other.WriteExactCounts(dir.string());
+  ShardArtifact replaced = artifacts_[0];
+  replaced.payload = {{"exact_counts", fs::file_size(dir / "exact_counts"), digest}};  // its own digest
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(AccumulatorShape{1, 1, 2, 1, 1}, false);
+    try {
+      reducer.Add(0, replaced);
+      ADD_FAILURE() << "statistics of another shape were added";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_NE(std::string(rejected.what()).find("dimensions do not match"), std::string::npos) << rejected.what();
+    }
+  }
+  ShardReducer unexpecting(dir_, ReductionMode::kExact);  // without the expectation the header decides
+  EXPECT_NO_THROW(unexpecting.Add(0, replaced));
+  EXPECT_EQ(std::move(unexpecting).Finish().exact->shape().n_senones, 40u);
 }
 
 }  // namespace
