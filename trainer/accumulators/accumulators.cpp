@@ -136,16 +136,23 @@ void Accumulators::AddInFloat32(const Accumulators& other, const std::string& wh
   add(tmat_, other.tmat_);
 }
 
-Accumulators Accumulators::ReadBwFormat(const std::string& dir_string) {
+Accumulators Accumulators::ReadBwFormat(const std::string& dir_string, std::vector<std::string>* sha256) {
   const fs::path dir(dir_string);
   if (!fs::is_directory(dir)) throw FileError(dir_string, "accumulator directory does not exist");
   for (const char* name : kBwCountFiles) {
     if (!fs::is_regular_file(dir / name)) throw FileError((dir / name).string(), "accumulator file is missing");
   }
+  if (sha256) sha256->clear();
+  // Each file read once; with `sha256`, hashed from the bytes decoded.
+  const auto read = [&](const char* name) {
+    std::vector<std::uint8_t> bytes = ReadRegularFileBytes(dir / name);
+    if (sha256) sha256->push_back(Sha256Hex(bytes.data(), bytes.size()));
+    return bytes;
+  };
   const std::string gauden_path = (dir / "gauden_counts").string();
-  GaudenCounts g = ReadGaudenCountsFile(gauden_path);
-  Array3D mixw = ReadArray3DFile((dir / "mixw_counts").string());
-  Array3D tmat = ReadArray3DFile((dir / "tmat_counts").string());
+  GaudenCounts g = DecodeGaudenCountsFile(read(kBwCountFiles[0]), gauden_path);
+  Array3D mixw = DecodeArray3DFile(read(kBwCountFiles[1]), (dir / "mixw_counts").string());
+  Array3D tmat = DecodeArray3DFile(read(kBwCountFiles[2]), (dir / "tmat_counts").string());
   if (!g.has_means || !g.has_vars) throw FileError(gauden_path, "has no mean or no variance accumulators (run bw with -meanreest yes -varreest yes)");
   if (g.n_feat() != 1) throw FileError(gauden_path, "multi-stream accumulators are not supported");
   if (mixw.d1 != g.n_cb || mixw.d2 != 1 || mixw.d3 != g.n_density) {

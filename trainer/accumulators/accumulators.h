@@ -90,8 +90,10 @@ class Accumulators {
   std::vector<std::string> Write(const std::string& dir) const;
   // Reads a directory written by pstrain (exact_counts) or by SphinxTrain's bw.
   static Accumulators Read(const std::string& dir);
-  // Reads only the three bw-format (float32) files, ignoring exact_counts.
-  static Accumulators ReadBwFormat(const std::string& dir);
+  // Reads only the three bw-format (float32) files, ignoring exact_counts; each must be a regular
+  // file, read once. With `sha256`, it receives each file's SHA-256 in kBwCountFiles order, of the
+  // bytes the statistics were decoded from (the float32 reducer's check of a shard's payload).
+  static Accumulators ReadBwFormat(const std::string& dir, std::vector<std::string>* sha256 = nullptr);
   // SphinxTrain's reduction: every element becomes float32(float32(this) + float32(other)).
   void AddInFloat32(const Accumulators& other, const std::string& what);
 

@@ -74,11 +74,12 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
   auto shard_done = [&](std::size_t shard) {
-    // In exact mode the reducer hashes exact_counts as it adds it (read once, and what is added is
-    // what was checked); a shard that will not be reduced, after a reduction error, is hashed here.
-    const PayloadDigests digests = inputs.reduction == ReductionMode::kExact && !reduction_error
-                                       ? PayloadDigests::kExactCountsByTheReducer
-                                       : PayloadDigests::kAll;
+    // The reducer hashes the files it adds as it reads them (exact_counts in exact mode, bw's count
+    // files in float32 mode: read once, and what is added is what was checked); a shard that will
+    // not be reduced, after a reduction error, is hashed here.
+    const PayloadDigests digests = reduction_error                                  ? PayloadDigests::kAll
+                                   : inputs.reduction == ReductionMode::kExact ? PayloadDigests::kExactCountsByTheReducer
+                                                                                : PayloadDigests::kCountFilesByTheReducer;
     try {
       if (!expected) {
         expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
@@ -110,8 +111,10 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
           reducer.Add(next, *artifacts[next]);
         }
       }
-    } catch (const ArtifactRejected&) {
-      rejections[shard] = std::current_exception();  // exact_counts' digest (above)
+    } catch (const ArtifactRejected& rejected) {
+      // A digest the reducer checked (above): the rejected shard's (in float32 mode maybe a lower
+      // one than the shard just reported).
+      if (rejected.shard() < shard_count) rejections[rejected.shard()] = std::current_exception();
     } catch (...) {
       reduction_error = std::current_exception();
     }

@@ -41,8 +41,8 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 
 // Runs pass `pass` with `shard_count` shards whose directories are created under `work_dir`. Each
 // shard is validated (ValidateShard) when the launcher reports it finished, and reduced then (exact
-// mode, where the reducer checks exact_counts' digest on the bytes it adds: PayloadDigests) or once
-// it and every lower shard are valid (float32 mode). Throws, after the launcher
+// mode) or once it and every lower shard are valid (float32 mode); the reducer checks the digests of
+// the files it adds on the bytes it adds (PayloadDigests). Throws, after the launcher
 // returns: the lowest shard's ArtifactRejected, else a reduction error (a failed fsync of the last
 // shard's files among them), else a TrainingError for a shard never reported, else a failed fsync
 // of an earlier shard's files, else the reduction's range check (ShardReducer::Finish).

@@ -101,8 +101,10 @@ std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
 
 void WriteArray3DFile(const std::string& path, const Array3D& a) { WriteFileAtomic(path, EncodeArray3DFile(a)); }
 
-GaudenCounts ReadGaudenCountsFile(const std::string& path) {
-  S3File file = ReadS3(path);
+GaudenCounts ReadGaudenCountsFile(const std::string& path) { return DecodeGaudenCountsFile(ReadFileBytes(path), path); }
+
+GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3File file = ParseS3(bytes, path);
   S3Cursor in(file, path);
   GaudenCounts c;
   auto flag = [&](const char* name) {

@@ -70,6 +70,8 @@ struct GaudenCounts {
 };
 
 GaudenCounts ReadGaudenCountsFile(const std::string& path);
+// The same from the file's bytes (`path` names it in errors).
+GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 

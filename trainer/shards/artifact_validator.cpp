@@ -4,6 +4,8 @@
 
 #include "shards/artifact_validator.h"
 
+#include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -190,7 +192,11 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
   std::vector<Prechecked> prechecked(a.payload.size());
   // exact_counts' digest, when the reducer checks it on the bytes it adds (PayloadDigests).
   const auto digest_left_to_reducer = [&](const std::string& name) {
-    return digests == PayloadDigests::kExactCountsByTheReducer && name == "exact_counts";
+    if (digests == PayloadDigests::kExactCountsByTheReducer) return name == "exact_counts";
+    if (digests == PayloadDigests::kCountFilesByTheReducer) {
+      return std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), name) != std::end(kBwCountFiles);
+    }
+    return false;
   };
   ParallelFor(a.payload.size(), CheckParallelism(), [&](std::size_t i) {
     if (a.payload[i].name != names[i]) return;

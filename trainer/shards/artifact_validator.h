@@ -1,7 +1,7 @@
-// Validation of a pass's shard artifacts before anything is reduced (the runtime guard; in exact
-// mode the coordinator leaves exact_counts' digest to the reducer, which checks it on the bytes it
-// adds: PayloadDigests below). Artifacts are treated as untrusted input: they may come from other
-// processes and, later, other machines.
+// Validation of a pass's shard artifacts before anything is reduced (the runtime guard; the
+// coordinator leaves the digests of the files the reducer adds to the reducer, which checks them on
+// the bytes it adds: PayloadDigests below). Artifacts are treated as untrusted input: they may come
+// from other processes and, later, other machines.
 //
 // For every shard, in ascending order: the shard directory and artifact.json are real files (no
 // symlinks), artifact.json is well-formed and not oversized; pass, shard id, shard count and all
@@ -10,7 +10,7 @@
 // processed and skipped partition the assigned ids without duplicates, retried ids are assigned
 // ids; processed_frames add up to total_frames; the exact log-likelihood matches its double; the
 // payload lists exactly the expected files, each a regular file inside the shard directory with the
-// recorded size, SHA-256 (exact_counts' may be left to the reducer: PayloadDigests) and a valid
+// recorded size, SHA-256 (those the reducer adds may be left to it: PayloadDigests) and a valid
 // header (exact_counts: of the pass's statistics' shape, when the expectation has it);
 // payload_sha256 covers them.
 #pragma once
@@ -69,6 +69,9 @@ enum class PayloadDigests {
   // rejects as "payload-sha256", as here): the coordinator's way in exact mode. The file is read
   // once, and what is added is what was checked, even if the file changes after this validation.
   kExactCountsByTheReducer,
+  // All but bw's three count files, which the float32 reducer checks the same way (and rejects
+  // before adding anything of the shard).
+  kCountFilesByTheReducer,
 };
 
 // Validates the artifact of one shard of the pass directory (every check above, the payload's

@@ -51,7 +51,22 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
       throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
     }
   } else {
-    const Accumulators shard_stats = Accumulators::ReadBwFormat(dir);
+    // The count files' digests, of the bytes added (ValidateShard may have left them to here).
+    std::vector<std::string> sha256;
+    Accumulators shard_stats;
+    try {
+      shard_stats = Accumulators::ReadBwFormat(dir, &sha256);
+    } catch (const InputError& error) {
+      throw ArtifactRejected(shard, dir, "payload-sha256", std::string("not the files validated: ") + error.what());
+    }
+    for (std::size_t f = 0; f < sha256.size(); ++f) {
+      const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
+                                       [f](const PayloadFile& file) { return file.name == kBwCountFiles[f]; });
+      if (listed == artifact.payload.end() || listed->sha256 != sha256[f]) {
+        throw ArtifactRejected(shard, dir + "/" + kBwCountFiles[f], "payload-sha256",
+                               "SHA-256 does not match the artifact (modified or swapped payload)");
+      }
+    }
     if (shard == 0) reduced_.accumulators = shard_stats;
     else reduced_.accumulators.AddInFloat32(shard_stats, dir);
   }

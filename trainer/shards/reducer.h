@@ -31,9 +31,10 @@ struct ReducedPass {
 
 // The reduction of one pass, a shard at a time, each artifact as ValidateShard returned it
 // (sidecars included; a shard whose payload lists the activation sidecar contributes it to the
-// union). In exact mode Add hashes exact_counts as it adds it and rejects the shard
-// (ArtifactRejected, "payload-sha256") when the digest is not the one its artifact lists, or the
-// file no longer reads as validated: the sums hold only bytes whose digest was checked. The
+// union). In exact mode Add hashes exact_counts as it adds it, in float32 mode bw's count files as it
+// reads them (before adding anything), and rejects the shard (ArtifactRejected, "payload-sha256")
+// when a digest is not the one its artifact lists, or a file no longer reads as validated: the sums
+// hold only bytes whose digest was checked. The
 // rejected shard's bytes may already be in the sums then, and Finish refuses them (the pass fails). In exact mode the shards may come in any order, each once; in float32 mode in ascending
 // shard id, Add(0, a0), Add(1, a1), ... (anything else is a TrainingError). Holds the running sums
 // and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "accumulators/exact_accumulators.h"
@@ -275,6 +276,58 @@ TEST_F(ReducerOverflow, TheSumsAreSizedFromTheExpectationNotFromAHeader) {
   ShardReducer unexpecting(dir_, ReductionMode::kExact);  // without the expectation the header decides
   EXPECT_NO_THROW(unexpecting.Add(0, replaced));
   EXPECT_EQ(std::move(unexpecting).Finish().exact->shape().n_senones, 40u);
+}
+
+// The float32 reducer checks the digests of bw's count files on the bytes it decodes (the
+// coordinator's validation leaves them to it, PayloadDigests): a file changed after validation is
+// rejected as its shard, before anything of that shard is added.
+TEST_F(ReducedPassFiles, TheFloat32ReducerAddsOnlyCountFilesWhoseDigestsItChecked) {
+  const AccumulatorShape shape{2, 1, 3, 1, 3};
+  ShardArtifact artifacts[2];
+  for (std::uint32_t s = 0; s < 2; ++s) {
+    Accumulators acc(shape, false);
+    acc.dnom(1, 0) = 1.5 + s;
+    acc.mean(1, 0)[2] = 0.25 * (s + 1);
+    const fs::path dir = dir_ / ShardDirName(s);
+    const std::vector<std::string> digests = acc.Write(dir.string());
+    for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+      artifacts[s].payload.push_back({kBwCountFiles[f], fs::file_size(dir / kBwCountFiles[f]), digests[f]});
+    }
+    artifacts[s].shard = s;
+    artifacts[s].log_likelihood_exact = FixedToHex(0);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kFloat32);
+    reducer.Add(0, artifacts[0]);
+    reducer.Add(1, artifacts[1]);
+    EXPECT_EQ(std::move(reducer).Finish().accumulators.dnom(1, 0), 4.0);
+  }
+  const fs::path file = dir_ / ShardDirName(1) / "gauden_counts";
+  const std::string original = ReadFileText(file);
+  std::string flipped = original;
+  flipped[flipped.size() - 5] = static_cast<char>(flipped[flipped.size() - 5] ^ 1);  // inside a float: its checksum fails
+  Accumulators other(shape, false);  // a valid file of the same size, other values
+  other.dnom(1, 0) = 9.0;
+  other.Write((dir_ / "other").string());
+  const std::string replaced = ReadFileText(dir_ / "other" / "gauden_counts");
+  ASSERT_EQ(replaced.size(), original.size());
+  for (const auto& [name, changed, detail] : {std::tuple<const char*, std::string, const char*>{"replaced", replaced, "SHA-256 does not match"},
+                                             {"a byte flipped", flipped, "not the files validated"},
+                                             {"truncated", original.substr(0, original.size() - 4), "not the files validated"}}) {
+    SCOPED_TRACE(name);
+    WriteFileAtomic(file, changed);
+    ShardReducer reducer(dir_, ReductionMode::kFloat32);
+    reducer.Add(0, artifacts[0]);
+    try {
+      reducer.Add(1, artifacts[1]);
+      ADD_FAILURE() << "the changed gauden_counts was added";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.shard(), 1u);
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_NE(std::string(rejected.what()).find(detail), std::string::npos) << rejected.what();
+    }
+    EXPECT_EQ(reducer.reduced_shards(), 1u) << "nothing of the rejected shard may be added";
+  }
 }
 
 }  // namespace
