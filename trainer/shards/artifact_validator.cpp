@@ -103,6 +103,10 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
 
 }  // namespace
 
+void RequirePayloadDigest(std::uint32_t shard, const std::string& path, const std::string& listed, const std::string& actual) {
+  if (actual != listed) throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+}
+
 ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const PassExpectation& expected, PayloadDigests digests) {
   const fs::path dir = pass_dir / ShardDirName(shard);
   std::error_code ec;
@@ -227,7 +231,7 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     const std::uint64_t size = fs::file_size(path);
     if (size != file.size) throw ArtifactRejected(shard, path.string(), "payload-size", "size " + std::to_string(size) + " bytes, artifact records " + std::to_string(file.size));
     const Prechecked& pre = prechecked[i];
-    if (!digest_left_to_reducer(file.name) && (pre.digest.empty() ? Sha256OfFile(path) : pre.digest) != file.sha256) throw ArtifactRejected(shard, path.string(), "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
+    if (!digest_left_to_reducer(file.name)) RequirePayloadDigest(shard, path.string(), file.sha256, pre.digest.empty() ? Sha256OfFile(path) : pre.digest);
     if (!pre.format_checked) {
       CheckPayloadHeader(path, file.name, shard, expected);
     } else if (pre.format_error) {

@@ -79,6 +79,11 @@ enum class PayloadDigests {
 ShardArtifact ValidateShard(const std::filesystem::path& pass_dir, std::uint32_t shard, const PassExpectation& expected,
                             PayloadDigests digests = PayloadDigests::kAll);
 
+// The payload-sha256 check, shared by ValidateShard and the reducer (which checks the files it adds):
+// throws ArtifactRejected naming `path` unless `actual`, a digest of the file's bytes, is `listed`,
+// the artifact's.
+void RequirePayloadDigest(std::uint32_t shard, const std::string& path, const std::string& listed, const std::string& actual);
+
 // Validates every shard of the pass directory; returns the artifacts in shard order. Throws
 // ArtifactRejected for the first failing check (lowest shard first).
 std::vector<ShardArtifact> ValidatePass(const std::filesystem::path& pass_dir, const PassExpectation& expected);

@@ -25,6 +25,11 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
                         (mode_ == ReductionMode::kExact ? " reduced twice" : " reduced out of order (expected shard " + std::to_string(n_added_) + ")"));
   }
   const std::string dir = (pass_dir_ / ShardDirName(shard)).string();
+  // The digest the artifact lists for a payload file (none: empty, which no digest matches).
+  const auto listed = [&artifact](const std::string& name) {
+    const auto it = std::find_if(artifact.payload.begin(), artifact.payload.end(), [&name](const PayloadFile& file) { return file.name == name; });
+    return it == artifact.payload.end() ? std::string() : it->sha256;
+  };
   FixedPoint log_likelihood = 0;
   FixedFromHex(artifact.log_likelihood_exact, log_likelihood);  // validated before
   log_likelihood_carry_ += AddFixedWrapping(log_likelihood_, log_likelihood);  // range checked in Finish
@@ -39,16 +44,14 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
       if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
       if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
       else reduced_.exact->AddFile(dir, &sha256);
+      RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
+    } catch (const ArtifactRejected&) {
+      partly_added_ = true;  // the sums hold the file's bytes
+      throw;
     } catch (const InputError& error) {
       // Validated before (its size and header at least): it changed since, or cannot be read.
       partly_added_ = true;
       throw ArtifactRejected(shard, path, "payload-sha256", std::string("not the file validated: ") + error.what());
-    }
-    const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
-                                     [](const PayloadFile& file) { return file.name == "exact_counts"; });
-    if (listed == artifact.payload.end() || listed->sha256 != sha256) {
-      partly_added_ = true;
-      throw ArtifactRejected(shard, path, "payload-sha256", "SHA-256 does not match the artifact (modified or swapped payload)");
     }
   } else {
     // The count files' digests, of the bytes added (ValidateShard may have left them to here).
@@ -59,14 +62,7 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     } catch (const InputError& error) {
       throw ArtifactRejected(shard, dir, "payload-sha256", std::string("not the files validated: ") + error.what());
     }
-    for (std::size_t f = 0; f < sha256.size(); ++f) {
-      const auto listed = std::find_if(artifact.payload.begin(), artifact.payload.end(),
-                                       [f](const PayloadFile& file) { return file.name == kBwCountFiles[f]; });
-      if (listed == artifact.payload.end() || listed->sha256 != sha256[f]) {
-        throw ArtifactRejected(shard, dir + "/" + kBwCountFiles[f], "payload-sha256",
-                               "SHA-256 does not match the artifact (modified or swapped payload)");
-      }
-    }
+    for (std::size_t f = 0; f < sha256.size(); ++f) RequirePayloadDigest(shard, dir + "/" + kBwCountFiles[f], listed(kBwCountFiles[f]), sha256[f]);
     if (shard == 0) reduced_.accumulators = shard_stats;
     else reduced_.accumulators.AddInFloat32(shard_stats, dir);
   }
