@@ -2,11 +2,9 @@
 #include "coordinator/launcher.h"
 
 #include <poll.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process.hpp>
 #include <chrono>
 #include <exception>
 #include <cstdio>
@@ -21,12 +19,12 @@
 #include "common/interrupt.h"
 #include "coordinator/worker_failure.h"
 #include "coordinator/worker_flags.h"
+#include "coordinator/worker_process.h"
 #include "provenance/provenance.h"
 
 namespace pstrain {
 
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 
 namespace {
 
@@ -136,38 +134,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-// A pidfd (Linux 5.3+) of a started worker: poll() on it returns the moment the worker exits. -1
-// where the kernel has no pidfd_open; the launcher then looks every 10 ms, as it always did.
-class PidFd {
- public:
-  explicit PidFd(pid_t pid) {
-#if defined(SYS_pidfd_open)
-    fd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-#else
-    (void)pid;
-#endif
-  }
-  PidFd(PidFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  PidFd& operator=(PidFd&& other) noexcept {
-    if (this != &other) {
-      Close();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  PidFd(const PidFd&) = delete;
-  PidFd& operator=(const PidFd&) = delete;
-  ~PidFd() { Close(); }
-  int fd() const { return fd_; }
-
- private:
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int fd_ = -1;
-};
-
 // Returns when a worker of `fds` has exited, or after at most 50 ms (so that a signal to the
 // coordinator is seen soon); after 10 ms when a pidfd is missing.
 void WaitForAnExit(const std::vector<int>& fds) {
@@ -204,8 +170,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
   InterruptGuard interrupt_guard;
   struct Running {
     std::size_t task;
-    bp::child child;
-    PidFd exit_fd;
+    WorkerProcess process;
   };
   std::vector<Running> running;
   ProgressLine progress(progress_, tasks);
@@ -235,8 +200,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
   auto stop_all = [&]() {
     for (Running& r : running) {
       std::error_code ec;
-      if (r.child.running(ec)) r.child.terminate(ec);  // SIGKILL
-      r.child.wait(ec);
+      r.process.Kill();  // SIGKILL if it still runs; reaped
     }
     running.clear();
   };
@@ -245,18 +209,17 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
     while (next < tasks.size() && running.size() < max_parallel_) {
       const ShardTask& task = tasks[next];
       fs::create_directories(task.shard_dir);
-      const std::string log = (fs::path(task.shard_dir) / "worker.stderr").string();
+      const fs::path log = fs::path(task.shard_dir) / "worker.stderr";
       std::error_code ec;
       ShardTask local = task;
       local.coordinator_syncs = true;  // its child, on this machine: RunShardedPass fsyncs its files
-      bp::child child(bp::exe = executable_, bp::args = WorkerArguments(local), bp::std_out > log, bp::std_err > log,
-                      bp::std_in < bp::null, bp::env[kCodeFileStampsVariable] = code_file_stamps, ec);
+      WorkerProcess process =
+          WorkerProcess::Start(executable_, WorkerArguments(local), log, kCodeFileStampsVariable, code_file_stamps, ec);
       if (ec) {
         failure = "shard " + std::to_string(task.shard) + ": cannot start worker " + executable_ + ": " + ec.message();
         break;
       }
-      PidFd exit_fd(child.id());
-      running.push_back({next, std::move(child), std::move(exit_fd)});
+      running.push_back({next, std::move(process)});
       ++next;
     }
     if (failure) break;
@@ -265,20 +228,18 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
     if (!notify_finished()) break;
     // Reap finished workers; any failure stops the pass.
     for (std::size_t i = 0; i < running.size() && !failure;) {
-      std::error_code ec;
-      if (running[i].child.running(ec)) {
+      if (running[i].process.Running()) {
         ++i;
         continue;
       }
-      running[i].child.wait(ec);
-      const int status = running[i].child.native_exit_code();
+      const int status = running[i].process.Wait();  // (reaped by Running(): its status)
       const ShardTask& task = tasks[running[i].task];
       if (WIFEXITED(status) && WEXITSTATUS(status) == 2) input_failure = ReadWorkerInputError(task.shard_dir);
       if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         const fs::path stderr_log = fs::path(task.shard_dir) / "worker.stderr";
         const fs::path utterance_log = fs::path(task.shard_dir) / "worker.log";
         failure = "pass " + std::to_string(task.pass) + ", shard " + std::to_string(task.shard) + ": worker (pid " +
-                  std::to_string(running[i].child.id()) + ") " + DescribeExit(status) + "; its log " + utterance_log.string() +
+                  std::to_string(running[i].process.pid()) + ") " + DescribeExit(status) + "; its log " + utterance_log.string() +
                   " ends:\n" + Tail(utterance_log, 1000);
         std::error_code size_ec;
         if (fs::file_size(stderr_log, size_ec) > 0 && !size_ec) {
@@ -297,7 +258,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
     }
     if (!running.empty() && finished.empty()) {
       std::vector<int> fds;
-      for (const Running& r : running) fds.push_back(r.exit_fd.fd());
+      for (const Running& r : running) fds.push_back(r.process.exit_fd());
       WaitForAnExit(fds);
     }
   }
