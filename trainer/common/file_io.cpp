@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "common/error.h"
+#include "common/parallel_for.h"
 
 namespace pstrain {
 namespace fs = std::filesystem;
@@ -159,13 +160,19 @@ void DirectorySyncScope::Sync() {
   // Write-back of every file is started first (a hint; errors surface in the fsync), so that the
   // journal commit of the first fsync usually carries the others and they return at once.
   for (const PendingFile& file : files) (void)::sync_file_range(file.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-  std::string failure;
-  for (const PendingFile& file : files) {
-    if (failure.empty() && ::fsync(file.fd) != 0) failure = file.path.string() + ": fsync failed: " + ErrnoText();
+  // The fsyncs side by side, on up to kSyncThreads threads: fsyncs that wait at the same time share
+  // the file system's journal commits and device flushes (28 small files on ext4: 1.5 ms one after
+  // another, 0.9 ms on 4 threads; docs/performance.md). Every descriptor is closed; the error
+  // reported is that of the first failing file in the order above (ParallelFor's lowest index).
+  constexpr unsigned kSyncThreads = 4;
+  ParallelFor(files.size() + existing.size(), kSyncThreads, [&](std::size_t i) {
+    if (i >= files.size()) return FsyncPath(existing[i - files.size()]);
+    const PendingFile& file = files[i];
+    std::string failure;
+    if (::fsync(file.fd) != 0) failure = file.path.string() + ": fsync failed: " + ErrnoText();
     if (::close(file.fd) != 0 && failure.empty()) failure = file.path.string() + ": close failed: " + ErrnoText();
-  }
-  if (!failure.empty()) throw TrainingError(failure);
-  for (const fs::path& path : existing) FsyncPath(path);
+    if (!failure.empty()) throw TrainingError(failure);
+  });
   // Each directory and its parents up to root: a file's entry is durable once its directory is
   // fsynced, and that directory's own entry once its parent is.
   std::set<fs::path> all{root_};
