@@ -36,6 +36,11 @@ constexpr std::string_view kCountKey = "utterances=";
 constexpr std::size_t kSha256HexSize = 64;
 constexpr std::size_t kFieldCount = 4;  // utt id, feature path, sha256, words
 
+// The header line of a manifest of `count` entries, with its newline.
+std::string HeaderLine(std::size_t count) {
+  return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + std::to_string(count) + "\n";
+}
+
 std::string ExpectedHeaderText() {
   return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + "N";
 }
@@ -203,6 +208,16 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
 }
 
 // Parses the header line; returns the utterance count or throws.
+// What Parse requires of every line's bytes, before its fields: LF line ends only, valid UTF-8.
+void CheckLineBytes(std::string_view line, const std::string& path, std::size_t line_number) {
+  if (line.find('\r') != std::string_view::npos) {
+    throw RecordError(path, line_number, "carriage return in line (a manifest has LF line endings only)");
+  }
+  if (const std::size_t bad = InvalidUtf8Offset(line); bad != std::string_view::npos) {
+    throw RecordError(path, line_number, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+  }
+}
+
 std::size_t ParseHeader(std::string_view line, const std::string& path) {
   const std::vector<std::string_view> parts = Split(line, ' ');
   if (parts.empty() || parts[0] != kMagic) {
@@ -267,13 +282,7 @@ std::string Manifest::Serialize() const {
   }
   std::string bytes;
   bytes.reserve(size);
-  bytes += kMagic;
-  bytes += ' ';
-  bytes += std::to_string(kFormatVersion);
-  bytes += ' ';
-  bytes += kCountKey;
-  bytes += std::to_string(entries_.size());
-  bytes += '\n';
+  bytes += HeaderLine(entries_.size());
   for (const ManifestEntry& entry : entries_) {
     bytes += entry.utt_id;
     bytes += '\t';
@@ -290,26 +299,22 @@ std::string Manifest::Serialize() const {
   return bytes;
 }
 
-Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
+Manifest Manifest::Parse(const std::string& bytes, const std::string& path) { return ParseNumbered(bytes, path, 0); }
+
+Manifest Manifest::ParseNumbered(const std::string& bytes, const std::string& path, std::size_t entry_line_offset) {
+  // The line number an error names: the header is line 1; entry lines are shifted when these bytes
+  // hold a range of a larger file (LoadRange).
+  const auto number_of = [entry_line_offset](std::size_t line_idx) { return line_idx + 1 + (line_idx > 0 ? entry_line_offset : 0); };
   if (bytes.empty()) throw FileError(path, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
   if (bytes.starts_with("\xEF\xBB\xBF")) {
     throw RecordError(path, 1, "starts with a UTF-8 byte order mark (a manifest has none)");
   }
   std::vector<std::string_view> lines = Split(bytes, '\n');
   // Split leaves one empty piece after a final '\n'; any other last piece is an unterminated line.
-  if (!lines.back().empty()) throw RecordError(path, lines.size(), "the last line does not end with a newline");
+  if (!lines.back().empty()) throw RecordError(path, number_of(lines.size() - 1), "the last line does not end with a newline");
   lines.pop_back();
 
-  for (std::size_t line_idx = 0; line_idx < lines.size(); ++line_idx) {
-    const std::string_view line = lines[line_idx];
-    const std::size_t line_number = line_idx + 1;
-    if (line.find('\r') != std::string_view::npos) {
-      throw RecordError(path, line_number, "carriage return in line (a manifest has LF line endings only)");
-    }
-    if (const std::size_t bad = InvalidUtf8Offset(line); bad != std::string_view::npos) {
-      throw RecordError(path, line_number, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
-    }
-  }
+  for (std::size_t line_idx = 0; line_idx < lines.size(); ++line_idx) CheckLineBytes(lines[line_idx], path, number_of(line_idx));
 
   const std::size_t declared_count = ParseHeader(lines[0], path);
   std::vector<ManifestEntry> entries;
@@ -319,7 +324,7 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
   first_line_of_id.reserve(lines.size());
   for (std::size_t line_idx = 1; line_idx < lines.size(); ++line_idx) {
     const std::string_view line = lines[line_idx];
-    const std::size_t line_number = line_idx + 1;
+    const std::size_t line_number = number_of(line_idx);
     if (line.empty()) throw RecordError(path, line_number, "blank line");
     // The four fields, found in place (no list of pieces made for every line).
     std::string_view fields[kFieldCount];
@@ -384,6 +389,50 @@ Manifest Manifest::Parse(const std::string& bytes, const std::string& path) {
 }
 
 Manifest Manifest::Load(const fs::path& path) { return Parse(ReadFileText(path), path.string()); }
+
+ManifestRange Manifest::LoadRange(const fs::path& path, const RangeSelector& select) {
+  const std::string name = path.string();
+  const std::string bytes = ReadFileText(path);
+  // The whole file's form, as Parse checks it: not empty, no byte order mark, a newline at the end,
+  // a valid header whose count is the number of lines after it.
+  if (bytes.empty()) throw FileError(name, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
+  if (bytes.starts_with("\xEF\xBB\xBF")) throw RecordError(name, 1, "starts with a UTF-8 byte order mark (a manifest has none)");
+  std::vector<std::size_t> line_starts;  // of the lines after the header
+  std::size_t header_end = std::string::npos;
+  for (std::size_t at = 0; at < bytes.size();) {
+    const void* newline = std::memchr(bytes.data() + at, '\n', bytes.size() - at);
+    if (newline == nullptr) {
+      throw RecordError(name, line_starts.size() + (header_end == std::string::npos ? 1 : 2), "the last line does not end with a newline");
+    }
+    const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(newline) - bytes.data());
+    if (header_end == std::string::npos) {
+      header_end = end;
+    } else {
+      line_starts.push_back(at);
+    }
+    at = end + 1;
+  }
+  const std::string_view header(bytes.data(), header_end);
+  CheckLineBytes(header, name, 1);
+  const std::size_t declared_count = ParseHeader(header, name);
+  if (line_starts.size() != declared_count) {
+    throw RecordError(name, 1, "the header says utterances=" + std::to_string(declared_count) + " but the file lists " +
+                                   std::to_string(line_starts.size()) + " (truncated or edited?)");
+  }
+  const auto [first, last] = select(declared_count);
+  if (!(first < last && last <= declared_count)) {
+    throw TrainingError(name + ": entries [" + std::to_string(first) + ", " + std::to_string(last) + ") asked of a manifest of " +
+                        std::to_string(declared_count));
+  }
+  // The range's lines, contiguous in the file, under a header of their own: a canonical manifest
+  // that Parse checks line by line, each error naming the line's number in the file.
+  const std::size_t from = line_starts[first];
+  const std::size_t to = last < declared_count ? line_starts[last] : bytes.size();
+  std::string part_bytes = HeaderLine(last - first);
+  part_bytes.append(bytes, from, to - from);
+  ManifestRange range{ParseNumbered(part_bytes, name, first), first, declared_count, Sha256Hex(bytes)};
+  return range;
+}
 
 void Manifest::Save(const fs::path& path) const { WriteFileAtomic(path, Serialize()); }
 

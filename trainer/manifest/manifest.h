@@ -13,7 +13,9 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/dictionary.h"
@@ -29,6 +31,8 @@ struct ManifestEntry {
 
   bool operator==(const ManifestEntry&) const = default;
 };
+
+struct ManifestRange;
 
 // An ordered, validated list of utterances. Entry order is the training order.
 class Manifest {
@@ -57,6 +61,15 @@ class Manifest {
   // and the problem.
   static Manifest Parse(const std::string& bytes, const std::string& path);
   static Manifest Load(const std::filesystem::path& path);
+  // Reads the manifest file at `path` whole and hashes it, checks its form (as Parse: not empty, no
+  // byte order mark, a final newline, its header, as many lines as the header counts), and parses
+  // only the entries [first, last) that `select(entries in the file)` returns, each line checked as
+  // Parse checks it (ids unique among them; an error names the line's number in the file). The
+  // other lines are not parsed: what stands for them is the file's SHA-256, which a shard worker
+  // records in its artifact and the coordinator compares with the manifest it parsed whole
+  // (docs/contract.md). `select` may throw; a range that is empty or past the end is a TrainingError.
+  using RangeSelector = std::function<std::pair<std::size_t, std::size_t>(std::size_t)>;
+  static ManifestRange LoadRange(const std::filesystem::path& path, const RangeSelector& select);
   // Writes Serialize() to `path` atomically (WriteFileAtomic).
   void Save(const std::filesystem::path& path) const;
 
@@ -64,10 +77,21 @@ class Manifest {
   // Entries Parse has validated, from the canonical `bytes` they were read from.
   struct Parsed {};
   Manifest(Parsed, std::vector<ManifestEntry> entries, std::string source, const std::string& bytes);
+  // Parse, with the entry lines' numbers in errors shifted by `entry_line_offset` (the entries
+  // before them in the file, when `bytes` hold a range of it under a header of their own).
+  static Manifest ParseNumbered(const std::string& bytes, const std::string& path, std::size_t entry_line_offset);
 
   std::vector<ManifestEntry> entries_;
   std::string source_;
   std::string fingerprint_;
+};
+
+// A range of a manifest file's entries (Manifest::LoadRange).
+struct ManifestRange {
+  Manifest part;                  // the range's entries, a manifest of their own (with its own Fingerprint())
+  std::size_t first = 0;          // the file's index of part.entries()[0]
+  std::size_t file_entries = 0;   // how many entries the whole file lists
+  std::string file_fingerprint;   // lower-case hex SHA-256 of the whole file: Fingerprint() of the whole manifest
 };
 
 // Builds a manifest from SphinxTrain inputs, as bw would read them with `-ctlfn fileids_path

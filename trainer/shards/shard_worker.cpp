@@ -91,18 +91,25 @@ void RunShardTask(const ShardTask& task) {
   // input model replaced while the shard ran cannot be claimed by a shard trained on the old one.
   ModelFileDigests model_digests;
   ModelFiles model = LoadCheckedModel(inputs.model_dir, model_digests);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  // Only this shard's lines of the manifest are parsed; the file's SHA-256, recorded in the
+  // artifact as the manifest fingerprint and compared by the coordinator with the manifest it
+  // parsed whole, stands for the others.
+  const ManifestRange range = Manifest::LoadRange(inputs.manifest_path, [&task](std::size_t n_utterances) {
+    if (task.shard_count == 0 || task.shard >= task.shard_count || task.shard_count > n_utterances) {
+      throw InputError("shard " + std::to_string(task.shard) + " of " + std::to_string(task.shard_count) +
+                       " is not a valid shard of a manifest with " + std::to_string(n_utterances) + " utterances");
+    }
+    const ShardRange shard = ShardOf(task.shard, task.shard_count, n_utterances);
+    return std::pair{shard.begin, shard.end};
+  });
+  const Manifest& entries = range.part;
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));
-  if (task.shard_count == 0 || task.shard >= task.shard_count || task.shard_count > manifest.size()) {
-    throw InputError("shard " + std::to_string(task.shard) + " of " + std::to_string(task.shard_count) +
-                     " is not a valid shard of a manifest with " + std::to_string(manifest.size()) + " utterances");
-  }
-  const ShardRange range = ShardOf(task.shard, task.shard_count, manifest.size());
 
   std::ofstream log(dir / "worker.log");
+  // (numbered in worker.log by their place in the whole manifest)
   CorpusPassResult result =
-      RunCorpusPass(std::move(model), manifest, range.begin, range.end, inputs.corpus_root, dictionary, inputs.options, &log);
+      RunCorpusPass(std::move(model), entries, 0, entries.size(), inputs.corpus_root, dictionary, inputs.options, &log, range.first);
   log.close();
 
   // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
@@ -125,10 +132,10 @@ void RunShardTask(const ShardTask& task) {
   artifact.fingerprints.model = ModelFingerprint(model_digests);
   artifact.fingerprints.config =
       ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
-  artifact.fingerprints.manifest = manifest.Fingerprint();
+  artifact.fingerprints.manifest = range.file_fingerprint;
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);
-  for (std::size_t i = range.begin; i < range.end; ++i) artifact.assigned_ids.push_back(manifest.entries()[i].utt_id);
+  for (const ManifestEntry& entry : entries.entries()) artifact.assigned_ids.push_back(entry.utt_id);
   for (const UtteranceOutcome& outcome : result.outcomes) {
     if (outcome.kind == OutcomeKind::kSkipped) {
       artifact.skipped.push_back({outcome.utt_id, outcome.reason});

@@ -277,6 +277,99 @@ TEST_F(ManifestFilesTest, SaveAndLoad) {
             std::string::npos);
 }
 
+// Six entries 00i, saved to dir/six.manifest (entry lines 2..7).
+Manifest SixEntries() {
+  std::vector<ManifestEntry> entries;
+  for (int i = 0; i < 6; ++i) {
+    const std::string id = "00" + std::to_string(i);
+    entries.push_back({id, "feat/" + id + ".mfc", {"<s>", "WORD" + std::to_string(i), "</s>"}, i % 2 ? kSha002 : kSha001});
+  }
+  return Manifest(std::move(entries), "six");
+}
+
+TEST_F(ManifestFilesTest, LoadRangeParsesItsEntriesAndHashesTheWholeFile) {
+  const Manifest whole = SixEntries();
+  const fs::path path = dir_ / "six.manifest";
+  whole.Save(path);
+  std::size_t seen_total = 0;
+  const ManifestRange range = Manifest::LoadRange(path, [&](std::size_t total) {
+    seen_total = total;
+    return std::pair<std::size_t, std::size_t>{2, 5};
+  });
+  EXPECT_EQ(seen_total, 6u);
+  EXPECT_EQ(range.file_entries, 6u);
+  EXPECT_EQ(range.first, 2u);
+  EXPECT_EQ(range.file_fingerprint, whole.Fingerprint());
+  EXPECT_EQ(range.part.source(), path.string());
+  ASSERT_EQ(range.part.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(range.part.entries()[i], whole.entries()[2 + i]);
+  // The part is a manifest of its own: canonical, with its own fingerprint.
+  EXPECT_EQ(Manifest::Parse(range.part.Serialize(), "part").entries(), range.part.entries());
+  // The last entries, and all of them.
+  EXPECT_EQ(Manifest::LoadRange(path, [](std::size_t) { return std::pair<std::size_t, std::size_t>{5, 6}; }).part.entries()[0].utt_id, "005");
+  EXPECT_EQ(Manifest::LoadRange(path, [](std::size_t n) { return std::pair<std::size_t, std::size_t>{0, n}; }).part.entries(),
+            whole.entries());
+}
+
+TEST_F(ManifestFilesTest, LoadRangeLeavesOtherLinesToTheFingerprint) {
+  const fs::path path = dir_ / "six.manifest";
+  SixEntries().Save(path);
+  std::string bytes = ReadFileText(path);
+  // Entry 0 (line 2) given an id with a space: Load refuses the file; a range without it loads,
+  // and its fingerprint is the changed file's, which no longer matches the manifest checked whole.
+  bytes.replace(bytes.find("000\t"), 4, "0 0\t");
+  WriteText(path, bytes);
+  EXPECT_NE(InputErrorMessage([&] { Manifest::Load(path); }).find(":2: "), std::string::npos);
+  const ManifestRange range = Manifest::LoadRange(path, [](std::size_t) { return std::pair<std::size_t, std::size_t>{3, 6}; });
+  EXPECT_EQ(range.file_fingerprint, Sha256OfFile(path));
+  EXPECT_NE(range.file_fingerprint, SixEntries().Fingerprint());
+  EXPECT_NE(InputErrorMessage([&] { Manifest::LoadRange(path, [](std::size_t) { return std::pair<std::size_t, std::size_t>{0, 3}; }); })
+                .find(":2: "),
+            std::string::npos);
+}
+
+TEST_F(ManifestFilesTest, LoadRangeReportsWhatParseReportsWithTheFileLineNumbers) {
+  const fs::path path = dir_ / "six.manifest";
+  const std::string good = SixEntries().Serialize();
+  const auto all = [](std::size_t n) { return std::pair<std::size_t, std::size_t>{0, n}; };
+  const auto last_three = [](std::size_t) { return std::pair<std::size_t, std::size_t>{3, 6}; };
+  const auto message = [&](const std::string& bytes, const Manifest::RangeSelector& select) {
+    WriteText(path, bytes);
+    return InputErrorMessage([&] { Manifest::LoadRange(path, select); });
+  };
+  const auto load_message = [&](const std::string& bytes) {
+    WriteText(path, bytes);
+    return InputErrorMessage([&] { Manifest::Load(path); });
+  };
+  // Each broken file: LoadRange of a range holding the broken line says what Load says.
+  std::string dup = good;
+  dup.replace(dup.find("004\t"), 3, "003");  // entry 4 (line 6) repeats entry 3's id (line 5)
+  std::string bad_sha = good;
+  bad_sha.replace(bad_sha.find(kSha002, bad_sha.find("005\t")), 1, "X");  // line 7
+  std::string crlf = good;
+  crlf.insert(crlf.find("\n", crlf.find("004\t")), "\r");  // line 6
+  std::string fewer = good.substr(0, good.find("005\t"));  // header says 6, 5 lines
+  std::string unterminated = good.substr(0, good.size() - 1);
+  std::string bad_header = good;
+  bad_header.replace(0, bad_header.find('\n'), "pstrain-manifest 1 utterances=06");
+  for (const std::string* bytes : {&dup, &bad_sha, &crlf, &fewer, &unterminated, &bad_header}) {
+    const std::string expected = load_message(*bytes);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(message(*bytes, last_three), expected);
+    EXPECT_EQ(message(*bytes, all), expected);
+  }
+  EXPECT_NE(load_message(dup).find(":6: duplicate utterance id \"003\" (first at line 5)"), std::string::npos) << load_message(dup);
+  EXPECT_EQ(message("", all), load_message(""));
+  EXPECT_EQ(message("\xEF\xBB\xBF" + good, all), load_message("\xEF\xBB\xBF" + good));
+  // The selector's own error, and a range it should not have returned.
+  WriteText(path, good);
+  EXPECT_EQ(InputErrorMessage([&] { Manifest::LoadRange(path, [](std::size_t) -> std::pair<std::size_t, std::size_t> { throw InputError("no shard"); }); }),
+            "no shard");
+  for (const auto& [first, last] : std::vector<std::pair<std::size_t, std::size_t>>{{2, 2}, {4, 7}, {5, 3}}) {
+    EXPECT_THROW(Manifest::LoadRange(path, [&](std::size_t) { return std::pair{first, last}; }), TrainingError) << first << " " << last;
+  }
+}
+
 TEST_F(ManifestFilesTest, ImportFromSphinxFiles) {
   const Manifest manifest = Import();
   EXPECT_EQ(manifest.Serialize(), kKnownBytes);

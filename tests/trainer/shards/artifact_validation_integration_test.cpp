@@ -171,6 +171,8 @@ class ArtifactValidationTest : public ::testing::Test {
   //   other-model     like base, from base's pass-1 model instead of an4_ci_cont
   //   other-config    like base with --abeam 1e-80
   //   other-manifest  like base on the held-out manifest
+  //   renamed-first   like base on a copy of its manifest whose first utterance id has an "x"
+  //                   appended (only shard 0's lines differ; every shard's statistics are base's)
   //   two-jobs        --jobs 2 --max-passes 1
   //   other-build     like base, trained by OtherBuild() (coordinator and workers)
   fs::path Run(const std::string& name) {
@@ -182,6 +184,14 @@ class ArtifactValidationTest : public ::testing::Test {
     else if (name == "other-model") model = PassDir(Run("base"), 1) / "model";
     else if (name == "other-config") extra.insert(extra.end(), {"--abeam", "1e-80"});
     else if (name == "other-manifest") manifest = HeldoutManifest();
+    else if (name == "renamed-first") {
+      std::string bytes = ReadFileText(TrainManifest());
+      const std::size_t first_id = bytes.find('\n') + 1;
+      bytes.insert(bytes.find('\t', first_id), "x");
+      manifest = TestScratchDir(kGroup, "renamed-first-manifest") / "train.manifest";
+      WriteText(manifest, bytes);
+      extra.insert(extra.end(), {"--corpus-root", TrainManifest().parent_path().string()});
+    }
     else if (name == "two-jobs") extra = {"--jobs", "2", "--max-passes", "1"};
     else if (name == "other-build") binary = OtherBuild().string();
     else if (name != "base") ADD_FAILURE() << "unknown run " << name;
@@ -605,6 +615,15 @@ TEST_F(ArtifactValidationTest, IdentityRules) {
        "config-fingerprint", 1, InShard(1, "artifact.json")},
       {"artifact from another manifest",
        [](T& t, const fs::path& c) { ReplaceDir(c / ShardDirName(1), PassDir(t.Run("other-manifest"), 1) / ShardDirName(1)); },
+       "manifest-fingerprint", 1, InShard(1, "artifact.json")},
+      // A worker parses only its own lines of the manifest; the file's fingerprint stands for the rest.
+      {"shard 1 of a manifest that differs from this pass's in shard 0's lines only",
+       [](T& t, const fs::path& c) {
+         const fs::path other = PassDir(t.Run("renamed-first"), 1) / ShardDirName(1);
+         EXPECT_EQ(ReadFileBytes(other / "exact_counts"), ReadFileBytes(c / ShardDirName(1) / "exact_counts"));
+         EXPECT_EQ(ReadObject(other / "artifact.json").at("assigned_ids"), ReadObject(c / ShardDirName(1) / "artifact.json").at("assigned_ids"));
+         ReplaceDir(c / ShardDirName(1), other);
+       },
        "manifest-fingerprint", 1, InShard(1, "artifact.json")},
       {"pass fingerprint of another pass",
        [](T& t, const fs::path& c) {
