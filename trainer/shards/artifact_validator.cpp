@@ -60,8 +60,11 @@ std::vector<std::uint8_t> ReadFileHead(const fs::path& path, std::size_t n) {
 }
 
 // The payload file's format. exact_counts by its header and size alone: decoding it checks
-// nothing more (its values are any 128-bit integers), so its sums are not read here.
-void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard, const PassExpectation& expected) {
+// nothing more (its values are any 128-bit integers), so its sums are not read here. bw's count
+// files are decoded whole: from `bytes` when given (the file's bytes, read once to be hashed too),
+// else read here.
+void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard, const PassExpectation& expected,
+                        const std::vector<std::uint8_t>* bytes = nullptr) {
   if (name == kFallbackSidecarFile) {
     std::vector<std::uint8_t> flags;
     if (auto problem = DecodeFallbackSidecar(ReadFileText(path), expected.n_tied_states, flags)) {
@@ -71,7 +74,11 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
   }
   try {
     if (name == "gauden_counts") {
-      ReadGaudenCountsFile(path.string());
+      if (bytes) {
+        DecodeGaudenCountsFile(*bytes, path.string());
+      } else {
+        ReadGaudenCountsFile(path.string());
+      }
     } else if (name == "exact_counts") {
       const std::vector<std::uint8_t> head = ReadFileHead(path, ExactAccumulators::ExactCountsHeaderSize());
       bool pass2var = false;
@@ -89,6 +96,8 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
                                std::string(pass2var ? "2-pass" : "1-pass") + " variance statistics; the pass computes " +
                                    (*expected.pass2var ? "2-pass" : "1-pass") + " ones");
       }
+    } else if (bytes) {
+      DecodeArray3DFile(*bytes, path.string());
     } else {
       ReadArray3DFile(path.string());
     }
@@ -183,7 +192,8 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     reject("payload-names", "payload must list exactly the files " + list);
   }
   // The payload files are hashed and their formats checked first, on a few threads (exact_counts,
-  // the largest, beside the others: gauden_counts's format check reads all of it). The checks
+  // the largest, beside the others). Each of bw's count files is read once, hashed and decoded from
+  // the same bytes (its format check decodes all of it). The checks
   // below then run in order as before, each format check's outcome reported where it always was
   // (after the file's size and digest); a file not taken here (another name than expected, not a
   // regular file, another size, unreadable) is hashed and checked there if it gets that far, where
@@ -208,15 +218,23 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     const fs::path path = dir / names[i];
     if (!fs::is_regular_file(fs::symlink_status(path, status_ec)) || status_ec) return;
     if (fs::file_size(path, status_ec) != a.payload[i].size || status_ec) return;  // refused below without hashing it
+    const bool count_file = std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), names[i]) != std::end(kBwCountFiles);
+    std::vector<std::uint8_t> bytes;  // a count file's, when this check hashes it
     if (!digest_left_to_reducer(names[i])) {
       try {
-        prechecked[i].digest = Sha256OfFile(path);
+        if (count_file) {
+          bytes = ReadRegularFileBytes(path);
+          if (bytes.size() != a.payload[i].size) return;  // changed since its size was read: checked below
+          prechecked[i].digest = Sha256Hex(bytes.data(), bytes.size());
+        } else {
+          prechecked[i].digest = Sha256OfFile(path);
+        }
       } catch (const std::exception&) {
         return;  // left empty: hashed again below, where its error is reported
       }
     }
     try {
-      CheckPayloadHeader(path, names[i], shard, expected);
+      CheckPayloadHeader(path, names[i], shard, expected, bytes.empty() ? nullptr : &bytes);
     } catch (const ArtifactRejected&) {
       prechecked[i].format_error = std::current_exception();
     } catch (const std::exception&) {
