@@ -58,8 +58,8 @@ void SyncDirectory(const std::filesystem::path& dir);
 
 // While a scope lives, WriteFileAtomic of a file in `root` or below it still writes and renames
 // the file, but hands the scope the open file to fsync and records its directory instead of
-// fsyncing either; Sync() then starts write-back of every recorded file, fsyncs each (in the order
-// written; the first fsync's journal commit usually carries the others), then every recorded
+// fsyncing either; Sync() then starts write-back of every recorded file, fsyncs them (on up to four
+// threads: fsyncs waiting at the same time share the device's flushes), then every recorded
 // directory and each of its parents up to `root` (deepest first), once each. Use it for a staging
 // directory that becomes visible only by a rename: ReplaceDirectory(root, ...) calls Sync() before
 // its rename, so when the rename is durable every file under root is too, as with an fsync per file

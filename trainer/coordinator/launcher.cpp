@@ -198,10 +198,7 @@ void LocalProcessLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDo
   };
 
   auto stop_all = [&]() {
-    for (Running& r : running) {
-      std::error_code ec;
-      r.process.Kill();  // SIGKILL if it still runs; reaped
-    }
+    for (Running& r : running) r.process.Kill();  // SIGKILL if it still runs; reaped
     running.clear();
   };
 

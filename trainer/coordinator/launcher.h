@@ -1,5 +1,5 @@
 // How the shards of a pass are run. The coordinator only says "run these shard tasks"; a launcher
-// decides where: inline in this process (one job), as local worker processes (Boost.Process), and
+// decides where: inline in this process (one job), as local worker processes (posix_spawn: worker_process.h), and
 // later on a cluster. Whatever runs a task writes its artifact into the task's shard directory;
 // the artifacts are the only channel back.
 #pragma once

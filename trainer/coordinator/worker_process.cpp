@@ -42,10 +42,21 @@ WorkerProcess WorkerProcess::Start(const std::string& executable, const std::vec
   WorkerProcess process;
   // The log is opened here, close-on-exec: only the child's descriptors 1 and 2 (dup2 clears the
   // flag) keep it, not a child another thread starts meanwhile.
-  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (log_fd < 0) {
     ec = std::error_code(errno, std::generic_category());
     return process;
+  }
+  if (log_fd <= 2) {
+    // This process runs with one of 0-2 closed: the child's /dev/null or dup2 would overwrite it.
+    const int moved = ::fcntl(log_fd, F_DUPFD_CLOEXEC, 3);
+    const int saved_errno = errno;
+    ::close(log_fd);
+    if (moved < 0) {
+      ec = std::error_code(saved_errno, std::generic_category());
+      return process;
+    }
+    log_fd = moved;
   }
   std::vector<std::string> env_storage;
   const std::string prefix = variable + "=";

@@ -15,7 +15,8 @@ namespace pstrain {
 // exec'd, reporting an exec failure as its error). Its stdin reads /dev/null; its stdout and stderr
 // share one descriptor on `log` (created, or truncated); its environment is this process's with
 // `variable` set to `value` (replacing any value it had). The signal mask is emptied for the child;
-// handled signals revert to their defaults at exec, as with fork and exec.
+// handled signals revert to their defaults at exec and ignored ones stay ignored, as with fork and
+// exec (a coordinator started under nohup passes SIGHUP's disposition on).
 //
 // A process still running when its WorkerProcess is destroyed is killed (SIGKILL) and reaped, so
 // that no worker outlives the launcher that started it.

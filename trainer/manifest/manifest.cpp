@@ -207,7 +207,6 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   }
 }
 
-// Parses the header line; returns the utterance count or throws.
 // What Parse requires of every line's bytes, before its fields: LF line ends only, valid UTF-8.
 void CheckLineBytes(std::string_view line, const std::string& path, std::size_t line_number) {
   if (line.find('\r') != std::string_view::npos) {
@@ -218,6 +217,7 @@ void CheckLineBytes(std::string_view line, const std::string& path, std::size_t 
   }
 }
 
+// Parses the header line; returns the utterance count or throws.
 std::size_t ParseHeader(std::string_view line, const std::string& path) {
   const std::vector<std::string_view> parts = Split(line, ' ');
   if (parts.empty() || parts[0] != kMagic) {
@@ -393,17 +393,18 @@ Manifest Manifest::Load(const fs::path& path) { return Parse(ReadFileText(path),
 ManifestRange Manifest::LoadRange(const fs::path& path, const RangeSelector& select) {
   const std::string name = path.string();
   const std::string bytes = ReadFileText(path);
-  // The whole file's form, as Parse checks it: not empty, no byte order mark, a newline at the end,
-  // a valid header whose count is the number of lines after it.
-  if (bytes.empty()) throw FileError(name, "empty file (expected the header line \"" + ExpectedHeaderText() + "\")");
-  if (bytes.starts_with("\xEF\xBB\xBF")) throw RecordError(name, 1, "starts with a UTF-8 byte order mark (a manifest has none)");
+  // The whole file's form: not empty, a newline at the end, a valid header whose count is the
+  // number of lines after it. A file that fails any of these is parsed whole, so that the error is
+  // the one Parse reports first (a line's bytes, a blank line, ... come before the count).
+  const auto form_error = [&]() -> InputError {
+    Parse(bytes, name);  // throws
+    return FileError(name, "not a canonical manifest");  // (unreachable: Parse checks all of the form)
+  };
   std::vector<std::size_t> line_starts;  // of the lines after the header
   std::size_t header_end = std::string::npos;
   for (std::size_t at = 0; at < bytes.size();) {
     const void* newline = std::memchr(bytes.data() + at, '\n', bytes.size() - at);
-    if (newline == nullptr) {
-      throw RecordError(name, line_starts.size() + (header_end == std::string::npos ? 1 : 2), "the last line does not end with a newline");
-    }
+    if (newline == nullptr) throw form_error();
     const std::size_t end = static_cast<std::size_t>(static_cast<const char*>(newline) - bytes.data());
     if (header_end == std::string::npos) {
       header_end = end;
@@ -412,13 +413,16 @@ ManifestRange Manifest::LoadRange(const fs::path& path, const RangeSelector& sel
     }
     at = end + 1;
   }
-  const std::string_view header(bytes.data(), header_end);
-  CheckLineBytes(header, name, 1);
-  const std::size_t declared_count = ParseHeader(header, name);
-  if (line_starts.size() != declared_count) {
-    throw RecordError(name, 1, "the header says utterances=" + std::to_string(declared_count) + " but the file lists " +
-                                   std::to_string(line_starts.size()) + " (truncated or edited?)");
+  if (header_end == std::string::npos || bytes.starts_with("\xEF\xBB\xBF")) throw form_error();
+  std::size_t declared_count = 0;
+  try {
+    const std::string_view header(bytes.data(), header_end);
+    CheckLineBytes(header, name, 1);
+    declared_count = ParseHeader(header, name);
+  } catch (const InputError&) {
+    throw form_error();
   }
+  if (line_starts.size() != declared_count) throw form_error();
   const auto [first, last] = select(declared_count);
   if (!(first < last && last <= declared_count)) {
     throw TrainingError(name + ": entries [" + std::to_string(first) + ", " + std::to_string(last) + ") asked of a manifest of " +

@@ -61,10 +61,11 @@ class Manifest {
   // and the problem.
   static Manifest Parse(const std::string& bytes, const std::string& path);
   static Manifest Load(const std::filesystem::path& path);
-  // Reads the manifest file at `path` whole and hashes it, checks its form (as Parse: not empty, no
-  // byte order mark, a final newline, its header, as many lines as the header counts), and parses
-  // only the entries [first, last) that `select(entries in the file)` returns, each line checked as
-  // Parse checks it (ids unique among them; an error names the line's number in the file). The
+  // Reads the manifest file at `path` whole and hashes it, checks its form (not empty, no byte
+  // order mark, a final newline, its header, as many lines as the header counts: a file that fails
+  // one of these gets the error Parse gives for the whole file), and parses only the entries
+  // [first, last) that `select(entries in the file)` returns, each line checked as Parse checks it
+  // (ids unique among them only; an error names the line's number in the file). The
   // other lines are not parsed: what stands for them is the file's SHA-256, which a shard worker
   // records in its artifact and the coordinator compares with the manifest it parsed whole
   // (docs/contract.md). `select` may throw; a range that is empty or past the end is a TrainingError.

@@ -11,6 +11,7 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "accumulators/exact_accumulators.h"
@@ -219,13 +220,13 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     if (!fs::is_regular_file(fs::symlink_status(path, status_ec)) || status_ec) return;
     if (fs::file_size(path, status_ec) != a.payload[i].size || status_ec) return;  // refused below without hashing it
     const bool count_file = std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), names[i]) != std::end(kBwCountFiles);
-    std::vector<std::uint8_t> bytes;  // a count file's, when this check hashes it
+    std::optional<std::vector<std::uint8_t>> bytes;  // a count file's, when this check hashes it
     if (!digest_left_to_reducer(names[i])) {
       try {
         if (count_file) {
           bytes = ReadRegularFileBytes(path);
-          if (bytes.size() != a.payload[i].size) return;  // changed since its size was read: checked below
-          prechecked[i].digest = Sha256Hex(bytes.data(), bytes.size());
+          if (bytes->size() != a.payload[i].size) return;  // changed since its size was read: checked below
+          prechecked[i].digest = Sha256Hex(bytes->data(), bytes->size());
         } else {
           prechecked[i].digest = Sha256OfFile(path);
         }
@@ -234,7 +235,7 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
       }
     }
     try {
-      CheckPayloadHeader(path, names[i], shard, expected, bytes.empty() ? nullptr : &bytes);
+      CheckPayloadHeader(path, names[i], shard, expected, bytes ? &*bytes : nullptr);
     } catch (const ArtifactRejected&) {
       prechecked[i].format_error = std::current_exception();
     } catch (const std::exception&) {

@@ -58,14 +58,28 @@ TEST_F(WorkerProcessTest, StdoutAndStderrShareOneLogInTheOrderWritten) {
   EXPECT_EQ(Log(), "out1\nerr1\nout2\nerr2\n");
 }
 
-TEST_F(WorkerProcessTest, StdinIsEmpty) {
+TEST_F(WorkerProcessTest, StdinIsDevNull) {
   std::error_code ec;
-  WorkerProcess process = Shell("n=$(cat | wc -c); echo \"read $n\"", ec);
+  WorkerProcess process = Shell("readlink /proc/self/fd/0; n=$(cat | wc -c); echo \"read $n\"", ec);
   ASSERT_FALSE(ec) << ec.message();
   const int status = process.Wait();
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_EQ(Log(), "read 0\n");
+  EXPECT_EQ(Log(), "/dev/null\nread 0\n");
+}
+
+TEST_F(WorkerProcessTest, TheLogIsTheChildsOutputEvenWhenThisProcessHasNoStdin) {
+  // With descriptor 0 closed here the log opens as 0, which the child's /dev/null would replace.
+  const int saved = ::dup(0);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::close(0), 0);
+  std::error_code ec;
+  WorkerProcess process = Shell("echo out; echo err >&2", ec);
+  ASSERT_EQ(::dup2(saved, 0), 0);
+  ::close(saved);
+  ASSERT_FALSE(ec) << ec.message();
+  process.Wait();
+  EXPECT_EQ(Log(), "out\nerr\n");
 }
 
 TEST_F(WorkerProcessTest, TheVariableReplacesItsOldValueAndTheRestOfTheEnvironmentStays) {
@@ -114,14 +128,17 @@ TEST_F(WorkerProcessTest, AnExecutableThatCannotRunIsAnErrorAndNoProcess) {
 }
 
 TEST_F(WorkerProcessTest, TheExitFdTurnsReadableAtTheExitAndRunningReapsOnce) {
+  // The child runs until the test creates `flag`.
+  const fs::path flag = dir_ / "flag";
   std::error_code ec;
-  WorkerProcess process = Shell("sleep 0.2; exit 5", ec);
+  WorkerProcess process = Shell("while [ ! -e '" + flag.string() + "' ]; do sleep 0.01; done; exit 5", ec);
   ASSERT_FALSE(ec) << ec.message();
   ASSERT_GE(process.exit_fd(), 0) << "this kernel has pidfd_open (Linux 5.3+)";
   EXPECT_TRUE(process.Running());
   pollfd polled{process.exit_fd(), POLLIN, 0};
   EXPECT_EQ(::poll(&polled, 1, 0), 0) << "readable before the exit";
-  ASSERT_EQ(::poll(&polled, 1, 10000), 1) << "not readable 10 s after a 0.2 s child";
+  std::ofstream(flag) << "go\n";
+  ASSERT_EQ(::poll(&polled, 1, 10000), 1) << "not readable 10 s after the child was told to exit";
   EXPECT_FALSE(process.Running());
   EXPECT_FALSE(process.Running());
   const int status = process.Wait();  // the status Running() reaped
@@ -152,6 +169,20 @@ TEST_F(WorkerProcessTest, KillAndTheDestructorLeaveNoChildBehind) {
   errno = 0;
   EXPECT_EQ(::kill(pid, 0), -1) << "pid " << pid << " still exists after its WorkerProcess ended";
   EXPECT_EQ(errno, ESRCH);
+}
+
+TEST_F(WorkerProcessTest, AssigningOverARunningProcessKillsAndReapsIt) {
+  std::error_code ec;
+  WorkerProcess process = Shell("exec sleep 60", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  const pid_t replaced = process.pid();
+  process = Shell("exit 0", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  errno = 0;
+  EXPECT_EQ(::kill(replaced, 0), -1) << "pid " << replaced << " still exists after being assigned over";
+  EXPECT_EQ(errno, ESRCH);
+  EXPECT_NE(process.pid(), replaced);
+  process.Wait();
 }
 
 TEST_F(WorkerProcessTest, AMovedProcessIsOwnedOnce) {

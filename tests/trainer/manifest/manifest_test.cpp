@@ -352,7 +352,17 @@ TEST_F(ManifestFilesTest, LoadRangeReportsWhatParseReportsWithTheFileLineNumbers
   std::string unterminated = good.substr(0, good.size() - 1);
   std::string bad_header = good;
   bad_header.replace(0, bad_header.find('\n'), "pstrain-manifest 1 utterances=06");
-  for (const std::string* bytes : {&dup, &bad_sha, &crlf, &fewer, &unterminated, &bad_header}) {
+  // Two defects: Parse's first (a line's bytes before the header, an entry before the count) wins.
+  std::string trailing_blank = good + "\n";
+  std::string bad_header_and_crlf = bad_header;
+  bad_header_and_crlf.insert(bad_header_and_crlf.find("\n", bad_header_and_crlf.find("003\t")), "\r");  // line 5
+  std::string fewer_and_bad_sha = fewer;
+  fewer_and_bad_sha.replace(fewer_and_bad_sha.find(kSha002, fewer_and_bad_sha.find("001\t")), 1, "X");  // line 3
+  EXPECT_NE(load_message(trailing_blank).find(":8: blank line"), std::string::npos) << load_message(trailing_blank);
+  EXPECT_NE(load_message(bad_header_and_crlf).find(":5: carriage return"), std::string::npos) << load_message(bad_header_and_crlf);
+  EXPECT_NE(load_message(fewer_and_bad_sha).find(":3: "), std::string::npos) << load_message(fewer_and_bad_sha);
+  for (const std::string* bytes : {&dup, &bad_sha, &crlf, &fewer, &unterminated, &bad_header, &trailing_blank, &bad_header_and_crlf,
+                                   &fewer_and_bad_sha}) {
     const std::string expected = load_message(*bytes);
     ASSERT_FALSE(expected.empty());
     EXPECT_EQ(message(*bytes, last_three), expected);
