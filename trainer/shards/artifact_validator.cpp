@@ -194,23 +194,24 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
   }
   // The payload files are hashed and their formats checked first, on a few threads (exact_counts,
   // the largest, beside the others). Each of bw's count files is read once, hashed and decoded from
-  // the same bytes (its format check decodes all of it). The checks
-  // below then run in order as before, each format check's outcome reported where it always was
-  // (after the file's size and digest); a file not taken here (another name than expected, not a
-  // regular file, another size, unreadable) is hashed and checked there if it gets that far, where
-  // its error is reported.
+  // the same bytes (its format check decodes all of it). The checks below then run in order as
+  // before, each format check's outcome reported where it always was (after the file's size and
+  // digest); a file not taken here (another name than expected, not a regular file, another size,
+  // unreadable) is hashed and checked there if it gets that far, where its error is reported.
   struct Prechecked {
     std::string digest;
     bool format_checked = false;
     std::exception_ptr format_error;
   };
   std::vector<Prechecked> prechecked(a.payload.size());
-  // exact_counts' digest, when the reducer checks it on the bytes it adds (PayloadDigests).
+  const auto is_count_file = [](const std::string& name) {
+    return std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), name) != std::end(kBwCountFiles);
+  };
+  // The digests the reducer checks on the bytes it adds (PayloadDigests): exact_counts' in exact
+  // mode, bw's count files' in float32 mode.
   const auto digest_left_to_reducer = [&](const std::string& name) {
     if (digests == PayloadDigests::kExactCountsByTheReducer) return name == "exact_counts";
-    if (digests == PayloadDigests::kCountFilesByTheReducer) {
-      return std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), name) != std::end(kBwCountFiles);
-    }
+    if (digests == PayloadDigests::kCountFilesByTheReducer) return is_count_file(name);
     return false;
   };
   ParallelFor(a.payload.size(), CheckParallelism(), [&](std::size_t i) {
@@ -219,11 +220,10 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     const fs::path path = dir / names[i];
     if (!fs::is_regular_file(fs::symlink_status(path, status_ec)) || status_ec) return;
     if (fs::file_size(path, status_ec) != a.payload[i].size || status_ec) return;  // refused below without hashing it
-    const bool count_file = std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), names[i]) != std::end(kBwCountFiles);
     std::optional<std::vector<std::uint8_t>> bytes;  // a count file's, when this check hashes it
     if (!digest_left_to_reducer(names[i])) {
       try {
-        if (count_file) {
+        if (is_count_file(names[i])) {
           bytes = ReadRegularFileBytes(path);
           if (bytes->size() != a.payload[i].size) return;  // changed since its size was read: checked below
           prechecked[i].digest = Sha256Hex(bytes->data(), bytes->size());

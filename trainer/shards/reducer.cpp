@@ -63,7 +63,7 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
       throw ArtifactRejected(shard, dir, "payload-sha256", std::string("not the files validated: ") + error.what());
     }
     for (std::size_t f = 0; f < sha256.size(); ++f) RequirePayloadDigest(shard, dir + "/" + kBwCountFiles[f], listed(kBwCountFiles[f]), sha256[f]);
-    if (shard == 0) reduced_.accumulators = shard_stats;
+    if (shard == 0) reduced_.accumulators = std::move(shard_stats);
     else reduced_.accumulators.AddInFloat32(shard_stats, dir);
   }
   const bool has_sidecar = !artifact.payload.empty() && artifact.payload.back().name == kFallbackSidecarFile;

@@ -34,10 +34,10 @@ struct ReducedPass {
 // union). In exact mode Add hashes exact_counts as it adds it, in float32 mode bw's count files as it
 // reads them (before adding anything), and rejects the shard (ArtifactRejected, "payload-sha256")
 // when a digest is not the one its artifact lists, or a file no longer reads as validated: the sums
-// hold only bytes whose digest was checked. The
-// rejected shard's bytes may already be in the sums then, and Finish refuses them (the pass fails). In exact mode the shards may come in any order, each once; in float32 mode in ascending
-// shard id, Add(0, a0), Add(1, a1), ... (anything else is a TrainingError). Holds the running sums
-// and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
+// hold only bytes whose digest was checked. The rejected shard's bytes may already be in the sums
+// then, and Finish refuses them (the pass fails). In exact mode the shards may come in any order,
+// each once; in float32 mode in ascending shard id, Add(0, a0), Add(1, a1), ... (anything else is
+// a TrainingError). Holds the running sums and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
 // validated (float32: as soon as it and every lower shard are), while other shards still run.
 // The exact sums and the log-likelihood total are added modulo 2^128 with their carries out of the
 // range counted, and the range is checked once, in Finish: so neither the sums nor whether one
