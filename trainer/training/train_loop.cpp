@@ -353,9 +353,16 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     {
       struct Released {
         std::promise<void>& promise;
-        ~Released() { promise.set_value(); }
+        bool set = false;
+        void Set() {
+          if (!set) promise.set_value();
+          set = true;
+        }
+        ~Released() { Set(); }
       } released{exact_released};
-      digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
+      // (frees them, even when it throws; the count files may start before the file's last bytes
+      // are hashed)
+      digest = WriteAndReleaseExactCounts(reduced, accum_dir, [&released] { released.Set(); });
     }
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", std::move(digest)});
