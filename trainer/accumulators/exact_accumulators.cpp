@@ -290,19 +290,15 @@ void ExactAccumulators::Write(const std::string& dir_string) const {
 }
 
 std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
-  Sha256Behind digest;
-  WriteExactCounts(dir_string, digest);
-  return digest.HexDigest();
-}
-
-void ExactAccumulators::WriteExactCounts(const std::string& dir_string, Sha256Behind& digest) const {
   fs::create_directories(dir_string);
+  Sha256Stream digest;
   WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
     EmitExactCounts([&](const void* data, std::size_t size) {
       sink(data, size);
       digest.Add(data, size);
     });
   });
+  return digest.HexDigest();
 }
 
 namespace {

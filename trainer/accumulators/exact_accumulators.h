@@ -19,7 +19,6 @@
 #include "accumulators/carry_save_sums.h"
 #include "accumulators/exact_sum.h"
 #include "common/file_io.h"
-#include "common/sha256.h"
 
 namespace pstrain {
 
@@ -53,12 +52,8 @@ class ExactAccumulators {
   // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
   // Only exact_counts (Write = the bw-format files of CountFloats() + this). Returns the SHA-256
-  // of the bytes written (hashed as they are written, on a second thread: the file is not read
-  // back).
+  // of the bytes written (hashed as they are written: the file is not read back).
   std::string WriteExactCounts(const std::string& dir) const;
-  // The same, leaving the digest to `digest`, which has been given every byte when this returns:
-  // the caller may free the sums before it waits for the hashing to end (digest.HexDigest()).
-  void WriteExactCounts(const std::string& dir, Sha256Behind& digest) const;
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values. With
   // `sha256`, the file is hashed as it is read (common/file_reader.h) and its SHA-256 stored there:
   // the digest of exactly the bytes the sums came from, so that a check of it against a recorded

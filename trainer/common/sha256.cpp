@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -70,63 +69,6 @@ std::string Sha256Stream::HexDigest() {
   CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
   state_->hash.Final(digest);
   return ToLowerHex(digest, sizeof(digest));
-}
-
-Sha256Behind::~Sha256Behind() { Stop(); }
-
-void Sha256Behind::Add(const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  while (size > 0) {
-    std::unique_ptr<unsigned char[]>& block = blocks_[handed_ % kBlocks];
-    if (!block) block.reset(new unsigned char[kBlock]);  // not zeroed: filled before it is read
-    const std::size_t take = std::min(size, kBlock - filled_);
-    std::memcpy(block.get() + filled_, bytes, take);
-    filled_ += take;
-    bytes += take;
-    size -= take;
-    if (filled_ == kBlock) HandOff();
-  }
-}
-
-void Sha256Behind::HandOff() {
-  std::unique_lock lock(mutex_);
-  ++handed_;
-  filled_ = 0;
-  if (!thread_.joinable()) thread_ = std::thread([this] { HashBlocks(); });
-  changed_.notify_all();
-  // The next block to fill must have been hashed (the thread is at most kBlocks behind).
-  changed_.wait(lock, [this] { return handed_ - hashed_ < kBlocks; });
-}
-
-void Sha256Behind::HashBlocks() {
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    changed_.wait(lock, [this] { return hashed_ < handed_ || ending_; });
-    if (hashed_ == handed_) return;  // ending, and nothing left
-    const unsigned char* block = blocks_[hashed_ % kBlocks].get();
-    lock.unlock();
-    digest_.Add(block, kBlock);
-    lock.lock();
-    ++hashed_;
-    changed_.notify_all();
-  }
-}
-
-void Sha256Behind::Stop() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard lock(mutex_);
-    ending_ = true;
-  }
-  changed_.notify_all();
-  thread_.join();
-}
-
-std::string Sha256Behind::HexDigest() {
-  Stop();  // the thread hashes every block handed to it before it ends
-  if (filled_ > 0) digest_.Add(blocks_[handed_ % kBlocks].get(), filled_);
-  filled_ = 0;
-  return digest_.HexDigest();
 }
 
 }  // namespace pstrain

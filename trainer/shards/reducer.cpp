@@ -122,20 +122,11 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   WriteFallbackSidecar(reduced, dir);
 }
 
-std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir,
-                                       const std::function<void()>& released) {
-  if (!reduced.exact) {
-    if (released) released();
-    return "";
-  }
-  Sha256Behind digest;
-  {
-    std::optional<ExactAccumulators> exact = std::move(reduced.exact);
-    reduced.exact.reset();
-    exact->WriteExactCounts(dir.string(), digest);
-  }
-  if (released) released();
-  return digest.HexDigest();
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
+  if (!reduced.exact) return "";
+  std::optional<ExactAccumulators> exact = std::move(reduced.exact);
+  reduced.exact.reset();
+  return exact->WriteExactCounts(dir.string());
 }
 
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -81,16 +80,14 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 // at once (they change different members of `reduced`; `dir` must exist):
 //  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode), then the exact sums freed
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
-//    the buffers of the bw-format files; `released` is called once they are freed, before the
-//    hashing of the file's last bytes ends (not on an exception); returns the SHA-256 of the bytes
-//    written (empty in float32 mode);
+//    the buffers of the bw-format files; returns the SHA-256 of the bytes written (empty in
+//    float32 mode);
 //  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced) or
 //    TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums: FromFixed,
 //    then float32, so nothing is converted twice), and the multipron sidecar. Reads `view` and
 //    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
-std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir,
-                                       const std::function<void()>& released = {});
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
 // Returns the count files' SHA-256, in kBwCountFiles order, from the bytes written.
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 

@@ -353,16 +353,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     {
       struct Released {
         std::promise<void>& promise;
-        bool set = false;
-        void Set() {
-          if (!set) promise.set_value();
-          set = true;
-        }
-        ~Released() { Set(); }
+        ~Released() { promise.set_value(); }
       } released{exact_released};
-      // (frees them, even when it throws; the count files may start before the file's last bytes
-      // are hashed)
-      digest = WriteAndReleaseExactCounts(reduced, accum_dir, [&released] { released.Set(); });
+      digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
     }
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", std::move(digest)});
