@@ -36,7 +36,7 @@ void BM_AccumulateFrame(benchmark::State& state) {
   for (auto _ : state) {
     for (std::size_t d = 0; d < kDensities; ++d) {
       kernels->accumulate_frame(0.0625 + 0.001 * double(d), x.data(), input_mean.data() + d * veclen, mean.data() + d * veclen,
-                                var.data() + d * veclen, veclen);
+                                var.data() + d * veclen, veclen, false);
     }
     benchmark::ClobberMemory();
   }

@@ -30,13 +30,11 @@ class UtteranceStats {
   void AddFrame(std::uint32_t local, std::uint32_t k, double gamma, const float* x, const float* input_mean,
                 const numerics::VectorKernels& kernels) {
     const std::size_t dens = std::size_t(local) * n_density_ + k;
-    if (dnom_[dens] == 0.0) {
-      // The density's first frame in this utterance: its sums start from zero (Reset leaves the
-      // mean and variance sums of every density as they were; nothing reads an untouched one).
-      std::fill_n(mean_.data() + dens * veclen_, veclen_, 0.0);
-      std::fill_n(var_.data() + dens * veclen_, veclen_, 0.0);
-    }
-    kernels.accumulate_frame(gamma, x, input_mean, mean_.data() + dens * veclen_, var_.data() + dens * veclen_, veclen_);
+    // The density's first frame in this utterance: its sums start from zero, written fresh by the
+    // kernel (Reset leaves the mean and variance sums of every density as they were; nothing reads
+    // an untouched one).
+    const bool fresh = dnom_[dens] == 0.0;
+    kernels.accumulate_frame(gamma, x, input_mean, mean_.data() + dens * veclen_, var_.data() + dens * veclen_, veclen_, fresh);
     dnom_[dens] += gamma;
   }
   // Transition count: index = (tmat * n_emit + from) * (n_emit + 1) + to.

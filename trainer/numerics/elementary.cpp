@@ -42,7 +42,10 @@ void LogArray(const double* in, double* out, std::size_t n) {
 }
 
 void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,
-                     std::uint32_t veclen) {
+                     std::uint32_t veclen, bool fresh) {
+  if (fresh) {
+    for (std::uint32_t l = 0; l < veclen; ++l) mean[l] = var[l] = 0.0;
+  }
   if (input_mean != nullptr) {
     for (std::uint32_t l = 0; l < veclen; ++l) {
       mean[l] += gamma * x[l];

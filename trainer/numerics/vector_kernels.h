@@ -21,8 +21,11 @@ struct VectorKernels {
   // One frame's Gaussian statistics of one density with posterior gamma, for l < veclen:
   //   mean[l] += gamma * x[l];  var[l] += (gamma * x[l]) * x[l]            (input_mean == nullptr)
   //   mean[l] += gamma * x[l];  var[l] += (gamma * d) * d, d = x[l] - input_mean[l] (in double)
+  // With `fresh`, the sums start from zero: mean and var are written without being read, each as
+  // 0.0 + the product (so a product of -0.0 gives +0.0, as its addition to a zeroed sum does): the
+  // same bits as zeroing them first, without the zeroing's stores and the reloads.
   void (*accumulate_frame)(double gamma, const float* x, const float* input_mean, double* mean, double* var,
-                           std::uint32_t veclen);
+                           std::uint32_t veclen, bool fresh);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
   // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]

@@ -257,8 +257,8 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
         }
         std::vector<double> mean_got = mean_want, var_got = var_want;
         const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
-        KernelsFor(IsaLevel::kScalar).accumulate_frame(gamma, x.data(), input_mean, mean_want.data(), var_want.data(), acc_veclen);
-        kernels.accumulate_frame(gamma, x.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen);
+        KernelsFor(IsaLevel::kScalar).accumulate_frame(gamma, x.data(), input_mean, mean_want.data(), var_want.data(), acc_veclen, false);
+        kernels.accumulate_frame(gamma, x.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen, false);
         for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
           EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
           EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
@@ -267,6 +267,43 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
         EXPECT_EQ(var_got[acc_veclen], 1.5);
       }
     }
+    // Fresh sums (a density's first frame in an utterance): the bits of zeroed sums accumulated,
+    // whatever the arrays held, with products of -0.0 (dimensions of -0.0, and a gamma so small
+    // that gamma * x underflows to -0.0 for a small negative x) giving +0.0 as 0.0 + (-0.0) does.
+    std::vector<float> x_signed = x;
+    x_signed[0] = -0.0f;
+    x_signed[3] = -0.0f;
+    x_signed[veclen - 1] = -0.0f;  // in every level's tail
+    x_signed[5] = -0.25f;          // times the smallest gamma: -0.0
+    for (const double fresh_gamma : {gamma, std::numeric_limits<double>::denorm_min()}) {
+      for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 13u, 16u, 17u}) {
+        for (const bool two_pass : {false, true}) {
+          const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
+          std::vector<double> mean_want(acc_veclen + 1, 0.0), var_want(acc_veclen + 1, 0.0);
+          mean_want[acc_veclen] = var_want[acc_veclen] = 7.0;
+          KernelsFor(IsaLevel::kScalar).accumulate_frame(fresh_gamma, x_signed.data(), input_mean, mean_want.data(), var_want.data(),
+                                                         acc_veclen, false);
+          std::vector<double> mean_got(acc_veclen + 1, -12.5), var_got(acc_veclen + 1, std::numeric_limits<double>::quiet_NaN());
+          mean_got[acc_veclen] = var_got[acc_veclen] = 7.0;
+          kernels.accumulate_frame(fresh_gamma, x_signed.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen, true);
+          std::size_t negative_zeros = 0;
+          for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
+            EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l;
+            EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l;
+            negative_zeros += std::signbit(mean_got[l]) && mean_got[l] == 0.0;
+          }
+          EXPECT_EQ(negative_zeros, 0u);
+        }
+      }
+    }
+    // (The products the rule is about occur in these inputs: -0.0 with either gamma, and with the
+    // smallest one also from a negative dimension of magnitude below 0.5.)
+    std::size_t negative_zero_products = 0;
+    for (const float xl : x_signed) {
+      const double product = std::numeric_limits<double>::denorm_min() * double(xl);
+      negative_zero_products += std::signbit(product) && product == 0.0;
+    }
+    EXPECT_GT(negative_zero_products, 3u);
     // Pair distances: densities anywhere in memory, in any order, every count 1..20 (every short
     // last group of the 4- and 8-density loops), against EvaluateLogDensity's loop over the same
     // float32 values; with 39 dimensions and with lengths below, at and around the kernels' blocks
