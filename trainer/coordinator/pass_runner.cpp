@@ -72,7 +72,6 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
-  std::uint32_t shards_done = 0;      // reported finished by the launcher
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
   auto shard_done = [&](std::size_t shard) {
     // The reducer hashes the files it adds as it reads them (exact_counts in exact mode, bw's count
@@ -81,32 +80,16 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     const PayloadDigests digests = reduction_error                                  ? PayloadDigests::kAll
                                    : inputs.reduction == ReductionMode::kExact ? PayloadDigests::kExactCountsByTheReducer
                                                                                 : PayloadDigests::kCountFilesByTheReducer;
-    // The last shard's exact_counts is added (and hashed) on a thread of its own while the
-    // validator reads its other files: the workers have ended, so both CPUs are free, and nothing
-    // else is left to wait for. The reducer checks what it added against the validated artifact
-    // in Add, and a shard the validator rejects fails the pass (shards/reducer.h).
-    const bool last = ++shards_done == shard_count;
-    std::future<void> added_ahead;
-    struct WaitForAhead {
-      std::future<void>& future;
-      ~WaitForAhead() {
-        if (future.valid()) future.wait();
-      }
-    } wait_for_ahead{added_ahead};
     try {
       if (!expected) {
         expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
         if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
-      }
-      if (last && !reduction_error && inputs.reduction == ReductionMode::kExact) {
-        added_ahead = std::async(std::launch::async | std::launch::deferred, [&reducer, shard] { reducer.AddStatisticsAhead(static_cast<std::uint32_t>(shard)); });
       }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
     } catch (...) {
       rejections[shard] = std::current_exception();
       return;
     }
-    if (added_ahead.valid()) added_ahead.get();
     try {
       // Its files' fsyncs, which the workers of this machine leave to the coordinator: while
       // another shard still runs, at once on a thread of their own (off the pass's critical path,

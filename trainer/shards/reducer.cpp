@@ -39,14 +39,11 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     const std::string path = dir + "/exact_counts";
     std::string sha256;
     try {
-      if (ahead_ && ahead_->shard == shard) {
-        const AddedAhead ahead = std::move(*ahead_);
-        ahead_.reset();
-        if (ahead.error) std::rethrow_exception(ahead.error);
-        sha256 = ahead.sha256;
-      } else {
-        sha256 = AddExactCounts(dir);
-      }
+      // Sized from the validated expectation when there is one (ExpectStatistics), never from a
+      // header read now: a file that changed since cannot make the sums larger.
+      if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
+      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
+      else reduced_.exact->AddFile(dir, &sha256);
       RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
     } catch (const ArtifactRejected&) {
       partly_added_ = true;  // the sums hold the file's bytes
@@ -93,31 +90,9 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
   ++n_added_;
 }
 
-std::string ShardReducer::AddExactCounts(const std::string& dir) {
-  std::string sha256;
-  // Sized from the validated expectation when there is one (ExpectStatistics), never from a
-  // header read now: a file that changed since cannot make the sums larger.
-  if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-  if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
-  else reduced_.exact->AddFile(dir, &sha256);
-  return sha256;
-}
-
-void ShardReducer::AddStatisticsAhead(std::uint32_t shard) {
-  if (mode_ != ReductionMode::kExact || !Takes(shard) || ahead_) return;
-  AddedAhead ahead{shard, "", nullptr};
-  try {
-    ahead.sha256 = AddExactCounts((pass_dir_ / ShardDirName(shard)).string());
-  } catch (...) {
-    ahead.error = std::current_exception();
-  }
-  ahead_ = std::move(ahead);
-}
-
 ReducedPass ShardReducer::Finish() && {
   if (n_added_ == 0) throw TrainingError(pass_dir_.string() + ": no shard artifacts to reduce");
-  // (a shard added ahead and never by Add: its validation rejected it)
-  if (partly_added_ || ahead_) throw TrainingError(pass_dir_.string() + ": the sums hold part of a rejected shard");
+  if (partly_added_) throw TrainingError(pass_dir_.string() + ": the sums hold part of a rejected shard");
   // The range checks of sums added in an order that may vary: whether they fail depends only on
   // the sums (exact_sum.h AddFixedWrapping).
   if (reduced_.exact) reduced_.exact->SettleCarries();

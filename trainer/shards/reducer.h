@@ -9,10 +9,8 @@
 // discrete state (outcomes, frames, stop decision) never depends on the shard count.
 #pragma once
 
-#include <exception>
 #include <filesystem>
 #include <optional>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -52,14 +50,6 @@ class ShardReducer {
   // is added, and a file whose header differs is rejected before anything is allocated for it.
   void ExpectStatistics(const AccumulatorShape& shape, bool pass2var);
   void Add(std::uint32_t shard, const ShardArtifact& artifact);
-  // Exact mode: adds `shard`'s exact_counts to the sums now, before its artifact is validated, so
-  // that the file is read and hashed while the validator reads the others (the coordinator does
-  // this for the last shard of a pass, when nothing else runs). Add(shard, artifact) must follow
-  // with the validated artifact: it checks the digest of the bytes added then, and reports any
-  // error met here as it would have met it. A shard rejected by its validation after this leaves
-  // the sums holding it, and Finish refuses them (the pass fails anyway). Never throws; does
-  // nothing in float32 mode or for a shard Add would not take.
-  void AddStatisticsAhead(std::uint32_t shard);
   // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
   bool Takes(std::uint32_t shard) const;
   std::uint32_t reduced_shards() const { return n_added_; }
@@ -72,16 +62,6 @@ class ShardReducer {
   std::vector<bool> added_;  // by shard id
   std::uint32_t n_added_ = 0;
   bool partly_added_ = false;  // a shard rejected while its exact_counts was being added
-  // The shard added by AddStatisticsAhead and not yet by Add: the digest of its bytes, or the
-  // error met adding them.
-  struct AddedAhead {
-    std::uint32_t shard = 0;
-    std::string sha256;
-    std::exception_ptr error;
-  };
-  std::optional<AddedAhead> ahead_;
-  // Exact mode: DIR/exact_counts added to the sums; returns the SHA-256 of the bytes added.
-  std::string AddExactCounts(const std::string& dir);
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish

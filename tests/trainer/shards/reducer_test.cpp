@@ -3,8 +3,7 @@
 // float32 accumulators out and leaves the exact sums; WriteAndReleaseExactCounts and
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
 // bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
-// wrote, and free the exact sums. The exact reducer: the same sums in every shard order, the range
-// checked once, only bytes whose digest it checked (also for a shard added ahead of its validation).
+// wrote, and free the exact sums.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -250,75 +249,6 @@ TEST_F(ReducerOverflow, AShardWhoseExactCountsChangedAfterValidationIsRejected) 
   reducer.Add(1, artifacts_[1]);
   reducer.Add(2, artifacts_[2]);
   EXPECT_NO_THROW((void)std::move(reducer).Finish());
-}
-
-// A shard's exact_counts added ahead of its validation (the coordinator's last shard) gives the
-// sums Add alone gives, on a thread of its own as the coordinator runs it; Add then checks the
-// digest of the bytes added ahead and reports a changed or missing file as it reports it when it
-// reads the file itself; a shard added ahead and never by Add (its validation rejected it) makes
-// Finish refuse the sums; float32 mode ignores it.
-TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedByAdd) {
-  WriteShards();
-  const ReducedPass reference = Reduce({0, 2, 1});
-  {
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.Add(0, artifacts_[0]);
-    reducer.Add(2, artifacts_[2]);
-    std::thread ahead([&reducer] { reducer.AddStatisticsAhead(1); });
-    ahead.join();
-    reducer.AddStatisticsAhead(1);  // (a second call for the same shard adds nothing)
-    reducer.Add(1, artifacts_[1]);
-    const ReducedPass reduced = std::move(reducer).Finish();
-    EXPECT_TRUE(*reduced.exact == *reference.exact);
-    EXPECT_TRUE(reduced.log_likelihood.fixed() == reference.log_likelihood.fixed());
-    EXPECT_EQ(reduced.total_frames, 30u);
-  }
-  const fs::path file = dir_ / ShardDirName(1) / "exact_counts";
-  const std::string original = ReadFileText(file);
-  std::string flipped = original;
-  flipped[flipped.size() - 3] = static_cast<char>(flipped[flipped.size() - 3] ^ 1);
-  const std::pair<std::string, const char*> changes[] = {{flipped, "SHA-256 does not match the artifact"},
-                                                         {original.substr(0, original.size() - 16), "not the file validated"}};
-  for (const auto& [bytes, detail] : changes) {
-    WriteFileAtomic(file, bytes);
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.Add(2, artifacts_[2]);
-    reducer.AddStatisticsAhead(1);
-    WriteFileAtomic(file, original);  // put back before Add: Add checks what was added ahead
-    try {
-      reducer.Add(1, artifacts_[1]);
-      ADD_FAILURE() << "a shard whose bytes added ahead were not its artifact's was taken";
-    } catch (const ArtifactRejected& rejected) {
-      EXPECT_EQ(rejected.shard(), 1u);
-      EXPECT_EQ(rejected.check(), "payload-sha256");
-      EXPECT_NE(std::string(rejected.what()).find(detail), std::string::npos) << rejected.what();
-    }
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
-  }
-  fs::remove(file);
-  {
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.AddStatisticsAhead(1);  // a missing file: kept for Add, never thrown here
-    EXPECT_THROW(reducer.Add(1, artifacts_[1]), ArtifactRejected);
-  }
-  WriteFileAtomic(file, original);
-  {
-    // Added ahead, then rejected by its validation: Add never comes.
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.Add(0, artifacts_[0]);
-    reducer.AddStatisticsAhead(1);
-    try {
-      (void)std::move(reducer).Finish();
-      ADD_FAILURE() << "sums holding a shard that was never added by Add were accepted";
-    } catch (const TrainingError& error) {
-      EXPECT_NE(std::string(error.what()).find("part of a rejected shard"), std::string::npos) << error.what();
-    }
-  }
-  {
-    ShardReducer reducer(dir_, ReductionMode::kFloat32);
-    reducer.AddStatisticsAhead(0);  // nothing read: shard 0 has no bw count files here
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);  // no shard added
-  }
 }
 
 // With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
