@@ -43,10 +43,14 @@ TOPN=$(st_n_density "$SET_DIR/$MODEL/means")
 WORK=$(mktemp -d)
 NEIGHBOR=""
 cleanup() {
-  [ -z "$NEIGHBOR" ] || kill -- -"$NEIGHBOR" 2>/dev/null || true
+  if [ -n "$NEIGHBOR" ]; then
+    kill -- -"$NEIGHBOR" 2>/dev/null || kill "$NEIGHBOR" 2>/dev/null || true
+    wait "$NEIGHBOR" 2>/dev/null || true
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+export LC_ALL=C
 
 # The worker of shard $1 of 2 pinned to CPU $2, writing $WORK/shard$1.
 worker() {
@@ -61,18 +65,22 @@ worker() {
     die "the worker of shard $shard failed: $(tail -n 3 "$WORK/worker$1.out" | tr '\n' ' ')"
 }
 
-# Starts case $1's neighbor on CPU 1 in a process group of its own (NEIGHBOR = its id).
+# Starts case $1's neighbor on CPU 1 in a process group of its own (NEIGHBOR = its id), its input
+# /dev/null.
 start_neighbor() {
   case $1 in
     alone) return ;;
-    compute) set -m; taskset -c 1 sha256sum /dev/zero >/dev/null 2>&1 & NEIGHBOR=$!; set +m ;;
-    memory) set -m; taskset -c 1 dd if=/dev/zero of=/dev/null bs=64M count=100000000 2>/dev/null & NEIGHBOR=$!; set +m ;;
-    shard1) set -m; (while :; do worker 1 1; done) & NEIGHBOR=$!; set +m ;;
+    compute) set -m; taskset -c 1 sha256sum /dev/zero </dev/null >/dev/null 2>&1 & NEIGHBOR=$!; set +m ;;
+    memory) set -m; taskset -c 1 dd if=/dev/zero of=/dev/null bs=64M count=100000000 </dev/null 2>/dev/null & NEIGHBOR=$!; set +m ;;
+    shard1) set -m; (while :; do worker 1 1; done) </dev/null & NEIGHBOR=$!; set +m ;;
     bw)
       st_bw_args "$SET_DIR/$MODEL" "$CORPUS" train "$WORK/bw-accum" "$TOPN" yes
       mkdir -p "$WORK/bw-accum"
       set -m
-      (while :; do taskset -c 1 "$BW" "${ST_BW_ARGS[@]}" -part 2 -npart 2 >"$WORK/bw.log" 2>&1 || exit 1; done) &
+      (while :; do
+         taskset -c 1 "$BW" "${ST_BW_ARGS[@]}" -part 2 -npart 2 >"$WORK/bw.log" 2>&1 ||
+           { echo "bench-neighbors: bw failed: $(tail -n 3 "$WORK/bw.log" | tr '\n' ' ')" >&2; exit 1; }
+       done) </dev/null &
       NEIGHBOR=$!
       set +m ;;
   esac
@@ -80,11 +88,23 @@ start_neighbor() {
   kill -0 "$NEIGHBOR" 2>/dev/null || die "the $1 neighbor did not start"
 }
 
+# Stops case $1's neighbor, which must still be running (one that ended during the run fails the
+# script: the run was not beside it), and waits until no process of its group is left.
 stop_neighbor() {
   [ -n "$NEIGHBOR" ] || return 0
-  kill -- -"$NEIGHBOR" 2>/dev/null || true
-  wait "$NEIGHBOR" 2>/dev/null || true
+  local pid=$NEIGHBOR status=0 waited=0
   NEIGHBOR=""
+  if ! kill -0 "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null || status=$?
+    die "the $1 neighbor ended during the worker's run (status $status)"
+  fi
+  kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  while kill -0 -- -"$pid" 2>/dev/null; do
+    waited=$((waited + 1))
+    [ "$waited" -le 500 ] || die "the $1 neighbor's processes did not end within 5 s"
+    sleep 0.01
+  done
 }
 
 CASES=(alone compute memory shard1 bw)
@@ -93,7 +113,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for c in "${CASES[@]}"; do
     start_neighbor "$c"
     worker 0 0
-    stop_neighbor
+    stop_neighbor "$c"
     wall=$(grep -o '"wall_seconds":[^,}]*' "$WORK/shard0/telemetry.json" | cut -d: -f2) ||
       die "round $round: no wall_seconds in the worker's telemetry.json"
     walls[$c]+="$wall "

@@ -3,7 +3,6 @@
 // global accumulators only when the utterance succeeded.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -23,7 +23,8 @@ struct VectorKernels {
   //   mean[l] += gamma * x[l];  var[l] += (gamma * d) * d, d = x[l] - input_mean[l] (in double)
   // With `fresh`, the sums start from zero: mean and var are written without being read, each as
   // 0.0 + the product (so a product of -0.0 gives +0.0, as its addition to a zeroed sum does): the
-  // same bits as zeroing them first, without the zeroing's stores and the reloads.
+  // same bits as zeroing them first. The vector levels start from zero lanes (no zeroing stores,
+  // no reloads); the scalar level zeroes the sums, then adds.
   void (*accumulate_frame)(double gamma, const float* x, const float* input_mean, double* mean, double* var,
                            std::uint32_t veclen, bool fresh);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
