@@ -13,8 +13,8 @@ void UtteranceStats::Reset(const SentenceHmm& hmm, const AcousticModel& model, s
   dnom_.assign(n_dens, 0.0);
   // Not zeroed here: at a density's first frame AddFrame has the kernel write its mean and variance
   // sums fresh (dnom 0 until then, and > 0 after: every frame adds a posterior > 0), and only
-  // densities with dnom != 0 are read. Zeroing all of them cost a pass of the whole array per utterance (about 1.5 MB for an
-  // utterance of a tied CD model).
+  // densities with dnom != 0 are read. Zeroing all of them cost a pass of the whole array per
+  // utterance (about 1.5 MB for an utterance of a tied CD model).
   mean_.resize(n_dens * veclen_);
   var_.resize(n_dens * veclen_);
   tmat_.assign(std::size_t(n_tmat) * n_emit_ * (n_emit_ + 1), 0.0);
