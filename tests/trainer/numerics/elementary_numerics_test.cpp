@@ -289,8 +289,9 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
           kernels.accumulate_frame(fresh_gamma, x_signed.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen, true);
           std::size_t negative_zeros = 0;
           for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
-            EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l;
-            EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l;
+            SCOPED_TRACE(testing::Message() << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l);
+            EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l]));
+            EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l]));
             negative_zeros += std::signbit(mean_got[l]) && mean_got[l] == 0.0;
           }
           EXPECT_EQ(negative_zeros, 0u);
