@@ -34,6 +34,15 @@ struct SpawnSetup {
   }
 };
 
+// Pointers to each string's characters, then a null pointer: an argv or envp for posix_spawn.
+std::vector<char*> NullTerminated(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (std::string& text : strings) pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
 }  // namespace
 
 WorkerProcess WorkerProcess::Start(const std::string& executable, const std::vector<std::string>& args, const std::filesystem::path& log,
@@ -64,16 +73,12 @@ WorkerProcess WorkerProcess::Start(const std::string& executable, const std::vec
     if (std::strncmp(*entry, prefix.c_str(), prefix.size()) != 0) env_storage.emplace_back(*entry);
   }
   env_storage.push_back(prefix + value);
-  std::vector<char*> envp;
-  for (std::string& entry : env_storage) envp.push_back(entry.data());
-  envp.push_back(nullptr);
+  const std::vector<char*> envp = NullTerminated(env_storage);
   std::vector<std::string> argv_storage;
   argv_storage.reserve(args.size() + 1);
   argv_storage.push_back(executable);
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  const std::vector<char*> argv = NullTerminated(argv_storage);
 
   int error = 0;
   {
@@ -130,29 +135,26 @@ void WorkerProcess::Release() {
   status_ = 0;
 }
 
-bool WorkerProcess::Running() {
-  if (pid_ <= 0 || reaped_) return false;
+bool WorkerProcess::Reap(int options) {
   int status = 0;
   pid_t result;
   do {
-    result = ::waitpid(pid_, &status, WNOHANG);
+    result = ::waitpid(pid_, &status, options);
   } while (result < 0 && errno == EINTR);
-  if (result == 0) return true;
+  if (result == 0) return false;  // (WNOHANG: still running)
   reaped_ = true;
   // (-1: reaped by someone else, ECHILD; a status neither WIFEXITED nor WIFSIGNALED)
   status_ = result == pid_ ? status : -1;
-  return false;
+  return true;
+}
+
+bool WorkerProcess::Running() {
+  if (pid_ <= 0 || reaped_) return false;
+  return !Reap(WNOHANG);
 }
 
 int WorkerProcess::Wait() {
-  if (pid_ <= 0 || reaped_) return status_;
-  int status = 0;
-  pid_t result;
-  do {
-    result = ::waitpid(pid_, &status, 0);
-  } while (result < 0 && errno == EINTR);
-  reaped_ = true;
-  status_ = result == pid_ ? status : -1;
+  if (pid_ > 0 && !reaped_) Reap(0);
   return status_;
 }
 

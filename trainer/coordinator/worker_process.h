@@ -49,6 +49,9 @@ class WorkerProcess {
 
  private:
   void Release();
+  // waitpid with `options` (0 or WNOHANG); false when WNOHANG found it still running, else it is
+  // reaped and its status kept (-1 when another waiter reaped it: ECHILD).
+  bool Reap(int options);
 
   pid_t pid_ = -1;
   int exit_fd_ = -1;

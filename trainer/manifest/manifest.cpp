@@ -36,14 +36,15 @@ constexpr std::string_view kCountKey = "utterances=";
 constexpr std::size_t kSha256HexSize = 64;
 constexpr std::size_t kFieldCount = 4;  // utt id, feature path, sha256, words
 
-// The header line of a manifest of `count` entries, with its newline.
-std::string HeaderLine(std::size_t count) {
-  return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + std::to_string(count) + "\n";
+// The header's text with `count` as its count, without the newline.
+std::string HeaderText(std::string_view count) {
+  return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + std::string(count);
 }
 
-std::string ExpectedHeaderText() {
-  return std::string(kMagic) + " " + std::to_string(Manifest::kFormatVersion) + " " + std::string(kCountKey) + "N";
-}
+// The header line of a manifest of `count` entries, with its newline.
+std::string HeaderLine(std::size_t count) { return HeaderText(std::to_string(count)) + "\n"; }
+
+std::string ExpectedHeaderText() { return HeaderText("N"); }
 
 // Offset of the first byte that is not part of valid UTF-8 (no overlongs, no surrogates, at most
 // U+10FFFF), or npos.

@@ -74,12 +74,11 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
     return;
   }
   try {
+    // A count file's bytes: those given, else read now.
+    std::vector<std::uint8_t> read;
+    const auto count_file_bytes = [&]() -> const std::vector<std::uint8_t>& { return bytes ? *bytes : (read = ReadFileBytes(path)); };
     if (name == "gauden_counts") {
-      if (bytes) {
-        DecodeGaudenCountsFile(*bytes, path.string());
-      } else {
-        ReadGaudenCountsFile(path.string());
-      }
+      DecodeGaudenCountsFile(count_file_bytes(), path.string());
     } else if (name == "exact_counts") {
       const std::vector<std::uint8_t> head = ReadFileHead(path, ExactAccumulators::ExactCountsHeaderSize());
       bool pass2var = false;
@@ -97,10 +96,8 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
                                std::string(pass2var ? "2-pass" : "1-pass") + " variance statistics; the pass computes " +
                                    (*expected.pass2var ? "2-pass" : "1-pass") + " ones");
       }
-    } else if (bytes) {
-      DecodeArray3DFile(*bytes, path.string());
     } else {
-      ReadArray3DFile(path.string());
+      DecodeArray3DFile(count_file_bytes(), path.string());
     }
   } catch (const InputError& error) {
     throw ArtifactRejected(shard, path.string(), "payload-format", error.what());

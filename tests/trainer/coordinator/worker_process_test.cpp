@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/test_util.h"
+
 namespace pstrain {
 namespace {
 
@@ -23,11 +25,7 @@ namespace fs = std::filesystem;
 
 class WorkerProcessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("worker_process_test_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = testing::FreshDir("worker_process_" + std::to_string(::getpid())); }
   void TearDown() override { fs::remove_all(dir_); }
 
   // `script` run by /bin/sh, its output in dir_/log.
