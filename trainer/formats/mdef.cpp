@@ -2,32 +2,18 @@
 #include "formats/mdef.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <string_view>
 #include <unordered_map>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "formats/whitespace_tokens.h"
 
 namespace pstrain {
 
 namespace {
-
-// The bytes std::istream's >> skips between tokens in the classic locale (a line holds no '\n').
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n'; }
-
-// `line` split at runs of whitespace, as `in >> token` would read it: views into `line`.
-void SplitWhitespace(std::string_view line, std::vector<std::string_view>& tokens) {
-  tokens.clear();
-  std::size_t i = 0;
-  for (;;) {
-    while (i < line.size() && IsSpace(line[i])) ++i;
-    if (i == line.size()) return;
-    const std::size_t start = i;
-    while (i < line.size() && !IsSpace(line[i])) ++i;
-    tokens.push_back(line.substr(start, i - start));
-  }
-}
 
 bool ParseUnsigned(std::string_view token, std::uint32_t& out) {
   if (token.empty() || token.size() > 9) return false;
@@ -99,6 +85,9 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
   // While parsing only: the distinct attribute columns (views into `text`). A row defined twice is
   // found where it is by the triphone table itself, filled row by row.
   std::unordered_map<std::string_view, std::uint32_t> attribute_ids;
+  std::string_view last_attribute;  // the last row's attribute column, its id and filler flag
+  std::uint32_t last_attribute_id = 0;
+  bool last_attribute_filler = false;
   std::size_t reserved_rows = 0;
   std::vector<std::string_view> tokens;
   // Lines as std::getline reads them: split at '\n'; a last line without one still counts.
@@ -142,10 +131,16 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
     const std::string_view base = tokens[0], left = tokens[1], right = tokens[2];
     MdefPhone phone;
     phone.posn = ParsePosition(tokens[3], path, line_no);
-    const auto attribute = attribute_ids.try_emplace(tokens[4], static_cast<std::uint32_t>(attribute_ids.size()));
-    if (attribute.second) mdef.attribute_texts_.emplace_back(tokens[4]);
-    phone.attributes = attribute.first->second;
-    phone.is_filler = HasFillerAttribute(tokens[4]);
+    if (tokens[4] != last_attribute) {
+      // (Rows come in runs of one attribute column, "n/a" for every triphone.)
+      const auto attribute = attribute_ids.try_emplace(tokens[4], static_cast<std::uint32_t>(attribute_ids.size()));
+      if (attribute.second) mdef.attribute_texts_.emplace_back(tokens[4]);
+      last_attribute = tokens[4];
+      last_attribute_id = attribute.first->second;
+      last_attribute_filler = HasFillerAttribute(tokens[4]);
+    }
+    phone.attributes = last_attribute_id;
+    phone.is_filler = last_attribute_filler;
     if (!ParseUnsigned(tokens[5], phone.tmat)) throw RecordError(path, line_no, "bad tmat id " + Quoted(tokens[5]));
     phone.first_senone = static_cast<std::uint32_t>(mdef.senones_.size());
     std::size_t col = 6;
@@ -175,19 +170,17 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
       if (phone_id >= kMaxCiPhones) {
         throw RecordError(path, line_no, "more than " + std::to_string(kMaxCiPhones) + " CI phones");
       }
-      if (!mdef.ci_index_.emplace(base, phone_id).second) {
+      mdef.ci_names_.emplace_back(base);
+      if (!mdef.InsertCiName(phone_id)) {
         throw RecordError(path, line_no, "CI phone " + Quoted(base) + " is defined twice");
       }
-      mdef.ci_names_.emplace_back(base);
       phone.base = phone_id;
     } else {
       std::uint32_t ci_ids[3];
       for (int k = 0; k < 3; ++k) {
-        const auto it = mdef.ci_index_.find(tokens[k]);
-        if (it == mdef.ci_index_.end()) {
-          throw RecordError(path, line_no, "triphone uses phone " + Quoted(tokens[k]) + " which is not a defined CI phone");
-        }
-        ci_ids[k] = it->second;
+        const std::optional<std::uint32_t> id = mdef.CiPhone(tokens[k]);
+        if (!id) throw RecordError(path, line_no, "triphone uses phone " + Quoted(tokens[k]) + " which is not a defined CI phone");
+        ci_ids[k] = *id;
       }
       if (phone.posn == WordPosition::kNone) throw RecordError(path, line_no, "triphone has no word position");
       if (!mdef.InsertTriphone(TriphoneKey(ci_ids[0], ci_ids[1], ci_ids[2], phone.posn), phone_id)) {
@@ -279,10 +272,36 @@ bool Mdef::InsertTriphone(std::uint64_t key, std::uint32_t phone_id) {
   return true;
 }
 
+bool Mdef::InsertCiName(std::uint32_t id) {
+  if (ci_keys_.size() <= id) ci_keys_.resize(std::size_t(id) + 1);
+  ci_keys_[id] = CiKey(ci_names_[id]);
+  if (2 * std::size_t(id + 1) > ci_slots_.size()) {
+    // Doubled (from 64) and refilled with the names before this one, in id order.
+    const std::size_t slots = std::max<std::size_t>(64, 2 * ci_slots_.size());
+    ci_slots_.assign(slots, 0);
+    ci_shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
+    for (std::uint32_t earlier = 0; earlier < id; ++earlier) InsertCiName(earlier);
+  }
+  const std::size_t mask = ci_slots_.size() - 1;
+  const std::string_view name = ci_names_[id];
+  for (std::size_t slot = CiSlot(ci_keys_[id], name.size());; slot = (slot + 1) & mask) {
+    if (ci_slots_[slot] == 0) {
+      ci_slots_[slot] = id + 1;
+      return true;
+    }
+    if (CiNameIs(ci_slots_[slot] - 1, ci_keys_[id], name)) return false;
+  }
+}
+
 std::optional<std::uint32_t> Mdef::CiPhone(std::string_view name) const {
-  auto it = ci_index_.find(name);
-  if (it == ci_index_.end()) return std::nullopt;
-  return it->second;
+  if (ci_slots_.empty()) return std::nullopt;
+  const std::size_t mask = ci_slots_.size() - 1;
+  const std::uint64_t key = CiKey(name);
+  for (std::size_t slot = CiSlot(key, name.size());; slot = (slot + 1) & mask) {
+    const std::uint32_t entry = ci_slots_[slot];
+    if (entry == 0) return std::nullopt;
+    if (CiNameIs(entry - 1, key, name)) return entry - 1;
+  }
 }
 
 std::optional<std::uint32_t> Mdef::Triphone(std::string_view base, std::string_view left, std::string_view right,

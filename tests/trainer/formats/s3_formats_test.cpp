@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -587,6 +588,41 @@ TEST(S3FormatsMdefTest, ManyTriphonesAreFoundAndTheirCountIsChecked) {
 
   const std::string undeclared = InputErrorMessage([&] { Mdef::Parse(with_rows(2, ""), "mdef"); });
   EXPECT_THAT(undeclared, HasSubstr("header declares 34 CI phones and 2 triphones, but 154 phone rows follow"));
+}
+
+// More CI phones than the name table's first size (64 slots, at most half full), with names of
+// every length from 3 to 16 bytes: each is found by its name, names that differ in one byte or in
+// length are not, and a name defined twice is refused.
+TEST(S3FormatsMdefTest, ManyCiPhonesAreFoundByName) {
+  constexpr std::uint32_t kPhones = 150;
+  const auto name = [](std::uint32_t id) { return "P" + std::string(id % 12, char('a' + id % 26)) + std::to_string(id) + "."; };
+  const auto mdef_text = [&](const std::string& last_name) {
+    std::string text = "0.3\n" + std::to_string(kPhones) + " n_base\n0 n_tri\n" + std::to_string(kPhones * 4) +
+                       " n_state_map\n" + std::to_string(kPhones * 3) + " n_tied_state\n" + std::to_string(kPhones * 3) +
+                       " n_tied_ci_state\n" + std::to_string(kPhones) + " n_tied_tmat\n";
+    for (std::uint32_t id = 0; id < kPhones; ++id) {
+      text += (id + 1 == kPhones ? last_name : name(id)) + " - - - n/a " + std::to_string(id) + " " + std::to_string(3 * id) + " " +
+              std::to_string(3 * id + 1) + " " + std::to_string(3 * id + 2) + " N\n";
+    }
+    return text;
+  };
+  const Mdef mdef = Mdef::Parse(mdef_text(name(kPhones - 1)), "mdef");
+  ASSERT_EQ(mdef.n_ci_phones(), kPhones);
+  for (std::uint32_t id = 0; id < kPhones; ++id) {
+    const std::string n = name(id);
+    ASSERT_EQ(mdef.CiPhone(n), std::optional<std::uint32_t>(id)) << n;
+    EXPECT_EQ(mdef.Name(id), n);
+    EXPECT_FALSE(mdef.CiPhone(n + "x").has_value()) << n;
+    EXPECT_FALSE(mdef.CiPhone(n + std::string(1, '\0')).has_value()) << n;  // (a name's key pads with zeros)
+    EXPECT_FALSE(mdef.CiPhone(n.substr(0, n.size() - 1)).has_value()) << n;
+    std::string changed = n;
+    changed[0] = 'Q';
+    EXPECT_FALSE(mdef.CiPhone(changed).has_value()) << n;
+  }
+  EXPECT_FALSE(mdef.CiPhone("").has_value());
+  const std::string twice = InputErrorMessage([&] { Mdef::Parse(mdef_text(name(97)), "mdef"); });
+  EXPECT_THAT(twice, HasSubstr("CI phone \"" + name(97) + "\" is defined twice"));
+  EXPECT_THAT(twice, HasSubstr("mdef:" + std::to_string(7 + kPhones) + ":"));
 }
 
 // The row separators `in >> token` skips (tab, vertical tab, form feed, runs of blanks) separate
