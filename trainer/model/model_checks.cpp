@@ -30,7 +30,21 @@ std::string Problem(float value, const char* negative_rule) {
   return {};
 }
 
+// Whether every value is finite, and not negative when `negative_rule` is given: one flat loop over
+// the values (no message made for each; about 0.3 ms of a tied CD model's load went to those).
+bool AllValuesFine(const std::vector<float>& values, const char* negative_rule) {
+  bool fine = true;
+  if (negative_rule == nullptr) {
+    for (const float value : values) fine &= std::isfinite(value);
+  } else {
+    for (const float value : values) fine &= std::isfinite(value) && value >= 0.0f;
+  }
+  return fine;
+}
+
 void CheckGaussians(const GaussianParams& params, const fs::path& path, const char* negative_rule) {
+  if (AllValuesFine(params.data, negative_rule)) return;
+  // The first bad value, in file order, named.
   for (std::uint32_t senone = 0; senone < params.n_mgau; ++senone) {
     for (std::uint32_t feat = 0; feat < params.n_feat; ++feat) {
       for (std::uint32_t density = 0; density < params.n_density; ++density) {

@@ -7,14 +7,16 @@
 
 namespace pstrain {
 
-FeatureFileCheck::FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when)
+FeatureFileCheck::FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when,
+                                   std::optional<bool> present)
     : manifest_(manifest), corpus_root_(std::move(corpus_root)) {
   if (when == When::kFirst) {
     CheckManifest(manifest_, corpus_root_);
     state_ = State::kPassed;
     return;
   }
-  if (!FeatureFilesPresent(manifest_, corpus_root_)) Require();  // throws: a file is missing or not regular
+  if (!present) present = FeatureFilesPresent(manifest_, corpus_root_);
+  if (!*present) Require();  // throws: a file is missing or not regular
 }
 
 void FeatureFileCheck::CoveredByPass() {

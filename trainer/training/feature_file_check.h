@@ -22,6 +22,7 @@
 
 #include <exception>
 #include <filesystem>
+#include <optional>
 
 #include "manifest/manifest.h"
 
@@ -31,9 +32,11 @@ class FeatureFileCheck {
  public:
   enum class When { kFirst, kWhenNeeded };
 
-  // kFirst: checks now (throws as CheckManifest does). kWhenNeeded: looks at each file now, and if
-  // one is missing or not a regular file, checks them all at once (and throws).
-  FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when);
+  // kFirst: checks now (throws as CheckManifest does). kWhenNeeded: looks at each file now
+  // (FeatureFilesPresent), or takes `present`, the answer of that look made before, and if a file
+  // is missing or not a regular file, checks them all at once (and throws).
+  FeatureFileCheck(const Manifest& manifest, std::filesystem::path corpus_root, When when,
+                   std::optional<bool> present = std::nullopt);
   FeatureFileCheck(const FeatureFileCheck&) = delete;
   FeatureFileCheck& operator=(const FeatureFileCheck&) = delete;
 

@@ -95,11 +95,12 @@ LoadedModel LoadInputModel(const TrainOptions& options) {
 
 // Then its feature files, once `checked` is where it stays (the check keeps a reference to its
 // manifest): all of them now before a Slurm job array is queued; with the local launcher each is
-// only looked at now, and the passes check them as they read them (training/feature_file_check.h).
-void StartFeatureFileCheck(const TrainOptions& options, CheckedInputs& checked) {
+// only looked at (`present`: that look's answer, made while the model was still loading), and the
+// passes check them as they read them (training/feature_file_check.h).
+void StartFeatureFileCheck(const TrainOptions& options, CheckedInputs& checked, std::optional<bool> present) {
   const FeatureFileCheck::When when = options.launch.launcher == LauncherKind::kSlurm ? FeatureFileCheck::When::kFirst
                                                                                        : FeatureFileCheck::When::kWhenNeeded;
-  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, when);
+  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, when, present);
 }
 
 void ResolveInputs(const TrainOptions& options, CheckedInputs& checked) {
@@ -598,6 +599,15 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
       resolve_error = std::current_exception();
     }
   }
+  // With the local launcher, the feature files are looked at (exist, regular) while the model's
+  // thread may still be reading (a tied CD model's load outlasts the manifest's), and the answer is
+  // acted on below, once the model is known good: the same errors in the same order, the look
+  // (1-3 ms for the benchmark corpus) no longer after the model's load (docs/performance.md,
+  // twenty-sixth round).
+  std::optional<bool> features_present;
+  if (!load_error && options.launch.launcher != LauncherKind::kSlurm) {
+    features_present = FeatureFilesPresent(checked->manifest, options.inputs.corpus_root);
+  }
   LoadedModel loaded = model.get();  // throws the model's error, which comes first
   // The model's thread freed the file bytes it parsed (a few MB for a CD model) into its own malloc
   // arena, where they would stay resident for the whole run: given back now (peak RSS, docs/performance.md).
@@ -605,7 +615,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   if (load_error) std::rethrow_exception(load_error);
   // The feature files once the model is known to be good: with Slurm, or when a file is missing,
   // the check reads the whole corpus, which a bad model's error must not wait for.
-  StartFeatureFileCheck(options, *checked);
+  StartFeatureFileCheck(options, *checked, features_present);
   checked->initial = std::move(loaded.files);
   checked->initial_digests = std::move(loaded.digests);
   try {

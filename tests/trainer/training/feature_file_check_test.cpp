@@ -114,6 +114,25 @@ TEST_F(FeatureFileCheckTest, WhenNeededAMissingFileFailsTheWholeCheckAtOnce) {
   EXPECT_NE(message.find("(2 of 40 utterances have missing or changed feature files)"), std::string::npos) << message;
 }
 
+// The look's answer made earlier (pstrain train makes it while the model loads) stands for the
+// look: false runs the whole check at once, true looks at nothing (here the missing file shows it:
+// the check runs only when asked, and then finds it).
+TEST_F(FeatureFileCheckTest, WhenNeededAnEarlierLookStandsForTheLook) {
+  const Manifest manifest = Load();
+  EXPECT_TRUE(FeatureFilesPresent(manifest, corpus()));
+  fs::remove(corpus() / "feat" / "u133.mfc");
+  EXPECT_FALSE(FeatureFilesPresent(manifest, corpus()));
+  const std::string message = test::InputErrorMessage(
+      [&] { FeatureFileCheck check(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded, false); });
+  EXPECT_NE(message.find("u133.mfc"), std::string::npos) << message;
+  EXPECT_NE(message.find("(1 of 40 utterances have missing or changed feature files)"), std::string::npos) << message;
+
+  FeatureFileCheck trusted(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded, true);
+  EXPECT_TRUE(trusted.Failed());
+  const std::string later = test::InputErrorMessage([&] { trusted.Require(); });
+  EXPECT_NE(later.find("u133.mfc"), std::string::npos) << later;
+}
+
 // After Ctrl-C, Failed does not start a check (the signal is what stopped the run) and reports no
 // failure; Require then runs it, and the signal ends it as a failure (an unfinished check never passes).
 TEST_F(FeatureFileCheckTest, AfterASignalFailedRunsNoCheckAndRequireFails) {
