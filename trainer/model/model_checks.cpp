@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "common/error.h"
 #include "formats/feat_params.h"
@@ -30,16 +31,16 @@ std::string Problem(float value, const char* negative_rule) {
   return {};
 }
 
-// Whether every value is finite, and not negative when `negative_rule` is given: one flat loop over
-// the values (no message made for each; about 0.3 ms of a tied CD model's load went to those).
+// Whether every value is finite, and not negative when `negative_rule` is given: one flat loop of
+// comparisons the compiler vectorizes (no message made for each value; about 0.3 ms of a tied CD
+// model's load went to those). NaN fails both comparisons; -0.0 passes `>= 0` as it passes
+// Problem's `< 0` test.
 bool AllValuesFine(const std::vector<float>& values, const char* negative_rule) {
-  bool fine = true;
-  if (negative_rule == nullptr) {
-    for (const float value : values) fine &= std::isfinite(value);
-  } else {
-    for (const float value : values) fine &= std::isfinite(value) && value >= 0.0f;
-  }
-  return fine;
+  const float lowest = negative_rule == nullptr ? -std::numeric_limits<float>::max() : 0.0f;
+  const float highest = std::numeric_limits<float>::max();
+  unsigned bad = 0;
+  for (const float value : values) bad |= static_cast<unsigned>(!(value >= lowest) | !(value <= highest));
+  return bad == 0;
 }
 
 void CheckGaussians(const GaussianParams& params, const fs::path& path, const char* negative_rule) {
