@@ -1,6 +1,7 @@
 // Loading and saving a model directory's files, and the acoustic model the E-step evaluates.
 #include "model/acoustic_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -150,20 +151,36 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
   log_norm_.resize(n_densities_total);
   const float log_two_pi_term = static_cast<float>(veclen_ * numerics::Log(2.0 * M_PI));
   // The logarithms of a density's floored variances through the vector kernel (numerics::Log's
-  // bits on every level), then summed in float32 in dimension order, as SphinxTrain does.
+  // bits on every level, element by element), then summed in float32 in dimension order, as
+  // SphinxTrain does. A block of densities at a time: one kernel call for the block's logarithms,
+  // and the sums of kChains densities side by side, each still in dimension order (one density's
+  // chain of dependent additions at a time was most of a tied CD model's construction).
   const numerics::VectorKernels& kernels = numerics::ActiveKernels();
-  std::vector<double> log_var(veclen_);
-  for (std::size_t density = 0; density < n_densities_total; ++density) {
-    for (std::uint32_t dim = 0; dim < veclen_; ++dim) {
-      float var = files.variances.data[density * veclen_ + dim];
+  constexpr std::size_t kBlock = 64, kChains = 8;
+  std::vector<double> log_var(kBlock * veclen_);
+  for (std::size_t first = 0; first < n_densities_total; first += kBlock) {
+    const std::size_t n = std::min(kBlock, n_densities_total - first);
+    for (std::size_t i = 0; i < n * veclen_; ++i) {
+      const std::size_t at = first * veclen_ + i;
+      float var = files.variances.data[at];
       if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
-      log_var[dim] = static_cast<double>(var);
-      precision_[density * veclen_ + dim] = static_cast<float>(1.0 / (2.0 * var));
+      log_var[i] = static_cast<double>(var);
+      precision_[at] = static_cast<float>(1.0 / (2.0 * var));
     }
-    kernels.log(log_var.data(), log_var.data(), veclen_);
-    float log_det = 0.0f;
-    for (std::uint32_t dim = 0; dim < veclen_; ++dim) log_det = static_cast<float>(log_det + log_var[dim]);
-    log_norm_[density] = static_cast<float>(-0.5 * (static_cast<double>(log_det) + static_cast<double>(log_two_pi_term)));
+    kernels.log(log_var.data(), log_var.data(), n * veclen_);
+    for (std::size_t chain0 = 0; chain0 < n; chain0 += kChains) {
+      const std::size_t chains = std::min(kChains, n - chain0);
+      float log_det[kChains] = {};
+      for (std::uint32_t dim = 0; dim < veclen_; ++dim) {
+        for (std::size_t j = 0; j < chains; ++j) {
+          log_det[j] = static_cast<float>(log_det[j] + log_var[(chain0 + j) * veclen_ + dim]);
+        }
+      }
+      for (std::size_t j = 0; j < chains; ++j) {
+        log_norm_[first + chain0 + j] =
+            static_cast<float>(-0.5 * (static_cast<double>(log_det[j]) + static_cast<double>(log_two_pi_term)));
+      }
+    }
   }
   if (n_density_ >= kDensityGroup) {
     const std::uint32_t n_groups = n_density_ / kDensityGroup;
