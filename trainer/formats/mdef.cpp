@@ -272,6 +272,35 @@ bool Mdef::InsertTriphone(std::uint64_t key, std::uint32_t phone_id) {
   return true;
 }
 
+namespace {
+
+// The first eight bytes of `name` (fewer: zero above them), byte i in bits 8i .. 8i + 7.
+std::uint64_t CiKey(std::string_view name) {
+  std::uint64_t key = 0;
+  const std::size_t n = std::min<std::size_t>(name.size(), 8);
+  for (std::size_t i = 0; i < n; ++i) key |= std::uint64_t(static_cast<unsigned char>(name[i])) << (8 * i);
+  return key;
+}
+
+// A hash of the whole name: its key and length, then (FNV-1a steps) each byte past the eighth, so
+// that long names sharing their first eight bytes do not all share one probe chain.
+std::uint64_t CiHash(std::string_view name, std::uint64_t key) {
+  std::uint64_t hash = key ^ name.size();
+  for (std::size_t i = 8; i < name.size(); ++i) hash = (hash ^ static_cast<unsigned char>(name[i])) * 0x100000001b3ull;
+  return hash;
+}
+
+}  // namespace
+
+std::size_t Mdef::CiSlot(std::string_view name, std::uint64_t key) const {
+  return static_cast<std::size_t>((CiHash(name, key) * 0x9e3779b97f4a7c15ull) >> ci_shift_);
+}
+
+bool Mdef::CiNameIs(std::uint32_t id, std::uint64_t key, std::string_view name) const {
+  return ci_keys_[id] == key && ci_names_[id].size() == name.size() &&
+         (name.size() <= 8 || std::string_view(ci_names_[id]).substr(8) == name.substr(8));
+}
+
 bool Mdef::InsertCiName(std::uint32_t id) {
   if (ci_keys_.size() <= id) ci_keys_.resize(std::size_t(id) + 1);
   ci_keys_[id] = CiKey(ci_names_[id]);
@@ -284,7 +313,7 @@ bool Mdef::InsertCiName(std::uint32_t id) {
   }
   const std::size_t mask = ci_slots_.size() - 1;
   const std::string_view name = ci_names_[id];
-  for (std::size_t slot = CiSlot(ci_keys_[id], name.size());; slot = (slot + 1) & mask) {
+  for (std::size_t slot = CiSlot(name, ci_keys_[id]);; slot = (slot + 1) & mask) {
     if (ci_slots_[slot] == 0) {
       ci_slots_[slot] = id + 1;
       return true;
@@ -297,7 +326,7 @@ std::optional<std::uint32_t> Mdef::CiPhone(std::string_view name) const {
   if (ci_slots_.empty()) return std::nullopt;
   const std::size_t mask = ci_slots_.size() - 1;
   const std::uint64_t key = CiKey(name);
-  for (std::size_t slot = CiSlot(key, name.size());; slot = (slot + 1) & mask) {
+  for (std::size_t slot = CiSlot(name, key);; slot = (slot + 1) & mask) {
     const std::uint32_t entry = ci_slots_[slot];
     if (entry == 0) return std::nullopt;
     if (CiNameIs(entry - 1, key, name)) return entry - 1;

@@ -93,30 +93,21 @@ class Mdef {
   // CI phone name -> id (looked up by the parser three times a triphone row, and by the graph
   // builder once per phone of every utterance): open addressing with linear probing over a power of
   // two of slots, at most half full, each slot a CI id + 1 (0: empty), probed from a hash of the
-  // name's first eight bytes and its length; a name of at most eight bytes is compared by those
-  // alone (CiKey). A std::unordered_map's lookup (its string hash, bucket walk and compare) was
-  // about a third of the parse of a tied CD mdef's 15,323 rows (docs/performance.md). Only looked
-  // up, never iterated, so the slot order reaches no output.
+  // whole name (mdef.cpp CiHash). A name of at most eight bytes is compared by its length and its
+  // bytes packed into one word (CiKey). A std::unordered_map's lookup (its string hash, bucket walk
+  // and compare) was about a quarter of the parse of a tied CD mdef's 15,323 rows
+  // (docs/performance.md, twenty-sixth round). Only looked up, never iterated, so the slot order
+  // reaches no output.
   std::vector<std::uint32_t> ci_slots_;
   unsigned ci_shift_ = 64;              // 64 - log2(slots)
   std::vector<std::uint64_t> ci_keys_;  // by CI phone id: CiKey of its name
-  // The first eight bytes of `name` (fewer: zero above them), byte i in bits 8i .. 8i + 7.
-  static std::uint64_t CiKey(std::string_view name) {
-    std::uint64_t key = 0;
-    const std::size_t n = name.size() < 8 ? name.size() : 8;
-    for (std::size_t i = 0; i < n; ++i) key |= std::uint64_t(static_cast<unsigned char>(name[i])) << (8 * i);
-    return key;
-  }
-  std::size_t CiSlot(std::uint64_t key, std::size_t size) const {
-    return static_cast<std::size_t>(((key ^ size) * 0x9e3779b97f4a7c15ull) >> ci_shift_);
-  }
-  bool CiNameIs(std::uint32_t id, std::uint64_t key, std::string_view name) const {
-    return ci_keys_[id] == key && ci_names_[id].size() == name.size() &&
-           (name.size() <= 8 || std::string_view(ci_names_[id]).substr(8) == name.substr(8));
-  }
   // Adds CI id `id` under ci_names_[id], growing the table when it would be more than half full.
   // False if the name is there already (a CI phone defined twice).
   bool InsertCiName(std::uint32_t id);
+  // The slot where the probe for `name` (whose CiKey is `key`) starts, and whether CI id `id` is
+  // `name`.
+  std::size_t CiSlot(std::string_view name, std::uint64_t key) const;
+  bool CiNameIs(std::uint32_t id, std::uint64_t key, std::string_view name) const;
   // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id, in an open-addressing table
   // (linear probing, a power of two of slots, at most half full: about 26 bytes a triphone, where
   // std::unordered_map took about 40). Only looked up, never iterated (files are written from

@@ -620,6 +620,18 @@ TEST(S3FormatsMdefTest, ManyCiPhonesAreFoundByName) {
     EXPECT_FALSE(mdef.CiPhone(changed).has_value()) << n;
   }
   EXPECT_FALSE(mdef.CiPhone("").has_value());
+
+  // Names that differ only past their eighth byte, or only by a trailing NUL, are different phones.
+  std::string text = "0.3\n5 n_base\n0 n_tri\n20 n_state_map\n15 n_tied_state\n15 n_tied_ci_state\n5 n_tied_tmat\n";
+  const std::vector<std::string> close = {"LONGNAME_1", "LONGNAME_2", "LONGNAME_12", "a", std::string("a") + '\0'};
+  for (std::uint32_t id = 0; id < close.size(); ++id) {
+    text += close[id] + " - - - n/a " + std::to_string(id) + " " + std::to_string(3 * id) + " " + std::to_string(3 * id + 1) +
+            " " + std::to_string(3 * id + 2) + " N\n";
+  }
+  const Mdef near = Mdef::Parse(text, "mdef");
+  for (std::uint32_t id = 0; id < close.size(); ++id) EXPECT_EQ(near.CiPhone(close[id]), std::optional<std::uint32_t>(id));
+  EXPECT_FALSE(near.CiPhone("LONGNAME_3").has_value());
+  EXPECT_FALSE(near.CiPhone("LONGNAME_21").has_value());
   const std::string twice = InputErrorMessage([&] { Mdef::Parse(mdef_text(name(97)), "mdef"); });
   EXPECT_THAT(twice, HasSubstr("CI phone \"" + name(97) + "\" is defined twice"));
   EXPECT_THAT(twice, HasSubstr("mdef:" + std::to_string(7 + kPhones) + ":"));

@@ -115,11 +115,17 @@ TEST_F(FeatureFileCheckTest, WhenNeededAMissingFileFailsTheWholeCheckAtOnce) {
 }
 
 // The look's answer made earlier (pstrain train makes it while the model loads) stands for the
-// look: false runs the whole check at once, true looks at nothing (here the missing file shows it:
-// the check runs only when asked, and then finds it).
+// look: false runs the whole check at once (here it passes, so a file removed after it is not
+// found: the check has run), true looks at nothing (the missing file is found only when the check
+// is asked for).
 TEST_F(FeatureFileCheckTest, WhenNeededAnEarlierLookStandsForTheLook) {
   const Manifest manifest = Load();
   EXPECT_TRUE(FeatureFilesPresent(manifest, corpus()));
+  FeatureFileCheck checked_at_once(manifest, corpus(), FeatureFileCheck::When::kWhenNeeded, false);
+  fs::rename(corpus() / "feat" / "u120.mfc", corpus() / "feat" / "u120.moved");
+  EXPECT_FALSE(checked_at_once.Failed());
+  EXPECT_NO_THROW(checked_at_once.Require());
+  fs::rename(corpus() / "feat" / "u120.moved", corpus() / "feat" / "u120.mfc");
   fs::remove(corpus() / "feat" / "u133.mfc");
   EXPECT_FALSE(FeatureFilesPresent(manifest, corpus()));
   const std::string message = test::InputErrorMessage(
