@@ -595,7 +595,11 @@ TEST(S3FormatsMdefTest, ManyTriphonesAreFoundAndTheirCountIsChecked) {
 // length are not, and a name defined twice is refused.
 TEST(S3FormatsMdefTest, ManyCiPhonesAreFoundByName) {
   constexpr std::uint32_t kPhones = 150;
-  const auto name = [](std::uint32_t id) { return "P" + std::string(id % 12, char('a' + id % 26)) + std::to_string(id) + "."; };
+  const auto name = [](std::uint32_t id) {
+    std::string n = "P";  // (appended to, not "P" + ...: GCC 12's -Wrestrict false positive)
+    n.append(id % 12, char('a' + id % 26));
+    return n + std::to_string(id) + ".";
+  };
   const auto mdef_text = [&](const std::string& last_name) {
     std::string text = "0.3\n" + std::to_string(kPhones) + " n_base\n0 n_tri\n" + std::to_string(kPhones * 4) +
                        " n_state_map\n" + std::to_string(kPhones * 3) + " n_tied_state\n" + std::to_string(kPhones * 3) +
