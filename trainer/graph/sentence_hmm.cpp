@@ -122,6 +122,13 @@ SentenceHmm BuildSentenceHmm(const std::vector<std::string>& words, const Dictio
     hmm.phones.push_back({phone_id, raw[p].ci_phone, raw[p].posn});
   }
 
+  // The phones' mdef rows, then their senone lists, asked of the cache ahead of the states' loop
+  // (hints only). A tied CD mdef's rows and senone lists (about 0.6 MB) are read at random, one
+  // phone at a time, and the loop waited on each (the load of a row's first senone held most of
+  // AppendPhoneStates' samples): with them, it and this function went from 2.7-3.2 % to 1.6-1.9 %
+  // of a CD worker's samples (docs/performance.md, twenty-sixth round).
+  for (const PhoneInstance& phone : hmm.phones) __builtin_prefetch(&mdef.phones()[phone.phone_id]);
+  for (const PhoneInstance& phone : hmm.phones) __builtin_prefetch(mdef.Senones(phone.phone_id).data());
   // States: for each phone instance its emitting states then its exit state (room for all of them
   // first: a reallocation moves every state built so far).
   hmm.states.reserve(hmm.phones.size() * (std::size_t(mdef.n_emit_state()) + 1));
