@@ -110,7 +110,10 @@ Dictionary& Dictionary::operator=(const Dictionary& other) {
 }
 
 Dictionary::Dictionary(Dictionary&& other) noexcept
-    : entries_(std::move(other.entries_)), duplicates_(std::move(other.duplicates_)), index_(std::move(other.index_)) {
+    : entries_(std::move(other.entries_)),
+      duplicates_(std::move(other.duplicates_)),
+      index_(std::move(other.index_)),
+      index_count_(other.index_count_) {
   other.Clear();
 }
 
@@ -119,6 +122,7 @@ Dictionary& Dictionary::operator=(Dictionary&& other) noexcept {
     entries_ = std::move(other.entries_);
     duplicates_ = std::move(other.duplicates_);
     index_ = std::move(other.index_);
+    index_count_ = other.index_count_;
     other.Clear();
   }
   return *this;
@@ -128,18 +132,37 @@ void Dictionary::Clear() noexcept {
   entries_.clear();
   duplicates_.clear();
   index_.clear();
+  index_count_ = 0;
 }
 
 bool Dictionary::Insert(const std::string& word, Pronunciation pron) {
   const auto [it, inserted] = entries_.try_emplace(word, std::move(pron));
-  if (inserted) index_.emplace(std::string_view(it->first), &it->second);
+  if (inserted) IndexAdd(it->first, &it->second);
   return inserted;
 }
 
 void Dictionary::Reindex() {
   index_.clear();
-  index_.reserve(entries_.size());
-  for (const auto& [word, pron] : entries_) index_.emplace(std::string_view(word), &pron);
+  index_count_ = 0;
+  for (const auto& [word, pron] : entries_) IndexAdd(word, &pron);
+}
+
+void Dictionary::IndexAdd(const std::string& word, const Pronunciation* pron) {
+  if (2 * (index_count_ + 1) > index_.size()) {
+    // Doubled (from 64) and refilled from the old slots.
+    std::vector<IndexSlot> old(std::max<std::size_t>(64, 2 * index_.size()));
+    old.swap(index_);
+    index_count_ = 0;
+    for (const IndexSlot& slot : old) {
+      if (slot.word != nullptr) IndexAdd(*slot.word, slot.pron);
+    }
+  }
+  const std::size_t hash = std::hash<std::string_view>{}(word);
+  const std::size_t mask = index_.size() - 1;
+  std::size_t at = hash & mask;
+  while (index_[at].word != nullptr) at = (at + 1) & mask;
+  index_[at] = {hash, &word, pron};
+  ++index_count_;
 }
 
 void Dictionary::Merge(const Dictionary& other) {
@@ -150,8 +173,14 @@ void Dictionary::Merge(const Dictionary& other) {
 }
 
 const Pronunciation* Dictionary::Find(const std::string& word) const {
-  const auto it = index_.find(std::string_view(word));
-  return it == index_.end() ? nullptr : it->second;
+  if (index_.empty()) return nullptr;
+  const std::size_t hash = std::hash<std::string_view>{}(word);
+  const std::size_t mask = index_.size() - 1;
+  for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+    const IndexSlot& slot = index_[at];
+    if (slot.word == nullptr) return nullptr;
+    if (slot.hash == hash && *slot.word == word) return slot.pron;
+  }
 }
 
 std::vector<const Pronunciation*> Dictionary::Variants(const std::string& base_word) const {
