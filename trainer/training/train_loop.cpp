@@ -97,10 +97,13 @@ LoadedModel LoadInputModel(const TrainOptions& options) {
 // manifest): all of them now before a Slurm job array is queued; with the local launcher each is
 // only looked at (`present`: that look's answer, made while the model was still loading), and the
 // passes check them as they read them (training/feature_file_check.h).
+FeatureFileCheck::When FeatureFileCheckWhen(const TrainOptions& options) {
+  return options.launch.launcher == LauncherKind::kSlurm ? FeatureFileCheck::When::kFirst : FeatureFileCheck::When::kWhenNeeded;
+}
+
 void StartFeatureFileCheck(const TrainOptions& options, CheckedInputs& checked, std::optional<bool> present) {
-  const FeatureFileCheck::When when = options.launch.launcher == LauncherKind::kSlurm ? FeatureFileCheck::When::kFirst
-                                                                                       : FeatureFileCheck::When::kWhenNeeded;
-  checked.feature_files = std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, when, present);
+  checked.feature_files =
+      std::make_unique<FeatureFileCheck>(checked.manifest, options.inputs.corpus_root, FeatureFileCheckWhen(options), present);
 }
 
 void ResolveInputs(const TrainOptions& options, CheckedInputs& checked) {
@@ -605,7 +608,7 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
   // (1-3 ms for the benchmark corpus) no longer after the model's load (docs/performance.md,
   // twenty-sixth round).
   std::optional<bool> features_present;
-  if (!load_error && options.launch.launcher != LauncherKind::kSlurm) {
+  if (!load_error && FeatureFileCheckWhen(options) == FeatureFileCheck::When::kWhenNeeded) {
     features_present = FeatureFilesPresent(checked->manifest, options.inputs.corpus_root);
   }
   LoadedModel loaded = model.get();  // throws the model's error, which comes first
