@@ -113,7 +113,7 @@ Dictionary::Dictionary(Dictionary&& other) noexcept
     : entries_(std::move(other.entries_)),
       duplicates_(std::move(other.duplicates_)),
       index_(std::move(other.index_)),
-      index_count_(other.index_count_) {
+      by_id_(std::move(other.by_id_)) {
   other.Clear();
 }
 
@@ -122,7 +122,7 @@ Dictionary& Dictionary::operator=(Dictionary&& other) noexcept {
     entries_ = std::move(other.entries_);
     duplicates_ = std::move(other.duplicates_);
     index_ = std::move(other.index_);
-    index_count_ = other.index_count_;
+    by_id_ = std::move(other.by_id_);
     other.Clear();
   }
   return *this;
@@ -131,38 +131,26 @@ Dictionary& Dictionary::operator=(Dictionary&& other) noexcept {
 void Dictionary::Clear() noexcept {
   entries_.clear();
   duplicates_.clear();
-  index_.clear();
-  index_count_ = 0;
+  index_.Clear();
+  by_id_.clear();
 }
 
 bool Dictionary::Insert(const std::string& word, Pronunciation pron) {
   const auto [it, inserted] = entries_.try_emplace(word, std::move(pron));
-  if (inserted) IndexAdd(it->first, &it->second);
+  if (inserted) IndexAdd(*it);
   return inserted;
 }
 
 void Dictionary::Reindex() {
-  index_.clear();
-  index_count_ = 0;
-  for (const auto& [word, pron] : entries_) IndexAdd(word, &pron);
+  index_.Clear();
+  by_id_.clear();
+  for (const auto& entry : entries_) IndexAdd(entry);
 }
 
-void Dictionary::IndexAdd(const std::string& word, const Pronunciation* pron) {
-  if (2 * (index_count_ + 1) > index_.size()) {
-    // Doubled (from 64) and refilled from the old slots.
-    std::vector<IndexSlot> old(std::max<std::size_t>(64, 2 * index_.size()));
-    old.swap(index_);
-    index_count_ = 0;
-    for (const IndexSlot& slot : old) {
-      if (slot.word != nullptr) IndexAdd(*slot.word, slot.pron);
-    }
-  }
-  const std::size_t hash = std::hash<std::string_view>{}(word);
-  const std::size_t mask = index_.size() - 1;
-  std::size_t at = hash & mask;
-  while (index_[at].word != nullptr) at = (at + 1) & mask;
-  index_[at] = {hash, &word, pron};
-  ++index_count_;
+void Dictionary::IndexAdd(const std::pair<const std::string, Pronunciation>& entry) {
+  const auto id = static_cast<std::uint32_t>(by_id_.size());
+  by_id_.push_back(&entry);
+  index_.Insert(id, entry.first, [this](std::uint32_t i) -> const std::string& { return by_id_[i]->first; });
 }
 
 void Dictionary::Merge(const Dictionary& other) {
@@ -173,14 +161,8 @@ void Dictionary::Merge(const Dictionary& other) {
 }
 
 const Pronunciation* Dictionary::Find(const std::string& word) const {
-  if (index_.empty()) return nullptr;
-  const std::size_t hash = std::hash<std::string_view>{}(word);
-  const std::size_t mask = index_.size() - 1;
-  for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-    const IndexSlot& slot = index_[at];
-    if (slot.word == nullptr) return nullptr;
-    if (slot.hash == hash && *slot.word == word) return slot.pron;
-  }
+  const std::optional<std::uint32_t> id = index_.Find(word, [this](std::uint32_t i) -> const std::string& { return by_id_[i]->first; });
+  return id ? &by_id_[*id]->second : nullptr;
 }
 
 std::vector<const Pronunciation*> Dictionary::Variants(const std::string& base_word) const {

@@ -11,7 +11,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "common/string_index.h"
 
 namespace pstrain {
 
@@ -59,20 +62,11 @@ class Dictionary {
   std::map<std::string, Pronunciation> entries_;
   std::vector<std::string> duplicates_;
   // Find's index over entries_ (whose nodes never move): a hash lookup for every transcript word,
-  // where the map's search compared strings a dozen times. Open addressing with linear probing over
-  // a power of two of slots, at most half full; each slot holds its headword's hash, so a probe
-  // compares a string only when the hashes agree (a std::unordered_map's lookup, with its modulo
-  // and node walk, was about 1.4 % of a one-Gaussian worker: docs/performance.md, twenty-sixth
-  // round). Only looked up, never iterated, so the slot order reaches no output.
-  struct IndexSlot {
-    std::size_t hash = 0;
-    const std::string* word = nullptr;     // the entry's key (nullptr: an empty slot)
-    const Pronunciation* pron = nullptr;
-  };
-  std::vector<IndexSlot> index_;
-  std::size_t index_count_ = 0;
-  // Adds an entry known not to be there, growing the slots when they would be more than half full.
-  void IndexAdd(const std::string& word, const Pronunciation* pron);
+  // where the map's search compared strings a dozen times. Its ids number the entries in by_id_.
+  StringIndex index_;
+  std::vector<const std::pair<const std::string, Pronunciation>*> by_id_;
+  // Adds an entry known not to be there.
+  void IndexAdd(const std::pair<const std::string, Pronunciation>& entry);
 };
 
 // Splits "WORD(2)" into {"WORD", 2}; a plain "WORD" gives {"WORD", 1}.

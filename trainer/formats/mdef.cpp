@@ -2,7 +2,6 @@
 #include "formats/mdef.h"
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <string_view>
 #include <unordered_map>
@@ -171,7 +170,7 @@ Mdef Mdef::Parse(const std::string& text, const std::string& path) {
         throw RecordError(path, line_no, "more than " + std::to_string(kMaxCiPhones) + " CI phones");
       }
       mdef.ci_names_.emplace_back(base);
-      if (!mdef.InsertCiName(phone_id)) {
+      if (!mdef.ci_index_.Insert(phone_id, base, [&mdef](std::uint32_t ci) { return mdef.CiName(ci); })) {
         throw RecordError(path, line_no, "CI phone " + Quoted(base) + " is defined twice");
       }
       phone.base = phone_id;
@@ -272,65 +271,8 @@ bool Mdef::InsertTriphone(std::uint64_t key, std::uint32_t phone_id) {
   return true;
 }
 
-namespace {
-
-// The first eight bytes of `name` (fewer: zero above them), byte i in bits 8i .. 8i + 7.
-std::uint64_t CiKey(std::string_view name) {
-  std::uint64_t key = 0;
-  const std::size_t n = std::min<std::size_t>(name.size(), 8);
-  for (std::size_t i = 0; i < n; ++i) key |= std::uint64_t(static_cast<unsigned char>(name[i])) << (8 * i);
-  return key;
-}
-
-// A hash of the whole name: its key and length, then (FNV-1a steps) each byte past the eighth, so
-// that long names sharing their first eight bytes do not all share one probe chain.
-std::uint64_t CiHash(std::string_view name, std::uint64_t key) {
-  std::uint64_t hash = key ^ name.size();
-  for (std::size_t i = 8; i < name.size(); ++i) hash = (hash ^ static_cast<unsigned char>(name[i])) * 0x100000001b3ull;
-  return hash;
-}
-
-}  // namespace
-
-std::size_t Mdef::CiSlot(std::string_view name, std::uint64_t key) const {
-  return static_cast<std::size_t>((CiHash(name, key) * 0x9e3779b97f4a7c15ull) >> ci_shift_);
-}
-
-bool Mdef::CiNameIs(std::uint32_t id, std::uint64_t key, std::string_view name) const {
-  return ci_keys_[id] == key && ci_names_[id].size() == name.size() &&
-         (name.size() <= 8 || std::string_view(ci_names_[id]).substr(8) == name.substr(8));
-}
-
-bool Mdef::InsertCiName(std::uint32_t id) {
-  if (ci_keys_.size() <= id) ci_keys_.resize(std::size_t(id) + 1);
-  ci_keys_[id] = CiKey(ci_names_[id]);
-  if (2 * std::size_t(id + 1) > ci_slots_.size()) {
-    // Doubled (from 64) and refilled with the names before this one, in id order.
-    const std::size_t slots = std::max<std::size_t>(64, 2 * ci_slots_.size());
-    ci_slots_.assign(slots, 0);
-    ci_shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
-    for (std::uint32_t earlier = 0; earlier < id; ++earlier) InsertCiName(earlier);
-  }
-  const std::size_t mask = ci_slots_.size() - 1;
-  const std::string_view name = ci_names_[id];
-  for (std::size_t slot = CiSlot(name, ci_keys_[id]);; slot = (slot + 1) & mask) {
-    if (ci_slots_[slot] == 0) {
-      ci_slots_[slot] = id + 1;
-      return true;
-    }
-    if (CiNameIs(ci_slots_[slot] - 1, ci_keys_[id], name)) return false;
-  }
-}
-
 std::optional<std::uint32_t> Mdef::CiPhone(std::string_view name) const {
-  if (ci_slots_.empty()) return std::nullopt;
-  const std::size_t mask = ci_slots_.size() - 1;
-  const std::uint64_t key = CiKey(name);
-  for (std::size_t slot = CiSlot(name, key);; slot = (slot + 1) & mask) {
-    const std::uint32_t entry = ci_slots_[slot];
-    if (entry == 0) return std::nullopt;
-    if (CiNameIs(entry - 1, key, name)) return entry - 1;
-  }
+  return ci_index_.Find(name, [this](std::uint32_t ci) { return CiName(ci); });
 }
 
 std::optional<std::uint32_t> Mdef::Triphone(std::string_view base, std::string_view left, std::string_view right,

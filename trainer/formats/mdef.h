@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/string_index.h"
+
 namespace pstrain {
 
 // Word position of a triphone: begin, end, single-phone word, internal. CI phones have kNone.
@@ -90,24 +92,10 @@ class Mdef {
   std::vector<std::uint32_t> senones_;          // n_emit_state_ per row, in row order
   std::vector<std::string> ci_names_;           // by CI phone id
   std::vector<std::string> attribute_texts_;    // distinct attribute columns, in order of first use
-  // CI phone name -> id (looked up by the parser three times a triphone row, and by the graph
-  // builder once per phone of every utterance): open addressing with linear probing over a power of
-  // two of slots, at most half full, each slot a CI id + 1 (0: empty), probed from a hash of the
-  // whole name (mdef.cpp CiHash). A name of at most eight bytes is compared by its length and its
-  // bytes packed into one word (CiKey). A std::unordered_map's lookup (its string hash, bucket walk
-  // and compare) was about a quarter of the parse of a tied CD mdef's 15,323 rows
-  // (docs/performance.md, twenty-sixth round). Only looked up, never iterated, so the slot order
-  // reaches no output.
-  std::vector<std::uint32_t> ci_slots_;
-  unsigned ci_shift_ = 64;              // 64 - log2(slots)
-  std::vector<std::uint64_t> ci_keys_;  // by CI phone id: CiKey of its name
-  // Adds CI id `id` under ci_names_[id], growing the table when it would be more than half full.
-  // False if the name is there already (a CI phone defined twice).
-  bool InsertCiName(std::uint32_t id);
-  // The slot where the probe for `name` (whose CiKey is `key`) starts, and whether CI id `id` is
-  // `name`.
-  std::size_t CiSlot(std::string_view name, std::uint64_t key) const;
-  bool CiNameIs(std::uint32_t id, std::uint64_t key, std::string_view name) const;
+  // CI phone name -> id (common/string_index.h), over ci_names_: looked up by the parser three times
+  // a triphone row, and by the graph builder once per phone of every utterance.
+  StringIndex ci_index_;
+  std::string_view CiName(std::uint32_t ci) const { return ci_names_[ci]; }
   // (base, left, right, posn) CI ids packed by TriphoneKey -> phone id, in an open-addressing table
   // (linear probing, a power of two of slots, at most half full: about 26 bytes a triphone, where
   // std::unordered_map took about 40). Only looked up, never iterated (files are written from
