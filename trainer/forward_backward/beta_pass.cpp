@@ -196,6 +196,7 @@ std::optional<AlignmentFailure> ForwardBackward::BetaPass(const Pass& pass, doub
     }
   }
   gatherer_.FinishFrame(0);
+  gatherer_.Finish();
   stats.avg_beta_states = double(n_beta_total) / n_frames;
   stats.avg_pruned_posterior = pruned_total / n_frames;
   return std::nullopt;

@@ -78,6 +78,10 @@ class ForwardBackward {
                                       const ForwardBackwardOptions& options, UtteranceStats& acc_out,
                                       ForwardBackwardStats& stats_out);
 
+  // Frames whose Gaussian statistics are kept before being added (StatisticsGatherer: the sums do
+  // not depend on it; tests compare sizes), from the next Run on.
+  void set_statistics_block_frames(std::uint32_t frames) { gatherer_.set_block_frames(frames); }
+
  private:
   struct Pass {
     const AcousticModel& model;

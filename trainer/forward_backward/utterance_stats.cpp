@@ -11,7 +11,7 @@ void UtteranceStats::Reset(const SentenceHmm& hmm, const AcousticModel& model, s
   const std::size_t n_dens = senones_.size() * n_density_;
   mixw_.assign(n_dens, 0.0);
   dnom_.assign(n_dens, 0.0);
-  // Not zeroed here: at a density's first frame AddFrame has the kernel write its mean and variance
+  // Not zeroed here: at a density's first frame AddFrames has the kernel write its mean and variance
   // sums fresh (dnom 0 until then, and > 0 after: every frame adds a posterior > 0), and only
   // densities with dnom != 0 are read. Zeroing all of them cost a pass of the whole array per
   // utterance (about 1.5 MB for an utterance of a tied CD model).
@@ -21,7 +21,7 @@ void UtteranceStats::Reset(const SentenceHmm& hmm, const AcousticModel& model, s
 }
 
 // Only what the utterance touched is visited: a density with no occupancy (dnom 0) had no frame
-// added (AddFrame always adds a posterior > 0 to dnom), so its mean and variance sums are zero (and
+// added (AddFrames always adds a posterior > 0 to dnom), so its mean and variance sums are zero (and
 // not even zeroed: they are not read). A senone's densities are adjacent both here and in the
 // global accumulators, so its mixture-weight and occupancy counts go as one run each (Reset zeroes
 // them, and a count can be nonzero below the occupancy floor), and each stretch of adjacent

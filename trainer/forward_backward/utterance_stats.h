@@ -23,18 +23,21 @@ class UtteranceStats {
   void AddDensityPosterior(std::uint32_t local, std::uint32_t k, double value) {
     mixw_[std::size_t(local) * n_density_ + k] += value;
   }
-  // One frame's Gaussian statistics of density k of `local` with posterior gamma at features x:
-  // mean += gamma x, var += gamma x^2 (one-pass variance) or gamma (x - mu)^2 with mu the input
-  // model's mean (two-pass variance, input_mean != nullptr); dnom += gamma.
-  void AddFrame(std::uint32_t local, std::uint32_t k, double gamma, const float* x, const float* input_mean,
-                const numerics::VectorKernels& kernels) {
+  // n >= 1 frames' Gaussian statistics of density k of `local`, frame f with posterior gammas[f] at
+  // features xs[f], in that order: mean += gamma x, var += gamma x^2 (one-pass variance) or
+  // gamma (x - mu)^2 with mu the input model's mean (two-pass variance, input_mean != nullptr);
+  // dnom += gamma. The same sums, bit for bit, as the frames added one call at a time.
+  void AddFrames(std::uint32_t local, std::uint32_t k, const double* gammas, const float* const* xs, std::size_t n,
+                 const float* input_mean, const numerics::VectorKernels& kernels) {
     const std::size_t dens = std::size_t(local) * n_density_ + k;
     // The density's first frame in this utterance: its sums start from zero, written fresh by the
     // kernel (Reset leaves the mean and variance sums of every density as they were; nothing reads
     // an untouched one).
     const bool fresh = dnom_[dens] == 0.0;
-    kernels.accumulate_frame(gamma, x, input_mean, mean_.data() + dens * veclen_, var_.data() + dens * veclen_, veclen_, fresh);
-    dnom_[dens] += gamma;
+    kernels.accumulate_frames(gammas, xs, n, input_mean, mean_.data() + dens * veclen_, var_.data() + dens * veclen_, veclen_, fresh);
+    double dnom = dnom_[dens];
+    for (std::size_t f = 0; f < n; ++f) dnom += gammas[f];
+    dnom_[dens] = dnom;
   }
   // Transition count: index = (tmat * n_emit + from) * (n_emit + 1) + to.
   void AddTransition(std::size_t index, double value) { tmat_[index] += value; }

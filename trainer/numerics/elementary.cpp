@@ -41,22 +41,26 @@ void LogArray(const double* in, double* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = LogLanes(in[i]);
 }
 
-void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,
-                     std::uint32_t veclen, bool fresh) {
+void AccumulateFrames(const double* gammas, const float* const* xs, std::size_t n, const float* input_mean, double* mean,
+                      double* var, std::uint32_t veclen, bool fresh) {
   if (fresh) {
     for (std::uint32_t l = 0; l < veclen; ++l) mean[l] = var[l] = 0.0;
   }
-  if (input_mean != nullptr) {
-    for (std::uint32_t l = 0; l < veclen; ++l) {
-      mean[l] += gamma * x[l];
-      const double diff = double(x[l]) - double(input_mean[l]);
-      var[l] += gamma * diff * diff;
-    }
-  } else {
-    for (std::uint32_t l = 0; l < veclen; ++l) {
-      const double xl = x[l];
-      mean[l] += gamma * xl;
-      var[l] += gamma * xl * xl;
+  for (std::size_t f = 0; f < n; ++f) {
+    const double gamma = gammas[f];
+    const float* x = xs[f];
+    if (input_mean != nullptr) {
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        mean[l] += gamma * x[l];
+        const double diff = double(x[l]) - double(input_mean[l]);
+        var[l] += gamma * diff * diff;
+      }
+    } else {
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const double xl = x[l];
+        mean[l] += gamma * xl;
+        var[l] += gamma * xl * xl;
+      }
     }
   }
 }

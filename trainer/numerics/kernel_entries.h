@@ -9,8 +9,8 @@
   namespace pstrain::numerics::ns {                                                                 \
   void ExpShifted(const double* in, double shift, double* out, std::size_t n);                     \
   void LogArray(const double* in, double* out, std::size_t n);                                      \
-  void AccumulateFrame(double gamma, const float* x, const float* input_mean, double* mean, double* var,  \
-                       std::uint32_t veclen, bool fresh);                                             \
+  void AccumulateFrames(const double* gammas, const float* const* xs, std::size_t n, const float* input_mean, \
+                        double* mean, double* var, std::uint32_t veclen, bool fresh);                \
   std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
   std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
   }

@@ -18,15 +18,20 @@ struct VectorKernels {
   void (*exp_shifted)(const double* in, double shift, double* out, std::size_t n);
   // out[i] = Log(in[i]) for i < n (in and out may be the same array).
   void (*log)(const double* in, double* out, std::size_t n);
-  // One frame's Gaussian statistics of one density with posterior gamma, for l < veclen:
+  // n frames' Gaussian statistics of one density, frame f with posterior gammas[f] at features
+  // xs[f], added frame after frame (f = 0, 1, ..., n - 1); for each frame and l < veclen:
   //   mean[l] += gamma * x[l];  var[l] += (gamma * x[l]) * x[l]            (input_mean == nullptr)
   //   mean[l] += gamma * x[l];  var[l] += (gamma * d) * d, d = x[l] - input_mean[l] (in double)
-  // With `fresh`, the sums start from zero: mean and var are written without being read, each as
-  // 0.0 + the product (so a product of -0.0 gives +0.0, as its addition to a zeroed sum does): the
-  // same bits as zeroing them first. The vector levels start from zero lanes (no zeroing stores,
-  // no reloads); the scalar level zeroes the sums, then adds.
-  void (*accumulate_frame)(double gamma, const float* x, const float* input_mean, double* mean, double* var,
-                           std::uint32_t veclen, bool fresh);
+  // Each element gets its n additions in frame order, so the bits are those of n calls of one
+  // frame each. The vector levels hold a few chunks of the sums in registers across the frames:
+  // each sum is loaded and stored once per call, not once per frame.
+  // With `fresh`, the sums start from zero: mean and var are written without being read, the first
+  // frame's addition to each being 0.0 + the product (so a product of -0.0 gives +0.0, as its
+  // addition to a zeroed sum does): the same bits as zeroing them first. The vector levels start
+  // from zero lanes (no zeroing stores, no reloads); the scalar level zeroes the sums, then adds.
+  // n >= 1.
+  void (*accumulate_frames)(const double* gammas, const float* const* xs, std::size_t n, const float* input_mean, double* mean,
+                            double* var, std::uint32_t veclen, bool fresh);
   // Squared Mahalanobis distances of groups of 4 densities laid out dimension-major:
   // for g < n_groups, j < 4: dist[4g + j] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 4 + j])),  p = precision[(g veclen + l) 4 + j]

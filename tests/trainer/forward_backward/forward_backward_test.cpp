@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -301,6 +302,43 @@ TEST_F(An4Test, AFailedUtteranceLeavesNothingForTheNext) {
       EXPECT_EQ(got.var_data(), want.var_data()) << "after utterance kind " << previous;
       EXPECT_EQ(got.mixw_data(), want.mixw_data()) << "after utterance kind " << previous;
       EXPECT_EQ(got.tmat_data(), want.tmat_data()) << "after utterance kind " << previous;
+    }
+  }
+}
+
+// The statistics gatherer keeps a block of frames and adds each density's frames together
+// (StatisticsGatherer): the sums must be those of adding each frame at once (a block of 1), bit for
+// bit, with the block's edge anywhere in the utterance (5 frames, and the default), and in both
+// variance forms. Every utterance here is longer than the default block, so sums cross its edge.
+TEST_F(An4Test, BlockedStatisticsAreTheFrameByFrameStatistics) {
+  for (bool pass2var : {false, true}) {
+    for (const Utterance& utt : kUtterances) {
+      SCOPED_TRACE(std::string(pass2var ? "2-pass variance, " : "1-pass variance, ") + utt.words[1]);
+      const SentenceHmm hmm = Build(utt.words);
+      const Features features = FeaturesOf(utt, hmm);
+      ASSERT_GT(features.n_frames, StatisticsGatherer::kDefaultBlockFrames);
+      Accumulators want(ShapeOf(*model_), pass2var);
+      for (const std::uint32_t block : {1u, 5u, StatisticsGatherer::kDefaultBlockFrames}) {
+        ForwardBackward fb;
+        fb.set_statistics_block_frames(block);
+        UtteranceStats stats;
+        ForwardBackwardStats fb_stats;
+        ASSERT_FALSE(fb.Run(*model_, hmm, features, WideBeams(pass2var), stats, fb_stats).has_value());
+        Accumulators got = Accumulate(stats, pass2var);
+        if (block == 1) {
+          want = std::move(got);
+          continue;
+        }
+        SCOPED_TRACE("block of " + std::to_string(block));
+        const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+          return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+        };
+        EXPECT_TRUE(same_bits(got.mean_data(), want.mean_data()));
+        EXPECT_TRUE(same_bits(got.var_data(), want.var_data()));
+        EXPECT_TRUE(same_bits(got.dnom_data(), want.dnom_data()));
+        EXPECT_TRUE(same_bits(got.mixw_data(), want.mixw_data()));
+        EXPECT_TRUE(same_bits(got.tmat_data(), want.tmat_data()));
+      }
     }
   }
 }

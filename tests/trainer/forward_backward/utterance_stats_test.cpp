@@ -77,7 +77,9 @@ TEST(UtteranceStats, RunsCarryOnlyTheOccupiedDensitiesOfThisUtterance) {
   for (std::uint32_t local = 0; local < 2; ++local) {
     for (std::uint32_t k = 0; k < kDensities; ++k) {
       const float x[kVeclen] = {9.0f, -7.0f, 5.5f, 3.0f, 1.0f};
-      stats.AddFrame(local, k, 0.75, x, nullptr, kernels);
+      const float* xs[] = {x};
+      const double gammas[] = {0.75};
+      stats.AddFrames(local, k, gammas, xs, 1, nullptr, kernels);
       stats.AddDensityPosterior(local, k, 0.75);
     }
   }
@@ -95,7 +97,10 @@ TEST(UtteranceStats, RunsCarryOnlyTheOccupiedDensitiesOfThisUtterance) {
       {1, 1, 0.375, {2.5f, -3.5f, 1.25f, 0.0f, -6.0f}},
   };
   const std::vector<FrameAdd> posteriors = {{0, 0, 0.5, {}}, {0, 1, 0x1p-30, {}}, {0, 2, 0.125, {}}, {1, 1, 0.375, {}}};
-  for (const FrameAdd& add : adds) stats.AddFrame(add.local, add.k, add.gamma, add.x, nullptr, kernels);
+  for (const FrameAdd& add : adds) {
+    const float* xs[] = {add.x};
+    stats.AddFrames(add.local, add.k, &add.gamma, xs, 1, nullptr, kernels);
+  }
   for (const FrameAdd& p : posteriors) stats.AddDensityPosterior(p.local, p.k, p.gamma);
 
   ExactAccumulators exact(shape, false);

@@ -244,27 +244,45 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
       }
     }
     // Frame statistics, one- and two-pass variance, from non-zero sums, for 39 dimensions and every
-    // length up to 17 (each tail of the 2-, 4- and 8-lane loops); the element after the last
-    // dimension must stay untouched.
-    // A gamma with a full significand: (g * d) * d and g * (d * d) round apart (with 0.375 they had not).
-    const double gamma = 0.3718281828459045;
-    for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u}) {
-      for (const bool two_pass : {false, true}) {
-        std::vector<double> mean_want(acc_veclen + 1, 0.25), var_want(acc_veclen + 1, 1.5);
-        for (std::uint32_t l = 0; l < acc_veclen; ++l) {
-          mean_want[l] += 0.125 * l;
-          var_want[l] += 0.0625 * l;
+    // length up to 17 (each tail of the 2-, 4- and 8-lane loops), over 1, 2, 3 and 7 frames of
+    // different features; the element after the last dimension must stay untouched. The scalar
+    // level's n frames must also be its n single frames one after another (the order the sums
+    // depend on).
+    // Gammas with a full significand: (g * d) * d and g * (d * d) round apart (with 0.375 they had not).
+    const std::vector<double> gammas = {0.3718281828459045, 1.4142135623730951, 0.0577215664901533, 2.718281828459045e-7,
+                                        0.6931471805599453, 3.141592653589793, 0.5772156649015329};
+    std::vector<std::vector<float>> rows(gammas.size(), std::vector<float>(veclen));
+    for (std::vector<float>& row : rows) {
+      for (float& v : row) v = gauss(rng);
+    }
+    std::vector<const float*> xs;
+    for (const std::vector<float>& row : rows) xs.push_back(row.data());
+    const VectorKernels& reference = KernelsFor(IsaLevel::kScalar);
+    for (const std::size_t n_frames : {std::size_t{1}, std::size_t{2}, std::size_t{3}, gammas.size()}) {
+      for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u}) {
+        for (const bool two_pass : {false, true}) {
+          SCOPED_TRACE(testing::Message() << n_frames << " frames, veclen " << acc_veclen << " two_pass " << two_pass);
+          std::vector<double> mean_want(acc_veclen + 1, 0.25), var_want(acc_veclen + 1, 1.5);
+          for (std::uint32_t l = 0; l < acc_veclen; ++l) {
+            mean_want[l] += 0.125 * l;
+            var_want[l] += 0.0625 * l;
+          }
+          std::vector<double> mean_got = mean_want, var_got = var_want, mean_one = mean_want, var_one = var_want;
+          const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
+          reference.accumulate_frames(gammas.data(), xs.data(), n_frames, input_mean, mean_want.data(), var_want.data(), acc_veclen, false);
+          for (std::size_t f = 0; f < n_frames; ++f) {
+            reference.accumulate_frames(&gammas[f], &xs[f], 1, input_mean, mean_one.data(), var_one.data(), acc_veclen, false);
+          }
+          kernels.accumulate_frames(gammas.data(), xs.data(), n_frames, input_mean, mean_got.data(), var_got.data(), acc_veclen, false);
+          for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
+            EXPECT_EQ(BitsOf(mean_want[l]), BitsOf(mean_one[l])) << "dim " << l;
+            EXPECT_EQ(BitsOf(var_want[l]), BitsOf(var_one[l])) << "dim " << l;
+            EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "dim " << l;
+            EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "dim " << l;
+          }
+          EXPECT_EQ(mean_got[acc_veclen], 0.25);
+          EXPECT_EQ(var_got[acc_veclen], 1.5);
         }
-        std::vector<double> mean_got = mean_want, var_got = var_want;
-        const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
-        KernelsFor(IsaLevel::kScalar).accumulate_frame(gamma, x.data(), input_mean, mean_want.data(), var_want.data(), acc_veclen, false);
-        kernels.accumulate_frame(gamma, x.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen, false);
-        for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
-          EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
-          EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l])) << "veclen " << acc_veclen << " two_pass " << two_pass << " dim " << l;
-        }
-        EXPECT_EQ(mean_got[acc_veclen], 0.25);
-        EXPECT_EQ(var_got[acc_veclen], 1.5);
       }
     }
     // Fresh sums (a density's first frame in an utterance): the bits of zeroed sums accumulated,
@@ -276,25 +294,29 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
     for (const std::uint32_t l : {0u, 3u, 4u, 8u, 11u, 12u, 16u, 24u, 32u}) x_signed[l] = -0.0f;
     x_signed[veclen - 1] = -0.0f;  // the last dimension of the 39
     x_signed[5] = -0.25f;          // times the smallest gamma: -0.0
-    for (const double fresh_gamma : {gamma, std::numeric_limits<double>::denorm_min()}) {
-      for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u}) {
-        for (const bool two_pass : {false, true}) {
-          const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
-          std::vector<double> mean_want(acc_veclen + 1, 0.0), var_want(acc_veclen + 1, 0.0);
-          mean_want[acc_veclen] = var_want[acc_veclen] = 7.0;
-          KernelsFor(IsaLevel::kScalar).accumulate_frame(fresh_gamma, x_signed.data(), input_mean, mean_want.data(), var_want.data(),
-                                                         acc_veclen, false);
-          std::vector<double> mean_got(acc_veclen + 1, -12.5), var_got(acc_veclen + 1, std::numeric_limits<double>::quiet_NaN());
-          mean_got[acc_veclen] = var_got[acc_veclen] = 7.0;
-          kernels.accumulate_frame(fresh_gamma, x_signed.data(), input_mean, mean_got.data(), var_got.data(), acc_veclen, true);
-          std::size_t negative_zeros = 0;
-          for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
-            SCOPED_TRACE(testing::Message() << "fresh, gamma " << fresh_gamma << " veclen " << acc_veclen << " dim " << l);
-            EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l]));
-            EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l]));
-            negative_zeros += std::signbit(mean_got[l]) && mean_got[l] == 0.0;
+    const float* fresh_xs[] = {x_signed.data(), rows[0].data(), x_signed.data()};
+    for (const double fresh_gamma : {gammas[0], std::numeric_limits<double>::denorm_min()}) {
+      for (const std::size_t n_frames : {std::size_t{1}, std::size_t{3}}) {
+        const double fresh_gammas[] = {fresh_gamma, gammas[1], fresh_gamma};
+        for (const std::uint32_t acc_veclen : {veclen, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u, 16u, 17u}) {
+          for (const bool two_pass : {false, true}) {
+            const float* input_mean = two_pass ? mean.data() + 5 : nullptr;
+            std::vector<double> mean_want(acc_veclen + 1, 0.0), var_want(acc_veclen + 1, 0.0);
+            mean_want[acc_veclen] = var_want[acc_veclen] = 7.0;
+            reference.accumulate_frames(fresh_gammas, fresh_xs, n_frames, input_mean, mean_want.data(), var_want.data(), acc_veclen, false);
+            std::vector<double> mean_got(acc_veclen + 1, -12.5), var_got(acc_veclen + 1, std::numeric_limits<double>::quiet_NaN());
+            mean_got[acc_veclen] = var_got[acc_veclen] = 7.0;
+            kernels.accumulate_frames(fresh_gammas, fresh_xs, n_frames, input_mean, mean_got.data(), var_got.data(), acc_veclen, true);
+            std::size_t negative_zeros = 0;
+            for (std::uint32_t l = 0; l <= acc_veclen; ++l) {
+              SCOPED_TRACE(testing::Message() << "fresh, gamma " << fresh_gamma << ", " << n_frames << " frames, veclen " << acc_veclen
+                                              << " dim " << l);
+              EXPECT_EQ(BitsOf(mean_got[l]), BitsOf(mean_want[l]));
+              EXPECT_EQ(BitsOf(var_got[l]), BitsOf(var_want[l]));
+              negative_zeros += std::signbit(mean_got[l]) && mean_got[l] == 0.0;
+            }
+            EXPECT_EQ(negative_zeros, 0u);
           }
-          EXPECT_EQ(negative_zeros, 0u);
         }
       }
     }
