@@ -34,19 +34,26 @@ void StatisticsGatherer::Reset(const AcousticModel& model, const SentenceHmm& hm
   chain_tail_.assign(n_local, -1);
   frame_record_.assign(n_local, -1);
   frame_locals_.clear();
-  record_next_.clear();
-  record_slot_.clear();
-  record_gamma_.clear();
+  // The record arrays keep their size between blocks and utterances (NewRecord takes the next
+  // place, and grows them only when they are full); n_density may differ from the last utterance's.
+  n_records_ = 0;
+  record_gamma_.resize(record_next_.size() * n_density_);
   run_gamma_.resize(std::size_t(block_capacity_) * n_density_);
   run_x_.resize(std::size_t(block_capacity_) * n_density_);
   run_n_.assign(n_density_, 0);
 }
 
 std::int32_t StatisticsGatherer::NewRecord(std::uint32_t local) {
-  const auto record = static_cast<std::int32_t>(record_next_.size());
-  record_next_.push_back(-1);
-  record_slot_.push_back(static_cast<std::uint32_t>(block_x_.size()));  // the slot FinishFrame gives this frame
-  record_gamma_.resize(record_gamma_.size() + n_density_, 0.0);
+  if (n_records_ == record_next_.size()) {
+    const std::size_t size = std::max<std::size_t>(64, 2 * n_records_);  // at most block frames x locals
+    record_next_.resize(size);
+    record_slot_.resize(size);
+    record_gamma_.resize(size * n_density_);
+  }
+  const auto record = static_cast<std::int32_t>(n_records_++);
+  record_next_[static_cast<std::size_t>(record)] = -1;
+  record_slot_[static_cast<std::size_t>(record)] = static_cast<std::uint32_t>(block_x_.size());  // the slot FinishFrame gives this frame
+  std::fill_n(record_gamma_.begin() + static_cast<std::ptrdiff_t>(std::size_t(record) * n_density_), n_density_, 0.0);
   if (chain_tail_[local] < 0) {
     chain_head_[local] = record;
     block_locals_.push_back(local);
@@ -100,6 +107,8 @@ void StatisticsGatherer::AddTransitionInto(DensityKernel& kernel, const FrameDen
     stats_->AddDensityPosterior(local, k, d_term);
     gamma[k] += d_term;
   }
+  // (`gamma` is not used past here: the CI senone's Touch below may add a record, which can move
+  // record_gamma_.)
   const std::uint32_t ci_senone = hmm_->states[state].ci_senone;
   if (ci_senone == senone) return;
   const std::size_t ci = CiDensities(kernel, ci_senone, frame);
@@ -172,9 +181,7 @@ void StatisticsGatherer::Flush() {
   }
   block_locals_.clear();
   block_x_.clear();
-  record_next_.clear();
-  record_slot_.clear();
-  record_gamma_.clear();
+  n_records_ = 0;
 }
 
 }  // namespace pstrain

@@ -19,10 +19,11 @@ struct VectorKernels {
   // out[i] = Log(in[i]) for i < n (in and out may be the same array).
   void (*log)(const double* in, double* out, std::size_t n);
   // n frames' Gaussian statistics of one density, frame f with posterior gammas[f] at features
-  // xs[f], added frame after frame (f = 0, 1, ..., n - 1); for each frame and l < veclen:
+  // xs[f], added one after another (f = 0, 1, ..., n - 1, whatever frames they are); for each
+  // frame and l < veclen:
   //   mean[l] += gamma * x[l];  var[l] += (gamma * x[l]) * x[l]            (input_mean == nullptr)
   //   mean[l] += gamma * x[l];  var[l] += (gamma * d) * d, d = x[l] - input_mean[l] (in double)
-  // Each element gets its n additions in frame order, so the bits are those of n calls of one
+  // Each element gets its n additions in that order, so the bits are those of n calls of one
   // frame each. The vector levels hold a few chunks of the sums in registers across the frames:
   // each sum is loaded and stored once per call, not once per frame.
   // With `fresh`, the sums start from zero: mean and var are written without being read, the first

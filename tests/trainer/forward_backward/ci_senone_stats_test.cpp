@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "formats/dictionary.h"
 #include "forward_backward/forward_backward.h"
@@ -69,6 +71,53 @@ TEST_P(CiSenoneStatsTest, CiSenoneGetsTheTriphoneStatesPosteriors) {
     EXPECT_NEAR(acc.mixw(state, 0), cd, 1e-9 * cd) << "CI senone must receive the CD state's posterior mass";
     EXPECT_NEAR(acc.dnom(state, 0), acc.dnom(6 + state, 0), 1e-9 * cd);
     EXPECT_NEAR(acc.mean(state, 0)[0], acc.dnom(state, 0) * 1.0, 1e-9 * cd);
+  }
+}
+
+// The statistics gatherer's blocks of frames (StatisticsGatherer) with a triphone state that also
+// feeds its CI senone (the gatherer's second record of a frame): blocks of 5 and of the default
+// size give the sums of a block of 1 (each frame added at once), bit for bit, in both variance
+// forms, over 70 frames of varying features (several blocks, runs across their edges).
+TEST(CiSenoneStats, BlockedStatisticsOfATriphoneAreTheFrameByFrameStatistics) {
+  const ModelFiles files = MakeModel(0.8f);
+  ModelOptions options;
+  options.varfloor = 1e-5f;
+  const AcousticModel model(files, options);
+  const Dictionary dictionary = Dictionary::Parse("A1 A\n", "test.dic", false);
+  const SentenceHmm hmm = BuildSentenceHmm({"A1"}, dictionary, files.mdef, model);
+  ASSERT_NE(hmm.states[0].senone, hmm.states[0].ci_senone);
+  Features features;
+  features.dim = 39;
+  features.n_frames = 70;
+  features.data.resize(std::size_t(features.n_frames) * 39);
+  for (std::size_t i = 0; i < features.data.size(); ++i) features.data[i] = 0.7f + 0.02f * float((i * 7 + i / 39 * 3) % 11);
+  for (const bool pass2var : {false, true}) {
+    ForwardBackwardOptions fb_options;
+    fb_options.beams = {1e-100, 1e-100};
+    fb_options.pass2var = pass2var;
+    std::vector<Accumulators> got;
+    for (const std::uint32_t block : {1u, 5u, StatisticsGatherer::kDefaultBlockFrames}) {
+      ForwardBackward fb;
+      fb.set_statistics_block_frames(block);
+      UtteranceStats stats;
+      ForwardBackwardStats fb_stats;
+      ASSERT_FALSE(fb.Run(model, hmm, features, fb_options, stats, fb_stats).has_value());
+      got.emplace_back(AccumulatorShape{9, 1, 39, 2, 3}, pass2var);
+      stats.AddTo(got.back());
+    }
+    // The CI senones of A (0-2) received their triphone states' statistics.
+    for (std::uint32_t state = 0; state < 3; ++state) EXPECT_GT(got[0].dnom(state, 0), 1.0) << "CI senone " << state;
+    const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+    };
+    for (std::size_t i = 1; i < got.size(); ++i) {
+      SCOPED_TRACE(std::string(pass2var ? "2-pass variance" : "1-pass variance") + ", block " + std::to_string(i));
+      EXPECT_TRUE(same_bits(got[i].mean_data(), got[0].mean_data()));
+      EXPECT_TRUE(same_bits(got[i].var_data(), got[0].var_data()));
+      EXPECT_TRUE(same_bits(got[i].dnom_data(), got[0].dnom_data()));
+      EXPECT_TRUE(same_bits(got[i].mixw_data(), got[0].mixw_data()));
+      EXPECT_TRUE(same_bits(got[i].tmat_data(), got[0].tmat_data()));
+    }
   }
 }
 
