@@ -24,13 +24,9 @@ class StringIndex {
   template <typename TextOf>
   std::optional<std::uint32_t> Find(std::string_view text, const TextOf& text_of) const {
     if (slots_.empty()) return std::nullopt;
-    const std::size_t hash = Hash(text);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
-      const Slot& slot = slots_[at];
-      if (slot.id_plus_one == 0) return std::nullopt;
-      if (slot.hash == hash && std::string_view(text_of(slot.id_plus_one - 1)) == text) return slot.id_plus_one - 1;
-    }
+    const Slot& slot = slots_[Probe(Hash(text), text, text_of)];
+    if (slot.id_plus_one == 0) return std::nullopt;
+    return slot.id_plus_one - 1;
   }
 
   // Adds `id` (< 2^32 - 1) under `text`, unless an equal string is there already: then false, and
@@ -39,12 +35,9 @@ class StringIndex {
   bool Insert(std::uint32_t id, std::string_view text, const TextOf& text_of) {
     if (2 * (count_ + 1) > slots_.size()) Grow();
     const std::size_t hash = Hash(text);
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t at = hash & mask;
-    for (; slots_[at].id_plus_one != 0; at = (at + 1) & mask) {
-      if (slots_[at].hash == hash && std::string_view(text_of(slots_[at].id_plus_one - 1)) == text) return false;
-    }
-    slots_[at] = {hash, id + 1};
+    Slot& slot = slots_[Probe(hash, text, text_of)];
+    if (slot.id_plus_one != 0) return false;
+    slot = {hash, id + 1};
     ++count_;
     return true;
   }
@@ -60,6 +53,17 @@ class StringIndex {
     std::uint32_t id_plus_one = 0;
   };
   static std::size_t Hash(std::string_view text) { return std::hash<std::string_view>{}(text); }
+  // The slot holding `text` (whose hash is `hash`), or the empty slot where it would go. Strings
+  // are compared only where the stored hashes agree. The slots are never full (at most half).
+  template <typename TextOf>
+  std::size_t Probe(std::size_t hash, std::string_view text, const TextOf& text_of) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = hash & mask;
+    for (; slots_[at].id_plus_one != 0; at = (at + 1) & mask) {
+      if (slots_[at].hash == hash && std::string_view(text_of(slots_[at].id_plus_one - 1)) == text) break;
+    }
+    return at;
+  }
   // Doubles the slots (from 64) and puts every id back by its stored hash.
   void Grow() {
     std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));

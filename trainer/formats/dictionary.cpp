@@ -150,7 +150,7 @@ void Dictionary::Reindex() {
 void Dictionary::IndexAdd(const std::pair<const std::string, Pronunciation>& entry) {
   const auto id = static_cast<std::uint32_t>(by_id_.size());
   by_id_.push_back(&entry);
-  index_.Insert(id, entry.first, [this](std::uint32_t i) -> const std::string& { return by_id_[i]->first; });
+  index_.Insert(id, entry.first, [this](std::uint32_t i) { return Headword(i); });
 }
 
 void Dictionary::Merge(const Dictionary& other) {
@@ -161,7 +161,7 @@ void Dictionary::Merge(const Dictionary& other) {
 }
 
 const Pronunciation* Dictionary::Find(const std::string& word) const {
-  const std::optional<std::uint32_t> id = index_.Find(word, [this](std::uint32_t i) -> const std::string& { return by_id_[i]->first; });
+  const std::optional<std::uint32_t> id = index_.Find(word, [this](std::uint32_t i) { return Headword(i); });
   return id ? &by_id_[*id]->second : nullptr;
 }
 

@@ -65,6 +65,7 @@ class Dictionary {
   // where the map's search compared strings a dozen times. Its ids number the entries in by_id_.
   StringIndex index_;
   std::vector<const std::pair<const std::string, Pronunciation>*> by_id_;
+  std::string_view Headword(std::uint32_t id) const { return by_id_[id]->first; }
   // Adds an entry known not to be there.
   void IndexAdd(const std::pair<const std::string, Pronunciation>& entry);
 };
