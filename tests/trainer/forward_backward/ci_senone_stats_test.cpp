@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "formats/dictionary.h"
@@ -13,6 +12,7 @@
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
 #include "support/model_fixture_util.h"
+#include "support/test_helpers.h"
 
 namespace pstrain {
 namespace {
@@ -95,8 +95,9 @@ TEST(CiSenoneStats, BlockedStatisticsOfATriphoneAreTheFrameByFrameStatistics) {
     ForwardBackwardOptions fb_options;
     fb_options.beams = {1e-100, 1e-100};
     fb_options.pass2var = pass2var;
+    const std::uint32_t blocks[] = {1u, 5u, StatisticsGatherer::kDefaultBlockFrames};
     std::vector<Accumulators> got;
-    for (const std::uint32_t block : {1u, 5u, StatisticsGatherer::kDefaultBlockFrames}) {
+    for (const std::uint32_t block : blocks) {
       ForwardBackward fb;
       fb.set_statistics_block_frames(block);
       UtteranceStats stats;
@@ -107,16 +108,8 @@ TEST(CiSenoneStats, BlockedStatisticsOfATriphoneAreTheFrameByFrameStatistics) {
     }
     // The CI senones of A (0-2) received their triphone states' statistics.
     for (std::uint32_t state = 0; state < 3; ++state) EXPECT_GT(got[0].dnom(state, 0), 1.0) << "CI senone " << state;
-    const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
-      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-    };
     for (std::size_t i = 1; i < got.size(); ++i) {
-      SCOPED_TRACE(std::string(pass2var ? "2-pass variance" : "1-pass variance") + ", block " + std::to_string(i));
-      EXPECT_TRUE(same_bits(got[i].mean_data(), got[0].mean_data()));
-      EXPECT_TRUE(same_bits(got[i].var_data(), got[0].var_data()));
-      EXPECT_TRUE(same_bits(got[i].dnom_data(), got[0].dnom_data()));
-      EXPECT_TRUE(same_bits(got[i].mixw_data(), got[0].mixw_data()));
-      EXPECT_TRUE(same_bits(got[i].tmat_data(), got[0].tmat_data()));
+      EXPECT_TRUE(test::SameStatisticsBits(got[i], got[0])) << (pass2var ? "2-pass variance" : "1-pass variance") << ", a block of " << blocks[i];
     }
   }
 }

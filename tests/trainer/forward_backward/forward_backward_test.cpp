@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -27,6 +26,7 @@
 #include "graph/pronunciation_graph.h"
 #include "graph/sentence_hmm.h"
 #include "model/acoustic_model.h"
+#include "support/test_helpers.h"
 #include "support/test_util.h"
 
 namespace pstrain {
@@ -329,15 +329,7 @@ TEST_F(An4Test, BlockedStatisticsAreTheFrameByFrameStatistics) {
           want = std::move(got);
           continue;
         }
-        SCOPED_TRACE("block of " + std::to_string(block));
-        const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
-          return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-        };
-        EXPECT_TRUE(same_bits(got.mean_data(), want.mean_data()));
-        EXPECT_TRUE(same_bits(got.var_data(), want.var_data()));
-        EXPECT_TRUE(same_bits(got.dnom_data(), want.dnom_data()));
-        EXPECT_TRUE(same_bits(got.mixw_data(), want.mixw_data()));
-        EXPECT_TRUE(same_bits(got.tmat_data(), want.tmat_data()));
+        EXPECT_TRUE(test::SameStatisticsBits(got, want)) << "block of " << block;
       }
     }
   }

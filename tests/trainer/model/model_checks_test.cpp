@@ -5,6 +5,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "support/test_helpers.h"
@@ -15,12 +16,7 @@ namespace {
 // Two senones of three densities of five dimensions, every value 1 but `value` at senone 1,
 // density 2, dimension 3.
 GaussianParams WithValue(float value) {
-  GaussianParams params;
-  params.n_mgau = 2;
-  params.n_feat = 1;
-  params.n_density = 3;
-  params.veclen = {5};
-  params.data.assign(2 * 3 * 5, 1.0f);
+  GaussianParams params{2, 1, 3, {5}, std::vector<float>(2 * 3 * 5, 1.0f)};
   params.data[params.Offset(1, 0, 2) + 3] = value;
   return params;
 }
