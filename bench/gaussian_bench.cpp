@@ -1,7 +1,8 @@
-// Gaussian log-density evaluation, 39 dimensions, per density, with 1, 8 and 16 densities per senone.
+// Gaussian log-density evaluation, 39 dimensions, per density, with 1, 8, 12 and 16 densities per
+// senone.
 //
 // The model is an4_ci_cont (102 senones, real variances) as pstrain's AcousticModel prepares it
-// (variance floor, 1/(2 sigma^2) and log normalizers in float32); for 8 and 16 densities every
+// (variance floor, 1/(2 sigma^2) and log normalizers in float32); for 8, 12 and 16 densities every
 // Gaussian is replicated with deterministically perturbed means, as inc_comp does when it splits.
 // The feature vectors are the senones' own means, perturbed (the cost does not depend on the values:
 // there is no early exit). One iteration is one forward-pass frame's worth of work: all densities of
@@ -10,8 +11,9 @@
 //   BM_GaussianLogDensity/densities:N         one Gaussian at a time: the loop of
 //                                             DensityKernel::Evaluate (and bw's); pstrain
 //                                             uses it for fewer than 4 densities
-//   BM_GaussianLogDensityGrouped/isa:L/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 4
-//                                             densities side by side with the vector kernel of level L
+//   BM_GaussianLogDensityGrouped/isa:L/densities:N  GroupedDensities (forward_backward/gaussian_eval.h): 8
+//                                             densities side by side (N = 8, 16), or 4 (N = 12), with the
+//                                             vector kernel of level L
 //                                             (0 scalar, 1 sse2, 2 avx2, 3 avx512 on x86-64; a level the
 //                                             CPU lacks is skipped with the reason), used with >= 4
 //                                             densities, any topn; checked bit-identical to the loop above
@@ -126,8 +128,6 @@ bool LoadOrSkip(benchmark::State& state, std::uint32_t n_density, GaussianCase& 
 // One iteration = one frame of the forward pass: all densities of kSenonesPerFrame senones.
 constexpr std::uint32_t kSenonesPerFrame = 16;
 
-constexpr std::uint32_t kGroup = GroupedDensities::kGroup;
-
 template <bool kGrouped>
 void BM_GaussianLogDensity(benchmark::State& state) {
   const auto n_density = static_cast<std::uint32_t>(state.range(kGrouped ? 1 : 0));
@@ -142,7 +142,7 @@ void BM_GaussianLogDensity(benchmark::State& state) {
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   std::vector<double> log_dens(std::size_t(kSenonesPerFrame) * n_density);
   if constexpr (kGrouped) {
-    if (n_density % kGroup != 0 || !GroupedDensities::Applies(model)) {
+    if (n_density % AcousticModel::kDensityGroup != 0 || !GroupedDensities::Applies(model)) {
       state.SkipWithError("the grouped kernel needs a multiple of 4 densities, all evaluated");
       return;
     }
@@ -265,7 +265,7 @@ BENCHMARK_TEMPLATE(BM_GaussianLogDensity, false)->Name("BM_GaussianLogDensity")-
 BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)
     ->Name("BM_GaussianLogDensityGrouped")
     ->ArgNames({"isa", "densities"})
-    ->ArgsProduct({{0, 1, 2, 3}, {8, 16}});
+    ->ArgsProduct({{0, 1, 2, 3}, {8, 12, 16}});
 BENCHMARK(BM_GaussianLogDensityPairs)->ArgNames({"isa", "densities"})->ArgsProduct({{0, 1, 2, 3}, {1, 8}});
 
 }  // namespace

@@ -3,7 +3,7 @@
 // to double, and the sum in double in dimension order.
 //
 // Two layouts give bit-identical results: one density at a time (any model), and GroupedDensities,
-// which evaluates kGroup densities of a senone side by side (SIMD) when a senone has at least kGroup.
+// which evaluates a senone's densities side by side (SIMD), 4 or 8 at a time, when it has at least 4.
 #pragma once
 
 #include <cstdint>
@@ -32,30 +32,31 @@ inline void EvaluateSenoneLogDensities(const AcousticModel& model, std::uint32_t
   for (std::uint32_t k = 0; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
 }
 
-// kGroup densities of a senone evaluated side by side, from the model's grouped layout
-// (AcousticModel::GroupedMeans: dimension-major [dim][kGroup] float32 means and precisions, built
-// once per model; the kernels convert them to double, which is exact). The kGroup sums are
+// A senone's densities evaluated side by side in groups of 4 or 8, from the model's grouped layout
+// (AcousticModel::GroupedMeans: dimension-major [dim][width] float32 means and precisions, built
+// once per model; the kernels convert them to double, which is exact). The sums of a group are
 // independent: the vector kernel of the active instruction-set level (numerics/vector_kernels.h)
 // computes them side by side, every lane performing the same IEEE operations in the same order as
 // the one-density-at-a-time loop of EvaluateLogDensity (float32 difference promoted to double,
 // dist += precision * diff * diff over the dimensions in order, log_norm - dist), so the log
-// densities are bit-identical. Used whenever a senone has at least kGroup densities, with any topn
-// (the top-n are then chosen from all of a senone's densities, as bw chooses them).
+// densities are bit-identical. Used whenever a senone has at least AcousticModel::kDensityGroup
+// densities, with any topn (the top-n are then chosen from all of a senone's densities, as bw
+// chooses them).
 class GroupedDensities {
  public:
-  static constexpr std::uint32_t kGroup = AcousticModel::kDensityGroup;
-
   static bool Applies(const AcousticModel& model) { return model.has_grouped_layout(); }
 
   // Log densities of every density of `senone` at x, into out[k]: the distances from `kernels`
   // (any instruction-set level gives the same bits), then log_norm - dist.
   static void Evaluate(const AcousticModel& model, const numerics::VectorKernels& kernels, std::uint32_t senone, const float* x,
                        double* out) {
-    const std::uint32_t n_groups = model.n_density() / kGroup;
-    kernels.grouped_distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups, out);
-    for (std::uint32_t k = 0; k < n_groups * kGroup; ++k) out[k] = model.LogNorm(senone, k) - out[k];
+    const std::uint32_t width = model.grouped_width();
+    const std::uint32_t n_groups = model.n_density() / width;
+    const auto distances = width == 8 ? kernels.grouped8_distances : kernels.grouped_distances;
+    distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups, out);
+    for (std::uint32_t k = 0; k < n_groups * width; ++k) out[k] = model.LogNorm(senone, k) - out[k];
     // Densities beyond the last full group, one at a time (same arithmetic).
-    for (std::uint32_t k = n_groups * kGroup; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
+    for (std::uint32_t k = n_groups * width; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
   }
 };
 

@@ -183,19 +183,21 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
     }
   }
   if (n_density_ >= kDensityGroup) {
-    const std::uint32_t n_groups = n_density_ / kDensityGroup;
-    grouped_stride_ = std::size_t(n_groups) * veclen_ * kDensityGroup;
+    const std::uint32_t width = n_density_ % 8 == 0 ? 8 : kDensityGroup;
+    grouped_width_ = width;
+    const std::uint32_t n_groups = n_density_ / width;
+    grouped_stride_ = std::size_t(n_groups) * veclen_ * width;
     grouped_means_.resize(std::size_t(n_senones_) * grouped_stride_);
     grouped_precision_.resize(grouped_means_.size());
     for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {
       for (std::uint32_t g = 0; g < n_groups; ++g) {
-        const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * kDensityGroup;
-        for (std::uint32_t j = 0; j < kDensityGroup; ++j) {
-          const float* mean = Mean(senone, g * kDensityGroup + j);
-          const float* precision = Precision(senone, g * kDensityGroup + j);
+        const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * width;
+        for (std::uint32_t j = 0; j < width; ++j) {
+          const float* mean = Mean(senone, g * width + j);
+          const float* precision = Precision(senone, g * width + j);
           for (std::uint32_t l = 0; l < veclen_; ++l) {
-            grouped_means_[base + std::size_t(l) * kDensityGroup + j] = mean[l];
-            grouped_precision_[base + std::size_t(l) * kDensityGroup + j] = precision[l];
+            grouped_means_[base + std::size_t(l) * width + j] = mean[l];
+            grouped_precision_[base + std::size_t(l) * width + j] = precision[l];
           }
         }
       }

@@ -107,14 +107,16 @@ class AcousticModel {
   const float* InputMean(std::uint32_t senone, std::uint32_t density) const { return Mean(senone, density); }
 
   // The Gaussians again, laid out once for the grouped density kernel
-  // (forward_backward/gaussian_eval.h): per senone, groups of kDensityGroup densities, each group
-  // dimension-major [dim][kDensityGroup]: the float32 means as above, and the float32 precisions
+  // (forward_backward/gaussian_eval.h): per senone, groups of grouped_width() densities, each group
+  // dimension-major [dim][grouped_width()]: the float32 means as above, and the float32 precisions
   // converted to double (exact), so the kernel does not convert them for every frame.
   // Present when a senone has at least kDensityGroup densities (every density is evaluated with
   // any topn: the top-n are chosen from all of them); only full groups are laid out (densities
-  // beyond the last full group are not).
+  // beyond the last full group are not). The groups are of 8 when the densities are a multiple of
+  // 8 (a dimension of a group is then one 8-lane register on the avx512 level), else of 4.
   static constexpr std::uint32_t kDensityGroup = 4;
   bool has_grouped_layout() const { return !grouped_means_.empty(); }
+  std::uint32_t grouped_width() const { return grouped_width_; }
   const float* GroupedMeans(std::uint32_t senone) const { return grouped_means_.data() + std::size_t(senone) * grouped_stride_; }
   const double* GroupedPrecisions(std::uint32_t senone) const {
     return grouped_precision_.data() + std::size_t(senone) * grouped_stride_;
@@ -133,7 +135,8 @@ class AcousticModel {
   std::vector<float> log_norm_;
   std::vector<float> mixw_;
   std::vector<float> tmat_;
-  std::size_t grouped_stride_ = 0;  // floats per senone in the grouped layout
+  std::uint32_t grouped_width_ = kDensityGroup;  // densities per group: 4 or 8
+  std::size_t grouped_stride_ = 0;               // floats per senone in the grouped layout
   std::vector<float> grouped_means_;
   std::vector<double> grouped_precision_;
   std::vector<double> pair_precision_;  // without the grouped layout only

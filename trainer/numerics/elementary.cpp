@@ -84,6 +84,21 @@ void GroupedDistances(const float* x, const float* mean, const double* precision
   }
 }
 
+void Grouped8Distances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                       std::uint32_t n_groups, double* dist) {
+  for (std::uint32_t g = 0; g < n_groups; ++g, dist += 8) {
+    double d[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (std::uint32_t l = 0; l < veclen; ++l, mean += 8, precision += 8) {
+      const float xl = x[l];
+      for (int j = 0; j < 8; ++j) {
+        const double e = xl - mean[j];  // the float32 difference, widened
+        d[j] += precision[j] * e * e;
+      }
+    }
+    for (int j = 0; j < 8; ++j) dist[j] = d[j];
+  }
+}
+
 void PairDistances(const float* x, const float* const* means, const double* const* precisions, std::uint32_t veclen,
                    std::size_t n, double* dist) {
   for (std::size_t i = 0; i < n; ++i) {

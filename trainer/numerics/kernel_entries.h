@@ -13,6 +13,8 @@
                         double* mean, double* var, std::uint32_t veclen, bool fresh);                \
   std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
   std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
+  void Grouped8Distances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
+                         std::uint32_t n_groups, double* dist);                                      \
   }
 #define PSTRAIN_DECLARE_DISTANCE_KERNELS(ns)                                                        \
   namespace pstrain::numerics::ns {                                                                 \
@@ -29,7 +31,8 @@ PSTRAIN_DECLARE_KERNELS(sse2)
 PSTRAIN_DECLARE_DISTANCE_KERNELS(sse2)
 PSTRAIN_DECLARE_KERNELS(avx2)
 PSTRAIN_DECLARE_DISTANCE_KERNELS(avx2)
-// The avx512 level has no distance kernels of its own: it takes avx2's (kernels_avx512.cpp).
+// The avx512 level has no distance kernels of its own but Grouped8Distances (declared with the
+// others above): it takes avx2's for groups of 4 and single densities (kernels_avx512.cpp).
 PSTRAIN_DECLARE_KERNELS(avx512)
 #elif defined(__aarch64__)
 PSTRAIN_DECLARE_KERNELS(neon)

@@ -1,5 +1,6 @@
-// The avx512 level: the vector kernels on 8 lanes of double, but for the density distances, which
-// are avx2's (vector_kernels.cpp). Those work on 4 lanes in both levels, from the same source, and
+// The avx512 level: the vector kernels on 8 lanes of double (groups of 8 densities: a group in one
+// register), but for the density distances of groups of 4 and of single densities, which are
+// avx2's (vector_kernels.cpp). Those two work on 4 lanes in both levels, from the same source, and
 // compiled for AVX-512 they were slower: with 32 vector registers GCC 12 keeps the kernel's 16 row
 // pointers in vector registers and moves each back to a general register before its load (150
 // vmovq in PairDistances), where the AVX2 build reloads them from the stack

@@ -7,14 +7,14 @@
 namespace pstrain::numerics {
 
 const VectorKernels& KernelsFor(IsaLevel level) {
-  static const VectorKernels kScalar{IsaLevel::kScalar, &scalar::ExpShifted, &scalar::LogArray, &scalar::AccumulateFrames, &scalar::GroupedDistances, &scalar::PairDistances, &scalar::AddFixed, &scalar::AddSplit};
+  static const VectorKernels kScalar{IsaLevel::kScalar, &scalar::ExpShifted, &scalar::LogArray, &scalar::AccumulateFrames, &scalar::GroupedDistances, &scalar::Grouped8Distances, &scalar::PairDistances, &scalar::AddFixed, &scalar::AddSplit};
 #if defined(__x86_64__)
-  static const VectorKernels kSse2{IsaLevel::kSse2, &sse2::ExpShifted, &sse2::LogArray, &sse2::AccumulateFrames, &sse2::GroupedDistances, &sse2::PairDistances, &sse2::AddFixed, &sse2::AddSplit};
-  static const VectorKernels kAvx2{IsaLevel::kAvx2, &avx2::ExpShifted, &avx2::LogArray, &avx2::AccumulateFrames, &avx2::GroupedDistances, &avx2::PairDistances, &avx2::AddFixed, &avx2::AddSplit};
-  // avx512: avx2's distance kernels (kernels_avx512.cpp says why).
-  static const VectorKernels kAvx512{IsaLevel::kAvx512, &avx512::ExpShifted, &avx512::LogArray, &avx512::AccumulateFrames, &avx2::GroupedDistances, &avx2::PairDistances, &avx512::AddFixed, &avx512::AddSplit};
+  static const VectorKernels kSse2{IsaLevel::kSse2, &sse2::ExpShifted, &sse2::LogArray, &sse2::AccumulateFrames, &sse2::GroupedDistances, &sse2::Grouped8Distances, &sse2::PairDistances, &sse2::AddFixed, &sse2::AddSplit};
+  static const VectorKernels kAvx2{IsaLevel::kAvx2, &avx2::ExpShifted, &avx2::LogArray, &avx2::AccumulateFrames, &avx2::GroupedDistances, &avx2::Grouped8Distances, &avx2::PairDistances, &avx2::AddFixed, &avx2::AddSplit};
+  // avx512: avx2's distance kernels but for groups of 8 (kernels_avx512.cpp says why).
+  static const VectorKernels kAvx512{IsaLevel::kAvx512, &avx512::ExpShifted, &avx512::LogArray, &avx512::AccumulateFrames, &avx2::GroupedDistances, &avx512::Grouped8Distances, &avx2::PairDistances, &avx512::AddFixed, &avx512::AddSplit};
 #elif defined(__aarch64__)
-  static const VectorKernels kNeon{IsaLevel::kNeon, &neon::ExpShifted, &neon::LogArray, &neon::AccumulateFrames, &neon::GroupedDistances, &neon::PairDistances, &neon::AddFixed, &neon::AddSplit};
+  static const VectorKernels kNeon{IsaLevel::kNeon, &neon::ExpShifted, &neon::LogArray, &neon::AccumulateFrames, &neon::GroupedDistances, &neon::Grouped8Distances, &neon::PairDistances, &neon::AddFixed, &neon::AddSplit};
 #endif
   switch (level) {
     case IsaLevel::kScalar: return kScalar;

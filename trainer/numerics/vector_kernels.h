@@ -1,8 +1,9 @@
 // The vector kernels of the E-step, one implementation per instruction-set level (numerics/isa.h),
 // chosen at run time. Every implementation performs, lane by lane, exactly the operations of the
 // scalar one in the same order (no FMA, no reassociation, no approximate reciprocal), so all levels
-// give bit-identical results; VectorKernels.EveryLevelGivesTheScalarBits checks that on every level
-// the CPU has (tests/trainer/numerics/elementary_numerics_test.cpp).
+// give bit-identical results; VectorKernels.EveryLevelGivesTheScalarBits and
+// VectorKernels.GroupsOfEightGiveTheOneDensityBits check that on every level the CPU has
+// (tests/trainer/numerics/elementary_numerics_test.cpp).
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,14 @@ struct VectorKernels {
   // held as double (exact), so no lane converts them.
   void (*grouped_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                             std::uint32_t n_groups, double* dist);
+  // The same distances for groups of 8 densities laid out dimension-major [dim][8] (the layout of a
+  // model with a multiple of 8 densities a senone, AcousticModel::grouped_width): for g < n_groups,
+  // j < 8: dist[8g + j] = sum over l < veclen, in order, of
+  //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 8 + j])),  p = precision[(g veclen + l) 8 + j].
+  // The avx512 level holds a group in one register of 8 lanes (a dimension's 8 means and 8
+  // precisions are one load each); the narrower levels take a group as its two halves of 4.
+  void (*grouped8_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
+                             std::uint32_t n_groups, double* dist);
   // The same distance for n single densities anywhere in memory (densities evaluated one at a time:
   // fewer than 4 per senone, or top-n): for i < n, dist[i] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - means[i][l])),  p = precisions[i][l]

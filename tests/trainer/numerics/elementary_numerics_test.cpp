@@ -366,6 +366,53 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   }
 }
 
+// The distances of groups of 8 densities ([dim][8], a model with a multiple of 8 densities): every
+// level gives each density's one-at-a-time bits, and the same bits as the groups of 4 (the same
+// densities laid out [dim][4]), over 1 to 5 groups (the avx512 level's two-group loop with and
+// without a last single group) and two dimensions (39, 13).
+TEST(VectorKernels, GroupsOfEightGiveTheOneDensityBits) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> gauss(0.0f, 3.0f);
+  constexpr std::uint32_t kMaxGroups = 5;
+  for (const std::uint32_t veclen : {39u, 13u}) {
+    SCOPED_TRACE("veclen " + std::to_string(veclen));
+    std::vector<float> x(veclen), mean8(std::size_t(kMaxGroups) * veclen * 8), mean4(mean8.size());
+    std::vector<double> precision8(mean8.size()), precision4(mean8.size());
+    for (float& v : x) v = gauss(rng);
+    for (float& v : mean8) v = gauss(rng);
+    for (double& v : precision8) v = static_cast<float>(1.0 / (2.0 * (0.01 + std::fabs(gauss(rng)))));
+    // Density 8g + j, dimension l: [g][l][8] here, [2g + j / 4][l][4] for the groups of 4.
+    std::vector<double> want(std::size_t(kMaxGroups) * 8);
+    for (std::uint32_t g = 0; g < kMaxGroups; ++g) {
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        double d = 0.0;
+        for (std::uint32_t l = 0; l < veclen; ++l) {
+          const std::size_t at8 = (std::size_t(g) * veclen + l) * 8 + j;
+          const std::size_t at4 = ((std::size_t(2 * g + j / 4)) * veclen + l) * 4 + j % 4;
+          mean4[at4] = mean8[at8];
+          precision4[at4] = precision8[at8];
+          const double diff = x[l] - mean8[at8];
+          d += precision8[at8] * diff * diff;
+        }
+        want[std::size_t(g) * 8 + j] = d;
+      }
+    }
+    for (const IsaLevel level : SupportedIsaLevels()) {
+      SCOPED_TRACE(std::string(IsaName(level)));
+      const VectorKernels& kernels = KernelsFor(level);
+      for (std::uint32_t groups = 1; groups <= kMaxGroups; ++groups) {
+        std::vector<double> got8(std::size_t(groups) * 8, -1.0), got4(got8.size(), -1.0);
+        kernels.grouped8_distances(x.data(), mean8.data(), precision8.data(), veclen, groups, got8.data());
+        kernels.grouped_distances(x.data(), mean4.data(), precision4.data(), veclen, 2 * groups, got4.data());
+        for (std::size_t i = 0; i < got8.size(); ++i) {
+          EXPECT_EQ(BitsOf(got8[i]), BitsOf(want[i])) << groups << " groups of 8, density " << i;
+          EXPECT_EQ(BitsOf(got4[i]), BitsOf(want[i])) << 2 * groups << " groups of 4, density " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(Isa, SupportedLevelsAreBuiltAndStartWithScalar) {
   // Forcing a level (PSTRAIN_ISA) and its errors: PortableNumerics.ForcedLevelTheCpuLacksIsBadInput
   // and Gate.CrossMachineReproducibility, which run the binary.
