@@ -103,7 +103,11 @@ void DensityKernel::EvaluateMany(const std::uint32_t* senones, std::size_t n, co
     logs = many_log_.data();
   }
   if (grouped_) {
-    for (std::size_t i = 0; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, logs + i * n_density);
+    std::size_t i = 0;
+    if (n_density == 8 && model.grouped_width() == 8) {
+      for (; i + 2 <= n; i += 2) GroupedDensities::EvaluateTwoOfEight(model, *kernels_, senones[i], senones[i + 1], x, logs + i * 8);
+    }
+    for (; i < n; ++i) GroupedDensities::Evaluate(model, *kernels_, senones[i], x, logs + i * n_density);
   } else {
     // Every (senone, density) pair, four at a time in the kernel's lanes (each with the arithmetic
     // of EvaluateLogDensity: the same bits), then log_norm - dist.

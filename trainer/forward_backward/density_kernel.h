@@ -40,7 +40,8 @@ class DensityKernel {
   // nothing is appended to `index`: the order is 0 .. n_density - 1 for every senone. Densities evaluated
   // one at a time (fewer than 4 per senone) run four at once in the lanes of the
   // pair_distances kernel (numerics/vector_kernels.h), each lane with the arithmetic of
-  // EvaluateLogDensity, so the bits do not change.
+  // EvaluateLogDensity, so the bits do not change; senones of 8 densities go two to a kernel call
+  // (GroupedDensities::EvaluateTwoOfEight), the same bits as one at a time.
   void EvaluateMany(const std::uint32_t* senones, std::size_t n, const float* x, std::vector<std::uint32_t>& index,
                     UninitializedVector<double>& log);
 

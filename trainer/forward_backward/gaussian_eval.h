@@ -52,11 +52,27 @@ class GroupedDensities {
                        double* out) {
     const std::uint32_t width = model.grouped_width();
     const std::uint32_t n_groups = model.n_density() / width;
-    const auto distances = width == 8 ? kernels.grouped8_distances : kernels.grouped_distances;
-    distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups, out);
+    if (width == 8) {
+      kernels.grouped8_distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups,
+                                 std::ptrdiff_t(model.veclen()) * 8, out);
+    } else {
+      kernels.grouped_distances(x, model.GroupedMeans(senone), model.GroupedPrecisions(senone), model.veclen(), n_groups, out);
+    }
     for (std::uint32_t k = 0; k < n_groups * width; ++k) out[k] = model.LogNorm(senone, k) - out[k];
     // Densities beyond the last full group, one at a time (same arithmetic).
     for (std::uint32_t k = n_groups * width; k < model.n_density(); ++k) out[k] = EvaluateLogDensity(model, senone, k, x);
+  }
+
+  // Two senones of a model with 8 densities a senone (one group each) in one kernel call, into
+  // out[0..7] and out[8..15]: the avx512 level sums the two groups side by side (two chains of
+  // additions, where one group alone waits on each addition). The same bits as Evaluate of each.
+  static void EvaluateTwoOfEight(const AcousticModel& model, const numerics::VectorKernels& kernels, std::uint32_t a,
+                                 std::uint32_t b, const float* x, double* out) {
+    const float* mean = model.GroupedMeans(a);
+    const std::ptrdiff_t stride = model.GroupedMeans(b) - mean;  // the same offset in the precisions
+    kernels.grouped8_distances(x, mean, model.GroupedPrecisions(a), model.veclen(), 2, stride, out);
+    for (std::uint32_t k = 0; k < 8; ++k) out[k] = model.LogNorm(a, k) - out[k];
+    for (std::uint32_t k = 0; k < 8; ++k) out[8 + k] = model.LogNorm(b, k) - out[8 + k];
   }
 };
 

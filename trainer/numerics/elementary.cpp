@@ -85,14 +85,14 @@ void GroupedDistances(const float* x, const float* mean, const double* precision
 }
 
 void Grouped8Distances(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
-                       std::uint32_t n_groups, double* dist) {
-  for (std::uint32_t g = 0; g < n_groups; ++g, dist += 8) {
+                       std::uint32_t n_groups, std::ptrdiff_t group_stride, double* dist) {
+  for (std::uint32_t g = 0; g < n_groups; ++g, dist += 8, mean += group_stride, precision += group_stride) {
     double d[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    for (std::uint32_t l = 0; l < veclen; ++l, mean += 8, precision += 8) {
+    for (std::uint32_t l = 0; l < veclen; ++l) {
       const float xl = x[l];
       for (int j = 0; j < 8; ++j) {
-        const double e = xl - mean[j];  // the float32 difference, widened
-        d[j] += precision[j] * e * e;
+        const double e = xl - mean[8 * l + j];  // the float32 difference, widened
+        d[j] += precision[8 * l + j] * e * e;
       }
     }
     for (int j = 0; j < 8; ++j) dist[j] = d[j];

@@ -14,7 +14,7 @@
   std::size_t AddFixed(const double* values, std::size_t n, std::uint64_t* acc);                   \
   std::size_t AddSplit(const double* values, std::size_t n, std::int64_t* hi, std::int64_t* lo);   \
   void Grouped8Distances(const float* x, const float* mean, const double* precision, std::uint32_t veclen, \
-                         std::uint32_t n_groups, double* dist);                                      \
+                         std::uint32_t n_groups, std::ptrdiff_t group_stride, double* dist);         \
   }
 #define PSTRAIN_DECLARE_DISTANCE_KERNELS(ns)                                                        \
   namespace pstrain::numerics::ns {                                                                 \

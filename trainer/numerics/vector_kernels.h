@@ -43,13 +43,16 @@ struct VectorKernels {
   void (*grouped_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
                             std::uint32_t n_groups, double* dist);
   // The same distances for groups of 8 densities laid out dimension-major [dim][8] (the layout of a
-  // model with a multiple of 8 densities a senone, AcousticModel::grouped_width): for g < n_groups,
-  // j < 8: dist[8g + j] = sum over l < veclen, in order, of
-  //   p * d * d,  d = double(float(x[l] - mean[(g veclen + l) 8 + j])),  p = precision[(g veclen + l) 8 + j].
+  // model with a multiple of 8 densities a senone, AcousticModel::grouped_width), group g starting
+  // group_stride values after group g - 1 (veclen * 8 for a senone's own groups; any distance, even
+  // negative, for groups of different senones): for g < n_groups, j < 8: dist[8g + j] = sum over
+  // l < veclen, in order, of
+  //   p * d * d,  d = double(float(x[l] - mean[g group_stride + 8 l + j])),  p = precision[g group_stride + 8 l + j].
   // The avx512 level holds a group in one register of 8 lanes (a dimension's 8 means and 8
-  // precisions are one load each); the narrower levels take a group as its two halves of 4.
+  // precisions are one load each), two groups at a time; the narrower levels take a group as its
+  // two halves of 4.
   void (*grouped8_distances)(const float* x, const float* mean, const double* precision, std::uint32_t veclen,
-                             std::uint32_t n_groups, double* dist);
+                             std::uint32_t n_groups, std::ptrdiff_t group_stride, double* dist);
   // The same distance for n single densities anywhere in memory (densities evaluated one at a time:
   // fewer than 4 per senone, or top-n): for i < n, dist[i] = sum over l < veclen, in order, of
   //   p * d * d,  d = double(float(x[l] - means[i][l])),  p = precisions[i][l]

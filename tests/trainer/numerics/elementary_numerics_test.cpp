@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "numerics/elementary.h"
@@ -369,7 +370,8 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
 // The distances of groups of 8 densities ([dim][8], a model with a multiple of 8 densities): every
 // level gives each density's one-at-a-time bits, and the same bits as the groups of 4 (the same
 // densities laid out [dim][4]), over 1 to 5 groups (the avx512 level's two-group loop with and
-// without a last single group) and two dimensions (39, 13).
+// without a last single group), two groups anywhere (two senones: a stride of either sign) and two
+// dimensions (39, 13).
 TEST(VectorKernels, GroupsOfEightGiveTheOneDensityBits) {
   std::mt19937_64 rng(11);
   std::normal_distribution<float> gauss(0.0f, 3.0f);
@@ -402,11 +404,23 @@ TEST(VectorKernels, GroupsOfEightGiveTheOneDensityBits) {
       const VectorKernels& kernels = KernelsFor(level);
       for (std::uint32_t groups = 1; groups <= kMaxGroups; ++groups) {
         std::vector<double> got8(std::size_t(groups) * 8, -1.0), got4(got8.size(), -1.0);
-        kernels.grouped8_distances(x.data(), mean8.data(), precision8.data(), veclen, groups, got8.data());
+        kernels.grouped8_distances(x.data(), mean8.data(), precision8.data(), veclen, groups, std::ptrdiff_t(veclen) * 8,
+                                   got8.data());
         kernels.grouped_distances(x.data(), mean4.data(), precision4.data(), veclen, 2 * groups, got4.data());
         for (std::size_t i = 0; i < got8.size(); ++i) {
           EXPECT_EQ(BitsOf(got8[i]), BitsOf(want[i])) << groups << " groups of 8, density " << i;
           EXPECT_EQ(BitsOf(got4[i]), BitsOf(want[i])) << 2 * groups << " groups of 4, density " << i;
+        }
+      }
+      // Two groups anywhere (two senones of 8): group 3 then group 1 (a negative stride), 4 then 0.
+      for (const auto [first, second] : {std::pair<std::size_t, std::size_t>{3, 1}, {4, 0}, {0, 2}}) {
+        std::vector<double> got(16, -1.0);
+        const std::ptrdiff_t stride = (std::ptrdiff_t(second) - std::ptrdiff_t(first)) * std::ptrdiff_t(veclen) * 8;
+        const std::size_t at = first * veclen * 8;
+        kernels.grouped8_distances(x.data(), mean8.data() + at, precision8.data() + at, veclen, 2, stride, got.data());
+        for (std::size_t j = 0; j < 8; ++j) {
+          EXPECT_EQ(BitsOf(got[j]), BitsOf(want[first * 8 + j])) << "groups " << first << ", " << second << ": density " << j;
+          EXPECT_EQ(BitsOf(got[8 + j]), BitsOf(want[second * 8 + j])) << "groups " << first << ", " << second << ": density " << 8 + j;
         }
       }
     }
