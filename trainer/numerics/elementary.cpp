@@ -22,7 +22,14 @@ inline L MaskLt(D a, D b) { return -static_cast<L>(a < b); }
 inline L MaskGt(D a, D b) { return -static_cast<L>(a > b); }
 inline L MaskEq(D a, D b) { return -static_cast<L>(a == b); }
 inline D Select(L mask, D a, D b) { return mask != 0 ? a : b; }  // exact either way
-inline D Gather(const double* table, L index) { return table[index]; }
+inline D Clamp(D x, double lo, double hi) {
+  x = x > hi ? hi : x;
+  return x < lo ? lo : x;
+}
+inline void Exp2Entries(L j, D& hi, D& lo) {
+  hi = constants::kExp2Table[2 * j];
+  lo = constants::kExp2Table[2 * j + 1];
+}
 
 #include "numerics/elementary_lanes.inc"
 
