@@ -44,7 +44,9 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
     options.topn = c.topn;
     const AcousticModel model(files, options);
     EXPECT_EQ(model.has_grouped_layout(), c.n_density >= 4);
-    if (model.has_grouped_layout()) EXPECT_EQ(model.grouped_width(), c.n_density % 8 == 0 ? 8u : 4u);
+    if (model.has_grouped_layout()) {
+      EXPECT_EQ(model.grouped_width(), c.n_density % 8 == 0 ? 8u : 4u);
+    }
     const std::uint32_t n_senones = model.n_senones(), veclen = model.veclen(), topn = model.topn();
     // Frames near the senones' means (so the top-n order varies) and far from them.
     std::normal_distribution<float> noise(0.0f, 1.0f);

@@ -413,7 +413,7 @@ TEST(VectorKernels, GroupsOfEightGiveTheOneDensityBits) {
         }
       }
       // Two groups anywhere (two senones of 8): group 3 then group 1 (a negative stride), 4 then 0.
-      for (const auto [first, second] : {std::pair<std::size_t, std::size_t>{3, 1}, {4, 0}, {0, 2}}) {
+      for (const auto& [first, second] : {std::pair<std::size_t, std::size_t>{3, 1}, {4, 0}, {0, 2}}) {
         std::vector<double> got(16, -1.0);
         const std::ptrdiff_t stride = (std::ptrdiff_t(second) - std::ptrdiff_t(first)) * std::ptrdiff_t(veclen) * 8;
         const std::size_t at = first * veclen * 8;
