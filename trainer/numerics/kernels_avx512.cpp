@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <immintrin.h>  // the gather and masked tails (lanes_vector.inc)
+#include <immintrin.h>  // exp's table lookup and clamp, the masked tails (lanes_vector.inc)
 
 #include "numerics/elementary_constants.h"
 #include "numerics/kernel_entries.h"

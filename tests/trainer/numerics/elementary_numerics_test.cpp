@@ -174,11 +174,16 @@ TEST(VectorKernels, EveryLevelGivesTheScalarBits) {
   // Positive values of every magnitude for the log kernel (the exp inputs above are mostly negative).
   std::uniform_real_distribution<double> magnitude(-1074.0, 1023.0);
   for (std::size_t i = 50000; i < in.size(); ++i) in[i] = std::ldexp(1.0 + std::fabs(dist(rng)) / 800.0, static_cast<int>(magnitude(rng)));
+  // The kernel gets in - shift, so the last eight are the clamp's bounds (+-800) and the overflow
+  // and underflow thresholds (709.78..., -745.13...) themselves, and their neighbours, after it.
+  const double shift = -3.25;
   const double specials[] = {0.0, -0.0, 1e-300, -1e-300, 709.78, 709.79, -745.13, -745.14, 800.0, -800.0, 1e300, -1e300,
                              std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::quiet_NaN()};
+                             std::numeric_limits<double>::quiet_NaN(),
+                             800.0 + shift, std::nextafter(800.0 + shift, 1e9), std::nextafter(800.0 + shift, 0.0),
+                             -800.0 + shift, std::nextafter(-800.0 + shift, -1e9), std::nextafter(-800.0 + shift, 0.0),
+                             709.782712893384 + shift, -745.1332191019412 + shift};
   std::copy(std::begin(specials), std::end(specials), in.begin());
-  const double shift = -3.25;
   std::vector<double> expected(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) expected[i] = Exp(in[i] - shift);
 
