@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "estep/utterance_input.h"
+#include "estep/utterance_log_line.h"
 
 namespace pstrain {
 
@@ -71,6 +72,7 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
   // and the same errors either way.
   const UtteranceInputContext input_context{manifest, corpus_root, dictionary, mdef, model, options};
   UtteranceReader reader(input_context, begin, end, options.read_ahead && TwoCpusAvailable());
+  std::string line;  // an utterance's log line (its buffer reused)
   for (std::size_t index = begin; index < end; ++index) {
     if (const std::optional<std::string> stop = StopRequest()) {
       throw TrainingError(*stop + " before utterance " + manifest.entries()[index].utt_id);
@@ -117,16 +119,22 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
       result.total_log_likelihood.Add(fb_stats.log_likelihood, "log-likelihood total");
     }
     if (log) {
-      char line[256];
+      UtteranceLogFields fields;
+      fields.number = log_offset + index + 1;
+      fields.utt_id = entry.utt_id;
+      fields.n_frames = features.n_frames;
+      fields.skipped = failure.has_value();
       if (failure) {
-        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u skipped %s", log_offset + index + 1, entry.utt_id.c_str(), features.n_frames,
-                      outcome.reason.c_str());
+        fields.reason = outcome.reason;
       } else {
-        std::snprintf(line, sizeof(line), "utt> %5zu %25s %4u %5zu %.1f %.1f %e %e %e%s", log_offset + index + 1, entry.utt_id.c_str(),
-                      features.n_frames, hmm.states.size(), fb_stats.avg_alpha_states, fb_stats.avg_beta_states,
-                      fb_stats.avg_pruned_posterior, fb_stats.log_likelihood / features.n_frames, fb_stats.log_likelihood,
-                      outcome.kind == OutcomeKind::kRetried ? " (retried)" : "");
+        fields.n_states = hmm.states.size();
+        fields.avg_alpha_states = fb_stats.avg_alpha_states;
+        fields.avg_beta_states = fb_stats.avg_beta_states;
+        fields.avg_pruned_posterior = fb_stats.avg_pruned_posterior;
+        fields.log_likelihood = fb_stats.log_likelihood;
+        fields.retried = outcome.kind == OutcomeKind::kRetried;
       }
+      FormatUtteranceLogLine(fields, line);
       *log << line << "\n" << std::flush;  // a killed worker leaves its log up to the last utterance
     }
     result.outcomes.push_back(std::move(outcome));
