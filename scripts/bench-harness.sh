@@ -10,7 +10,14 @@
 #              final model and provenance.json, exit;
 #   serial   = the command's wall time - the slowest shard's wall_seconds: everything but the
 #              slowest worker (harness + outside; work moved between the two does not change it);
-#   command  = the command's wall time.
+#   command  = the command's wall time;
+# and the harness in parts, from the pass's telemetry.json (docs/contract.md; the coordinator's
+# clock, so they add up to the harness):
+#   report   = the last shard reported finished - the slowest shard's wall_seconds: its worker's
+#              start and exit, and the coordinator's start of it and wait for it;
+#   validate, reduce = that shard validated, then the reduction finished (its statistics added);
+#   reestimate, write = the model re-estimated, then model/ and accum/ written and hashed;
+#   promote  = the pass time - written_seconds: pass.json, the fsyncs, the directory's rename.
 # Alternating the two builds within each round is what makes their difference measurable on a
 # machine whose speed drifts (docs/performance.md, eleventh round). Both builds must write the same
 # model bytes (checked every run).
@@ -21,8 +28,9 @@
 # MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8
 # JOBS        --jobs of both builds
 # Environment: ROUNDS (default 9), WORK (scratch directory, default a fresh mktemp -d, removed).
-# Output: one line per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...;
-# serial ms ...; command s ...". Exit status 2 on bad arguments or a failed run.
+# Output: per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...; serial ms ...;
+# command s ..." and an indented line "harness in parts, ms: report ...; validate ...; reduce ...;
+# reestimate ...; write ...; promote ...". Exit status 2 on bad arguments or a failed run.
 set -euo pipefail
 # shellcheck source=lib/sphinxtrain-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/sphinxtrain-common.sh"
@@ -48,7 +56,7 @@ now() { date +%s.%N; }
 # "<median> (<min>-<max>)" of the numbers on stdin.
 median_range() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; print v[int((NR + 1) / 2)] " (" v[1] "-" v[NR] ")" }'; }
 
-declare -A harness outside serial command
+declare -A harness outside serial command report validate reduce reestimate write promote
 digest=""
 for round in $(seq 1 "$ROUNDS"); do
   for i in 0 1; do
@@ -68,6 +76,22 @@ for round in $(seq 1 "$ROUNDS"); do
     [ -z "$digest" ] || [ "$d" = "$digest" ] || die "round $round: $bin wrote other model bytes than the first run"
     digest=$d
     harness[$i]+="$(awk -v p="$pass" -v s="$slowest" 'BEGIN { printf "%.1f", (p - s) * 1000 }') "
+    telemetry=$run/passes/001/telemetry.json
+    if [ -f "$telemetry" ]; then  # (builds before 2026-12-06 wrote none: no parts for them)
+      # The shard reported last (its reported and validated seconds), and the pass's own steps.
+      read -r rep val < <(grep -o '{"shard":[^}]*}' "$telemetry" |
+        awk -F'[:,}]' '{ for (k = 1; k < NF; k++) { if ($k ~ /reported_seconds/) r = $(k + 1); if ($k ~ /validated_seconds/) v = $(k + 1) }
+                         if (r + 0 > best + 0) { best = r; bv = v } } END { print best + 0, bv + 0 }')
+      # The pass's own fields: those outside the "shards" array (whose objects have a reduced_seconds too).
+      field() { sed 's/"shards":\[[^]]*\]//' "$telemetry" | grep -o "\"$1\":[^,}]*" | cut -d: -f2; }
+      red=$(field reduced_seconds) est=$(field reestimated_seconds) wri=$(field written_seconds)
+      parts=$(awk -v s="$slowest" -v rep="$rep" -v val="$val" -v red="$red" -v est="$est" -v wri="$wri" -v p="$pass" \
+        'BEGIN { printf "%.1f %.1f %.1f %.1f %.1f %.1f", (rep - s) * 1000, (val - rep) * 1000, (red - val) * 1000, (est - red) * 1000,
+                 (wri - est) * 1000, (p - wri) * 1000 }')
+      read -r a_report a_validate a_reduce a_reestimate a_write a_promote <<<"$parts"
+      report[$i]+="$a_report " validate[$i]+="$a_validate " reduce[$i]+="$a_reduce "
+      reestimate[$i]+="$a_reestimate " write[$i]+="$a_write " promote[$i]+="$a_promote "
+    fi
     outside[$i]+="$(awk -v a="$t0" -v b="$t1" -v p="$pass" 'BEGIN { printf "%.1f", (b - a - p) * 1000 }') "
     command[$i]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') "
     serial[$i]+="$(awk -v a="$t0" -v b="$t1" -v s="$slowest" 'BEGIN { printf "%.1f", (b - a - s) * 1000 }') "
@@ -78,4 +102,8 @@ for i in 0 1; do
        "outside ms $(echo "${outside[$i]}" | tr ' ' '\n' | grep . | median_range);" \
        "serial ms $(echo "${serial[$i]}" | tr ' ' '\n' | grep . | median_range);" \
        "command s $(echo "${command[$i]}" | tr ' ' '\n' | grep . | median_range)"
+  m() { echo "$1" | tr ' ' '\n' | grep . | median_range; }
+  if [ -z "${report[$i]:-}" ]; then echo "  harness in parts: no passes/001/telemetry.json from this build"; continue; fi
+  echo "  harness in parts, ms: report $(m "${report[$i]}"); validate $(m "${validate[$i]}"); reduce $(m "${reduce[$i]}");" \
+       "reestimate $(m "${reestimate[$i]}"); write $(m "${write[$i]}"); promote $(m "${promote[$i]}")"
 done

@@ -1,5 +1,6 @@
-// The CPU time of the calling thread (getrusage RUSAGE_THREAD), for telemetry: a shard's own thread
-// and the thread that reads ahead for it measure themselves the same way.
+// CPU times for telemetry (getrusage): of the calling thread (RUSAGE_THREAD: a shard's own thread
+// and the thread that reads ahead for it measure themselves the same way), of the whole process,
+// and of the child processes it has waited for (a pass's worker processes).
 #pragma once
 
 namespace pstrain {
@@ -11,6 +12,12 @@ struct ThreadCpuSeconds {
 };
 
 ThreadCpuSeconds ThisThreadCpu();
+// Every thread of this process so far (RUSAGE_SELF).
+ThreadCpuSeconds ProcessCpu();
+// The terminated children this process has waited for, and theirs (RUSAGE_CHILDREN).
+ThreadCpuSeconds WaitedChildrenCpu();
+// now - before, unknown if either is.
+ThreadCpuSeconds CpuDifference(const ThreadCpuSeconds& now, const ThreadCpuSeconds& before);
 // The CPU time the calling thread used since `before` (an earlier ThisThreadCpu of the same thread),
 // unknown if either reading is.
 ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before);

@@ -71,9 +71,11 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::vector<std::exception_ptr> rejections(shard_count);
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
+  std::vector<ShardEvents> events(shard_count);  // for the pass's telemetry
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
   auto shard_done = [&](std::size_t shard) {
+    events[shard].reported = std::chrono::steady_clock::now();
     // The reducer hashes the files it adds as it reads them (exact_counts in exact mode, bw's count
     // files in float32 mode: read once, and what is added is what was checked); a shard that will
     // not be reduced, after a reduction error, is hashed here.
@@ -86,6 +88,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
         if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
       }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
+      events[shard].validated = std::chrono::steady_clock::now();
     } catch (...) {
       rejections[shard] = std::current_exception();
       return;
@@ -106,9 +109,11 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);
+        events[shard].reduced = std::chrono::steady_clock::now();
       } else {
         for (std::uint32_t next = reducer.reduced_shards(); next < shard_count && artifacts[next]; ++next) {
           reducer.Add(next, *artifacts[next]);
+          events[next].reduced = std::chrono::steady_clock::now();
         }
       }
     } catch (const ArtifactRejected& rejected) {
@@ -145,6 +150,8 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   result.code_identity = expected->code_identity;
   for (std::optional<ShardArtifact>& artifact : artifacts) result.artifacts.push_back(std::move(*artifact));
   result.reduced = std::move(reducer).Finish();
+  result.events = std::move(events);
+  result.reduced_at = std::chrono::steady_clock::now();
   return result;
 }
 

@@ -3,6 +3,7 @@
 // order). Used by `pstrain train` (each pass) and by `pstrain accumulate --jobs N`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -17,12 +18,19 @@
 
 namespace pstrain {
 
+// When the coordinator saw a shard's steps (coordinator/pass_telemetry.h ShardTimes).
+struct ShardEvents {
+  std::chrono::steady_clock::time_point reported, validated, reduced;
+};
+
 struct ShardedPassResult {
   std::uint32_t shard_count = 0;
   PassFingerprints fingerprints;
   std::string code_identity;  // the coordinator's, which every artifact matched
   std::vector<ShardArtifact> artifacts;
   ReducedPass reduced;
+  std::vector<ShardEvents> events;               // by shard
+  std::chrono::steady_clock::time_point reduced_at;  // the reduction finished
 };
 
 // The expectations every artifact of the pass must meet. `model_fingerprint`: that of the model the

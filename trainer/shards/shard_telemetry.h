@@ -25,7 +25,7 @@ struct SlurmTelemetry {
 
 struct ShardTelemetry {
   std::int64_t pid = 0;
-  std::string start;  // ISO 8601 UTC with microseconds, as IsoTime writes it
+  std::string start;  // ISO 8601 UTC with milliseconds (common/iso_time.h)
   std::string end;
   std::string isa;    // numerics::IsaName of the level the kernels ran at
   double wall_seconds = 0.0;

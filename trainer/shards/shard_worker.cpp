@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -20,6 +19,7 @@
 #include "accumulators/exact_accumulators.h"
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/iso_time.h"
 #include "common/sha256.h"
 #include "common/thread_cpu.h"
 #include "formats/dictionary.h"
@@ -37,18 +37,6 @@ namespace pstrain {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string IsoTime(std::chrono::system_clock::time_point when) {
-  const std::time_t t = std::chrono::system_clock::to_time_t(when);
-  const long millis = static_cast<long>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[32], out[40];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(out, sizeof(out), "%s.%03ldZ", buffer, millis);
-  return out;
-}
 
 void InjectFaults(const ShardTask& task) {
   const char* spec = std::getenv("PSTRAIN_FAULT_INJECTION");

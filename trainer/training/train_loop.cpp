@@ -2,6 +2,7 @@
 #include "training/train_loop.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -30,8 +31,11 @@
 #include "reestimate/reestimate.h"
 #include "shards/partition.h"
 #include "shards/run_layout.h"
+#include "common/iso_time.h"
+#include "common/thread_cpu.h"
 #include "coordinator/pass_file.h"
 #include "coordinator/pass_summary.h"
+#include "coordinator/pass_telemetry.h"
 #include "training/feature_file_check.h"
 
 namespace pstrain {
@@ -296,6 +300,39 @@ void ResumeFinishedPasses(const TrainOptions& options, const fs::path& run_dir, 
   if (state.decision != StopDecision::kContinue) ++state.pass;
 }
 
+// The pass's telemetry (coordinator/pass_telemetry.h), its times from `pass_start`, up to now
+// (model/ and accum/ written).
+PassTelemetry MakePassTelemetry(std::chrono::steady_clock::time_point pass_start, std::chrono::system_clock::time_point start_time,
+                                const std::string& launcher, const ShardedPassResult& sharded,
+                                std::chrono::steady_clock::time_point reestimated_at, const ThreadCpuSeconds& process_cpu0,
+                                const ThreadCpuSeconds& children_cpu0) {
+  const auto now = std::chrono::steady_clock::now();
+  const ThreadCpuSeconds process_cpu = CpuDifference(ProcessCpu(), process_cpu0);
+  const ThreadCpuSeconds children_cpu = CpuDifference(WaitedChildrenCpu(), children_cpu0);
+  auto since_start = [&](std::chrono::steady_clock::time_point at) { return std::chrono::duration<double>(at - pass_start).count(); };
+  PassTelemetry t;
+  t.pid = static_cast<std::int64_t>(::getpid());
+  t.host = HostName();
+  t.start = IsoTime(start_time);
+  t.launcher = launcher;
+  for (std::size_t shard = 0; shard < sharded.events.size(); ++shard) {
+    const ShardEvents& e = sharded.events[shard];
+    t.shards.push_back({static_cast<std::uint32_t>(shard), since_start(e.reported), since_start(e.validated), since_start(e.reduced)});
+  }
+  t.reduced_seconds = since_start(sharded.reduced_at);
+  t.reestimated_seconds = since_start(reestimated_at);
+  t.written_seconds = since_start(now);
+  if (process_cpu.known()) {
+    t.user_cpu_seconds = process_cpu.user;
+    t.system_cpu_seconds = process_cpu.system;
+  }
+  if (children_cpu.known()) {
+    t.children_user_cpu_seconds = children_cpu.user;
+    t.children_system_cpu_seconds = children_cpu.system;
+  }
+  return t;
+}
+
 // One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced by
 // the coordinator as they finish), the reduced statistics written, re-estimation, the
 // stop decision, pass.json, and the directory promoted to passes/NNN by one exchange.
@@ -304,6 +341,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const std::uint32_t pass = state.pass;
   const PassInputs& base = options.inputs;
   const auto pass_start = std::chrono::steady_clock::now();
+  const auto pass_start_time = std::chrono::system_clock::now();
+  const ThreadCpuSeconds process_cpu0 = ProcessCpu(), children_cpu0 = WaitedChildrenCpu();
   const fs::path final_pass_dir = PassDir(run_dir, pass);
   const fs::path pass_dir = StagingPassDir(run_dir, pass);
   fs::remove_all(pass_dir);
@@ -387,6 +426,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // after this (state.model becomes `next` below).
   ReestimationReport report;
   ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
+  const auto reestimated_at = std::chrono::steady_clock::now();
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
   // model/, serialized once and hashed from memory. After the last pass the same bytes also go to
@@ -412,6 +452,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
   for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
+  // When the steps so far happened (not deterministic: beside pass.json, never in it).
+  WriteFileAtomic(pass_dir / kPassTelemetryFile,
+                  SerializePassTelemetry(MakePassTelemetry(pass_start, pass_start_time, checked.launcher->name(), sharded,
+                                                           reestimated_at, process_cpu0, children_cpu0)));
 
   // Promote: pass.json (with the digests a later resume verifies), then the exchange.
   PassRecordInput record{pass,

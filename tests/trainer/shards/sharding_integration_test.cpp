@@ -159,6 +159,7 @@ TEST(Sharding, FixedCountTwoRunsWriteIdenticalBytes) {
       EXPECT_TRUE(a.count(p + file)) << p << file;
     }
     EXPECT_EQ(CountShardDirs(PassDir(dir / "a", pass)), 2u);
+    EXPECT_TRUE(fs::is_regular_file(dir / "a" / (p + "telemetry.json"))) << p;  // the pass's own
   }
   for (const char* file : {"means", "variances", "mixture_weights", "transition_matrices", "mdef", "feat.params", "noisedict",
                            "provenance.json"}) {
@@ -170,7 +171,7 @@ TEST(Sharding, FixedCountTwoRunsWriteIdenticalBytes) {
     ++total;
     if (IsNondeterministicFile(fs::relative(entry.path(), dir / "a"))) ++excluded;
   }
-  EXPECT_EQ(excluded, 3u * 2u * 2u);  // telemetry.json + worker.stderr per shard and pass
+  EXPECT_EQ(excluded, 3u * (2u * 2u + 1u));  // telemetry.json + worker.stderr per shard, telemetry.json per pass
   EXPECT_EQ(a.size() + excluded, total);
 }
 

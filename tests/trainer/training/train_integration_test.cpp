@@ -1,6 +1,7 @@
 // Whole-run tests of `pstrain train` on the bundled corpus: a 3-pass model decodes held-out speech
-// in pocketsphinx no worse than the starting model, two identical runs write identical bytes, and
-// one pass writes the recorded bytes at every instruction-set level.
+// in pocketsphinx no worse than the starting model, two identical runs write identical bytes, one
+// pass writes the recorded bytes at every instruction-set level, and each pass's telemetry.json
+// says when its steps happened.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -10,7 +11,9 @@
 
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "coordinator/pass_telemetry.h"
 #include "model/acoustic_model.h"
+#include "provenance/provenance.h"
 #include "shards/run_layout.h"
 #include "support/shard_fixture.h"
 #include "support/test_util.h"
@@ -84,13 +87,48 @@ TEST(Train, TwoRunsWriteByteIdenticalFiles) {
   const auto b = TreeDigests(dir / "b");
   EXPECT_GT(a.size(), 20u);
   EXPECT_EQ(a, b);
-  // The files that matter are all there, in every pass.
+  // The files that matter are all there, in every pass; and the pass's telemetry, of one inline shard.
   for (const std::uint32_t pass : {1u, 2u}) {
+    const PassTelemetry telemetry = ReadPassTelemetry(PassDir(dir / "a", pass) / kPassTelemetryFile);
+    EXPECT_EQ(telemetry.launcher, "inline");
+    EXPECT_EQ(telemetry.shards.size(), 1u);
+    EXPECT_GT(*telemetry.user_cpu_seconds, 0.0);  // the shard ran in this process
     for (const std::string& file : std::vector<std::string>{"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
                                    InShard(0, "artifact.json"), InShard(0, "exact_counts"), "model/means", "model/variances",
                                    "model/mixture_weights", "model/transition_matrices"}) {
       EXPECT_TRUE(a.count(PassKey(pass) + "/" + file)) << PassKey(pass) << "/" << file;
     }
+  }
+}
+
+// passes/NNN/telemetry.json of a 2-job run: every shard's steps in order (reported, validated,
+// reduced), then the reduction, the re-estimation and the writing of model/ and accum/, all within
+// the pass time pstrain prints; the workers' CPU counted as the coordinator's children.
+TEST(Train, EachPassRecordsWhenItsStepsHappened) {
+  const fs::path run = FreshDir("train-telemetry") / "run";
+  CommandResult r = RunCommand(TrainCommand(run, "--min-passes 2 --max-passes 2 --jobs 2"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const std::uint32_t pass : {1u, 2u}) {
+    SCOPED_TRACE("pass " + std::to_string(pass));
+    std::smatch match;
+    const std::regex line("pass " + std::to_string(pass) + ":[^\n]* ([0-9.]+) s -> ");
+    ASSERT_TRUE(std::regex_search(r.output, match, line)) << r.output;
+    const double printed = std::stod(match[1]);
+    const PassTelemetry t = ReadPassTelemetry(PassDir(run, pass) / kPassTelemetryFile);
+    EXPECT_EQ(t.launcher, "local");
+    EXPECT_EQ(t.host, HostName());
+    ASSERT_EQ(t.shards.size(), 2u);
+    for (const ShardTimes& shard : t.shards) {
+      EXPECT_GT(shard.reported_seconds, 0.0);
+      EXPECT_LE(shard.reported_seconds, shard.validated_seconds);
+      EXPECT_LE(shard.validated_seconds, shard.reduced_seconds);
+      EXPECT_LE(shard.reduced_seconds, t.reduced_seconds);
+    }
+    EXPECT_LE(t.reduced_seconds, t.reestimated_seconds);
+    EXPECT_LE(t.reestimated_seconds, t.written_seconds);
+    EXPECT_LE(t.written_seconds, printed + 0.0005);  // the printed time is rounded to 1 ms
+    ASSERT_TRUE(t.children_user_cpu_seconds.has_value());
+    EXPECT_GT(*t.children_user_cpu_seconds + *t.children_system_cpu_seconds, 0.0);
   }
 }
 

@@ -1,0 +1,122 @@
+// passes/NNN/telemetry.json: its writer, its strict reader and its field list
+// (coordinator/pass_telemetry.h).
+#include "coordinator/pass_telemetry.h"
+
+#include <array>
+#include <boost/json.hpp>
+
+#include "common/strict_json.h"
+
+namespace pstrain {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::array<std::string_view, 13> kFields = {"format",
+                                                      "pid",
+                                                      "host",
+                                                      "start",
+                                                      "launcher",
+                                                      "shards",
+                                                      "reduced_seconds",
+                                                      "reestimated_seconds",
+                                                      "written_seconds",
+                                                      "user_cpu_seconds",
+                                                      "system_cpu_seconds",
+                                                      "children_user_cpu_seconds",
+                                                      "children_system_cpu_seconds"};
+constexpr std::array<std::string_view, 4> kShardFields = {"shard", "reported_seconds", "validated_seconds", "reduced_seconds"};
+constexpr const char* kFormat = "pstrain-pass-telemetry-1";
+constexpr const char* kUnavailable = "unavailable";
+
+using strict_json::At;
+using strict_json::ExpectKeys;
+using strict_json::Fail;
+using strict_json::NumberAt;
+using strict_json::NumberOf;
+using strict_json::StringAt;
+
+// A number, or "unavailable" where the platform did not say.
+std::optional<double> CpuSecondsAt(const json::object& object, std::string_view key) {
+  const json::value& value = At(object, key, key);
+  if (value.is_string() && value.get_string() == kUnavailable) return std::nullopt;
+  return NumberOf(value, key);
+}
+
+void PutCpu(json::object& root, const char* key, const std::optional<double>& seconds) {
+  if (seconds) root[key] = *seconds;
+  else root[key] = kUnavailable;
+}
+
+}  // namespace
+
+std::span<const std::string_view> PassTelemetryFields() { return kFields; }
+
+std::string SerializePassTelemetry(const PassTelemetry& t) {
+  json::object root;  // insertion order is the key order
+  root["format"] = kFormat;
+  root["pid"] = t.pid;
+  root["host"] = t.host;
+  root["start"] = t.start;
+  root["launcher"] = t.launcher;
+  json::array shards;
+  for (const ShardTimes& s : t.shards) {
+    json::object shard;
+    shard["shard"] = s.shard;
+    shard["reported_seconds"] = s.reported_seconds;
+    shard["validated_seconds"] = s.validated_seconds;
+    shard["reduced_seconds"] = s.reduced_seconds;
+    shards.push_back(std::move(shard));
+  }
+  root["shards"] = std::move(shards);
+  root["reduced_seconds"] = t.reduced_seconds;
+  root["reestimated_seconds"] = t.reestimated_seconds;
+  root["written_seconds"] = t.written_seconds;
+  PutCpu(root, "user_cpu_seconds", t.user_cpu_seconds);
+  PutCpu(root, "system_cpu_seconds", t.system_cpu_seconds);
+  PutCpu(root, "children_user_cpu_seconds", t.children_user_cpu_seconds);
+  PutCpu(root, "children_system_cpu_seconds", t.children_system_cpu_seconds);
+  return json::serialize(root) + "\n";
+}
+
+PassTelemetry ParsePassTelemetry(std::string_view text) {
+  const json::value parsed = strict_json::ParseObject(text);
+  const json::object& root = parsed.get_object();
+  ExpectKeys(root, kFields, "telemetry.json");
+  if (StringAt(root, "format", "format") != kFormat) Fail("format", std::string("is not \"") + kFormat + "\"");
+  PassTelemetry t;
+  const json::value& pid = At(root, "pid", "pid");
+  if (!pid.is_int64() || pid.get_int64() <= 0) Fail("pid", "is not a positive integer");
+  t.pid = pid.get_int64();
+  t.host = StringAt(root, "host", "host");
+  t.start = StringAt(root, "start", "start");
+  t.launcher = StringAt(root, "launcher", "launcher");
+  const json::array& shards = strict_json::ArrayAt(root, "shards", "shards");
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const std::string field = "shards[" + std::to_string(i) + "]";
+    const json::object& s = strict_json::ObjectOf(shards[i], field);
+    ExpectKeys(s, kShardFields, field);
+    ShardTimes times;
+    times.shard = strict_json::Uint32At(s, "shard", field + ".shard");
+    if (times.shard != i) Fail(field + ".shard", "is not " + std::to_string(i) + " (the shards are listed in order)");
+    times.reported_seconds = NumberAt(s, "reported_seconds", field + ".reported_seconds");
+    times.validated_seconds = NumberAt(s, "validated_seconds", field + ".validated_seconds");
+    times.reduced_seconds = NumberAt(s, "reduced_seconds", field + ".reduced_seconds");
+    t.shards.push_back(times);
+  }
+  t.reduced_seconds = NumberAt(root, "reduced_seconds", "reduced_seconds");
+  t.reestimated_seconds = NumberAt(root, "reestimated_seconds", "reestimated_seconds");
+  t.written_seconds = NumberAt(root, "written_seconds", "written_seconds");
+  t.user_cpu_seconds = CpuSecondsAt(root, "user_cpu_seconds");
+  t.system_cpu_seconds = CpuSecondsAt(root, "system_cpu_seconds");
+  t.children_user_cpu_seconds = CpuSecondsAt(root, "children_user_cpu_seconds");
+  t.children_system_cpu_seconds = CpuSecondsAt(root, "children_system_cpu_seconds");
+  return t;
+}
+
+PassTelemetry ReadPassTelemetry(const std::filesystem::path& path) {
+  return ReadStrictJsonFile(path, kMaxPassTelemetryBytes, ParsePassTelemetry);
+}
+
+}  // namespace pstrain
