@@ -11,13 +11,16 @@
 #   serial   = the command's wall time - the slowest shard's wall_seconds: everything but the
 #              slowest worker (harness + outside; work moved between the two does not change it);
 #   command  = the command's wall time;
-# and the harness in parts, from the pass's telemetry.json (docs/contract.md; the coordinator's
-# clock, so they add up to the harness):
-#   report   = the last shard reported finished - the slowest shard's wall_seconds: its worker's
-#              start and exit, and the coordinator's start of it and wait for it;
-#   validate, reduce = that shard validated, then the reduction finished (its statistics added);
-#   reestimate, write = the model re-estimated, then model/ and accum/ written and hashed;
-#   promote  = the pass time - written_seconds: pass.json, the fsyncs, the directory's rename.
+# and the harness in parts, from the pass's telemetry.json (docs/contract.md), each run's parts
+# adding up to its harness (the medians of the parts need not add up to the median harness):
+#   report   = the last shard reported finished - the slowest shard's wall_seconds: the pass's
+#              set-up before the launch, the workers' start and exit, the wait for them;
+#   validate = that shard validated (with one job it is also the first: then the pass's
+#              expectations of every artifact, the model's and dictionary's digests, are read too);
+#   reduce   = the reduction finished (its statistics added, the earlier shards' fsyncs waited for);
+#   reestimate = the double view, the accum/ writers started, the re-estimation;
+#   write    = model/ and accum/ written and hashed;
+#   promote  = the pass time - written_seconds: telemetry.json, pass.json, the fsyncs, the rename.
 # Alternating the two builds within each round is what makes their difference measurable on a
 # machine whose speed drifts (docs/performance.md, eleventh round). Both builds must write the same
 # model bytes (checked every run).
@@ -70,7 +73,7 @@ for round in $(seq 1 "$ROUNDS"); do
     pass=$(st_pass_seconds "$WORK/out")
     [ "$pass" != "?" ] || die "round $round: $bin printed no pass time"
     slowest=$(cat "$run"/passes/001/shard-*/telemetry.json | grep -o '"wall_seconds":[^,}]*' | cut -d: -f2 |
-              awk '{ print $1 + 0 }' | sort -g | tail -n 1) || true
+              awk '{ printf "%.9f\n", $1 }' | sort -g | tail -n 1) || true
     [ -n "$slowest" ] || die "round $round: $bin left no shard telemetry.json with wall_seconds"
     d=$(cd "$run/model" && sha256sum means variances mixture_weights transition_matrices | sha256sum | cut -c1-16)
     [ -z "$digest" ] || [ "$d" = "$digest" ] || die "round $round: $bin wrote other model bytes than the first run"
@@ -79,12 +82,21 @@ for round in $(seq 1 "$ROUNDS"); do
     telemetry=$run/passes/001/telemetry.json
     if [ -f "$telemetry" ]; then  # (builds before 2026-12-06 wrote none: no parts for them)
       # The shard reported last (its reported and validated seconds), and the pass's own steps.
-      read -r rep val < <(grep -o '{"shard":[^}]*}' "$telemetry" |
+      last=$(grep -o '{"shard":[^}]*}' "$telemetry" |
         awk -F'[:,}]' '{ for (k = 1; k < NF; k++) { if ($k ~ /reported_seconds/) r = $(k + 1); if ($k ~ /validated_seconds/) v = $(k + 1) }
-                         if (r + 0 > best + 0) { best = r; bv = v } } END { print best + 0, bv + 0 }')
+                         if (NR == 1 || r + 0 > best + 0) { best = r; bv = v } } END { if (NR > 0) printf "%.9f %.9f\n", best, bv }') || true
+      [ -n "$last" ] || die "round $round: $telemetry lists no shard"
+      read -r rep val <<<"$last"
       # The pass's own fields: those outside the "shards" array (whose objects have a reduced_seconds too).
-      field() { sed 's/"shards":\[[^]]*\]//' "$telemetry" | grep -o "\"$1\":[^,}]*" | cut -d: -f2; }
-      red=$(field reduced_seconds) est=$(field reestimated_seconds) wri=$(field written_seconds)
+      field() {
+        local value
+        value=$(sed 's/"shards":\[[^]]*\]//' "$telemetry" | grep -o "\"$1\":[^,}]*" | cut -d: -f2) || true
+        [ -n "$value" ] || die "round $round: $telemetry has no $1"
+        echo "$value"
+      }
+      red=$(field reduced_seconds)
+      est=$(field reestimated_seconds)
+      wri=$(field written_seconds)
       parts=$(awk -v s="$slowest" -v rep="$rep" -v val="$val" -v red="$red" -v est="$est" -v wri="$wri" -v p="$pass" \
         'BEGIN { printf "%.1f %.1f %.1f %.1f %.1f %.1f", (rep - s) * 1000, (val - rep) * 1000, (red - val) * 1000, (est - red) * 1000,
                  (wri - est) * 1000, (p - wri) * 1000 }')
@@ -103,7 +115,7 @@ for i in 0 1; do
        "serial ms $(echo "${serial[$i]}" | tr ' ' '\n' | grep . | median_range);" \
        "command s $(echo "${command[$i]}" | tr ' ' '\n' | grep . | median_range)"
   m() { echo "$1" | tr ' ' '\n' | grep . | median_range; }
-  if [ -z "${report[$i]:-}" ]; then echo "  harness in parts: no passes/001/telemetry.json from this build"; continue; fi
+  if [ -z "${report[$i]:-}" ]; then echo "  harness in parts: none (this build writes no passes/001/telemetry.json)"; continue; fi
   echo "  harness in parts, ms: report $(m "${report[$i]}"); validate $(m "${validate[$i]}"); reduce $(m "${reduce[$i]}");" \
        "reestimate $(m "${reestimate[$i]}"); write $(m "${write[$i]}"); promote $(m "${promote[$i]}")"
 done

@@ -37,6 +37,13 @@ using strict_json::NumberAt;
 using strict_json::NumberOf;
 using strict_json::StringAt;
 
+// A finite number of seconds, not negative.
+double SecondsAt(const json::object& object, std::string_view key, const std::string& field) {
+  const double seconds = NumberAt(object, key, field);
+  if (!(seconds >= 0.0 && seconds <= 1e300)) Fail(field, "is not a finite number of seconds of at least 0");
+  return seconds;
+}
+
 // A number, or "unavailable" where the platform did not say.
 std::optional<double> CpuSecondsAt(const json::object& object, std::string_view key) {
   const json::value& value = At(object, key, key);
@@ -92,6 +99,7 @@ PassTelemetry ParsePassTelemetry(std::string_view text) {
   t.host = StringAt(root, "host", "host");
   t.start = StringAt(root, "start", "start");
   t.launcher = StringAt(root, "launcher", "launcher");
+  if (t.launcher != "inline" && t.launcher != "local" && t.launcher != "slurm") Fail("launcher", "is not inline, local or slurm");
   const json::array& shards = strict_json::ArrayAt(root, "shards", "shards");
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const std::string field = "shards[" + std::to_string(i) + "]";
@@ -100,14 +108,14 @@ PassTelemetry ParsePassTelemetry(std::string_view text) {
     ShardTimes times;
     times.shard = strict_json::Uint32At(s, "shard", field + ".shard");
     if (times.shard != i) Fail(field + ".shard", "is not " + std::to_string(i) + " (the shards are listed in order)");
-    times.reported_seconds = NumberAt(s, "reported_seconds", field + ".reported_seconds");
-    times.validated_seconds = NumberAt(s, "validated_seconds", field + ".validated_seconds");
-    times.reduced_seconds = NumberAt(s, "reduced_seconds", field + ".reduced_seconds");
+    times.reported_seconds = SecondsAt(s, "reported_seconds", field + ".reported_seconds");
+    times.validated_seconds = SecondsAt(s, "validated_seconds", field + ".validated_seconds");
+    times.reduced_seconds = SecondsAt(s, "reduced_seconds", field + ".reduced_seconds");
     t.shards.push_back(times);
   }
-  t.reduced_seconds = NumberAt(root, "reduced_seconds", "reduced_seconds");
-  t.reestimated_seconds = NumberAt(root, "reestimated_seconds", "reestimated_seconds");
-  t.written_seconds = NumberAt(root, "written_seconds", "written_seconds");
+  t.reduced_seconds = SecondsAt(root, "reduced_seconds", "reduced_seconds");
+  t.reestimated_seconds = SecondsAt(root, "reestimated_seconds", "reestimated_seconds");
+  t.written_seconds = SecondsAt(root, "written_seconds", "written_seconds");
   t.user_cpu_seconds = CpuSecondsAt(root, "user_cpu_seconds");
   t.system_cpu_seconds = CpuSecondsAt(root, "system_cpu_seconds");
   t.children_user_cpu_seconds = CpuSecondsAt(root, "children_user_cpu_seconds");

@@ -18,14 +18,20 @@
 namespace pstrain {
 
 inline constexpr const char* kPassTelemetryFile = "telemetry.json";
-inline constexpr std::size_t kMaxPassTelemetryBytes = 16u << 20;
+// As pass.json's bound: at about 160 bytes a shard, room for some 400,000 shards (a pass of more
+// has a telemetry.json that ReadPassTelemetry refuses; nothing in a run reads it).
+inline constexpr std::size_t kMaxPassTelemetryBytes = 64u << 20;
 
 // Seconds from the pass's start.
 struct ShardTimes {
   std::uint32_t shard = 0;
-  double reported_seconds = 0.0;   // its launcher reported it finished (a worker process reaped, an inline shard returned)
-  double validated_seconds = 0.0;  // its artifact validated
-  double reduced_seconds = 0.0;    // its statistics added to the pass's
+  // Its launcher reported it finished: a local worker reaped, an inline shard returned; the Slurm
+  // launcher reports every task once the array has ended, so there it is when the coordinator got to it.
+  double reported_seconds = 0.0;
+  // Its artifact validated (the first shard's validation also reads what the pass expects of every
+  // artifact: the model's and dictionary's digests).
+  double validated_seconds = 0.0;
+  double reduced_seconds = 0.0;  // its statistics added to the pass's (float32 mode: in shard order)
   bool operator==(const ShardTimes&) const = default;
 };
 
@@ -35,8 +41,10 @@ struct PassTelemetry {
   std::string start;     // the pass's start, ISO 8601 UTC with milliseconds (common/iso_time.h)
   std::string launcher;  // inline, local or slurm
   std::vector<ShardTimes> shards;  // in shard order
-  double reduced_seconds = 0.0;      // the reduction finished (every shard added, the sums' range checked)
-  double reestimated_seconds = 0.0;  // the model re-estimated
+  // The reduction finished: every shard added, the fsyncs of the shards reported before the last
+  // waited for, the sums' range checked.
+  double reduced_seconds = 0.0;
+  double reestimated_seconds = 0.0;  // the double view taken, the writers of accum/ started, the model re-estimated
   // model/ and accum/ written and hashed. This file is written next, then pass.json, the fsyncs and
   // the pass directory's rename: the pass time pstrain prints, less this, is what they took.
   double written_seconds = 0.0;
@@ -53,8 +61,8 @@ std::span<const std::string_view> PassTelemetryFields();
 
 std::string SerializePassTelemetry(const PassTelemetry& telemetry);
 
-// Strict: every field with its type, no unknown key, the shards numbered 0, 1, ... in order;
-// std::runtime_error naming the field.
+// Strict: every field with its type, no unknown key, the launcher one of the three, the seconds
+// finite and not negative, the shards numbered 0, 1, ... in order; std::runtime_error naming the field.
 PassTelemetry ParsePassTelemetry(std::string_view text);
 
 // A regular file of at most kMaxPassTelemetryBytes; InputError "PATH: unreadable: REASON".

@@ -2,6 +2,7 @@
 #include "estep/utterance_log_line.h"
 
 #include <charconv>
+#include <stdexcept>
 #include <system_error>
 
 namespace pstrain {
@@ -15,20 +16,24 @@ void AppendField(std::string& out, std::string_view text, std::size_t width) {
   out += text;
 }
 
+// The characters to_chars wrote; a buffer too small (which the sizes below rule out) is a bug.
+std::string_view Written(const char* first, const std::to_chars_result& end) {
+  if (end.ec != std::errc()) throw std::logic_error("FormatUtteranceLogLine: a number did not fit its buffer");
+  return std::string_view(first, static_cast<std::size_t>(end.ptr - first));
+}
+
 // " %Nzu" / " %Nu".
 void AppendUnsigned(std::string& out, std::size_t value, std::size_t width) {
   char digits[24];
-  const std::to_chars_result end = std::to_chars(digits, digits + sizeof digits, value);
-  AppendField(out, std::string_view(digits, static_cast<std::size_t>(end.ptr - digits)), width);
+  AppendField(out, Written(digits, std::to_chars(digits, digits + sizeof digits, value)), width);
 }
 
-// " %.Pe" / " %.Pf" (no width). 400 characters hold any double in either form: %.1f of the
-// largest double is 311 characters.
+// " %.Pe" / " %.Pf" (no width). 400 characters hold any double in either form with the precisions
+// used here: %.1f of -DBL_MAX is 312 characters, %e at most 14.
 void AppendDouble(std::string& out, double value, std::chars_format format, int precision) {
   char text[400];
-  const std::to_chars_result end = std::to_chars(text, text + sizeof text, value, format, precision);
   out += ' ';
-  out.append(text, end.ptr);
+  out += Written(text, std::to_chars(text, text + sizeof text, value, format, precision));
 }
 
 }  // namespace

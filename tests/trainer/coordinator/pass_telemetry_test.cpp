@@ -66,6 +66,8 @@ TEST(PassTelemetry, ReaderNamesTheFieldItRefuses) {
       {replaced("pstrain-pass-telemetry-1", "pstrain-pass-telemetry-9"), "\"format\" is not \"pstrain-pass-telemetry-1\""},
       {replaced("\"pid\":77", "\"pid\":0"), "\"pid\" is not a positive integer"},
       {replaced("\"launcher\":\"local\"", "\"launcher\":3"), "\"launcher\" is not a string"},
+      {replaced("\"launcher\":\"local\"", "\"launcher\":\"remote\""), "\"launcher\" is not inline, local or slurm"},
+      {replaced("\"written_seconds\":5.15244555E-1", "\"written_seconds\":-1"), "\"written_seconds\" is not a finite number of seconds"},
       {replaced("{\"shard\":1,", "{\"shard\":2,"), "\"shards[1].shard\" is not 1"},
       {replaced("\"reported_seconds\":4.50137942E-1", "\"reported_seconds\":\"soon\""), "\"shards[0].reported_seconds\" is not a number"},
       {replaced("\"validated_seconds\":4.56175963E-1,", ""), "\"shards[0].validated_seconds\" is missing"},

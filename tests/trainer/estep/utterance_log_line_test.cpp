@@ -80,8 +80,7 @@ TEST(UtteranceLogLine, EveryDoubleGivesPrintfsText) {
   std::uniform_int_distribution<std::uint64_t> bits;
   std::uniform_real_distribution<double> uniform(-1000.0, 1000.0);
   for (int i = 0; i < 20000; ++i) {
-    const double any = std::bit_cast<double>(bits(rng));  // every exponent, NaNs included
-    if (!std::isnan(any)) values.push_back(any);
+    values.push_back(std::bit_cast<double>(bits(rng)));  // every exponent, NaNs of either sign and any payload
     values.push_back(uniform(rng));
     values.push_back(std::round(uniform(rng) * 20.0) / 20.0);  // near the %.1f ties
   }
@@ -96,6 +95,12 @@ TEST(UtteranceLogLine, EveryDoubleGivesPrintfsText) {
     fields.avg_pruned_posterior = values[(i + 2) % values.size()];
     fields.log_likelihood = values[(i + 3) % values.size()];
     ASSERT_EQ(Formatted(fields), Reference(fields)) << "values from " << i;
+  }
+  // No frames: the log likelihood per frame is x / 0 (inf, -inf or NaN).
+  fields.n_frames = 0;
+  for (const double ll : {-5.0, 0.0, 3.0}) {
+    fields.log_likelihood = ll;
+    EXPECT_EQ(Formatted(fields), Reference(fields)) << ll;
   }
 }
 

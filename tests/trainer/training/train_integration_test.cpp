@@ -92,6 +92,7 @@ TEST(Train, TwoRunsWriteByteIdenticalFiles) {
     const PassTelemetry telemetry = ReadPassTelemetry(PassDir(dir / "a", pass) / kPassTelemetryFile);
     EXPECT_EQ(telemetry.launcher, "inline");
     EXPECT_EQ(telemetry.shards.size(), 1u);
+    ASSERT_TRUE(telemetry.user_cpu_seconds.has_value());
     EXPECT_GT(*telemetry.user_cpu_seconds, 0.0);  // the shard ran in this process
     for (const std::string& file : std::vector<std::string>{"accum/gauden_counts", "accum/mixw_counts", "accum/tmat_counts", "accum/exact_counts", "pass.json",
                                    InShard(0, "artifact.json"), InShard(0, "exact_counts"), "model/means", "model/variances",
