@@ -109,9 +109,29 @@ Array3D Accumulators::ToMixwCounts() const { return MakeMixwCounts(shape_, ToFlo
 
 Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFloats(tmat_)); }
 
+// gauden_counts streamed from the doubles (a CD model's is 1.5 MB: no float32 copy and no encoded
+// file beside them, so that a pass may write it while the exact sums still exist), the two small
+// files as WriteBwCountFiles writes them: the same bytes.
 std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
-  return WriteBwCountFiles(dir_string, shape_, pass2var_,
-                           BwCountFloats{ToFloats(mixw_), ToFloats(dnom_), ToFloats(mean_), ToFloats(var_), ToFloats(tmat_)});
+  const fs::path dir(dir_string);
+  fs::create_directories(dir);
+  std::vector<std::string> digests;
+  Sha256Stream gauden_digest;
+  WriteFileAtomicStreamed(dir / kBwCountFiles[0], [&](const ByteSink& sink) {
+    EmitGaudenCountsFromDoubles(shape_.n_senones, shape_.n_density, shape_.veclen, pass2var_, mean_.data(), var_.data(), dnom_.data(),
+                                [&](const void* data, std::size_t size) {
+                                  sink(data, size);
+                                  gauden_digest.Add(data, size);
+                                });
+  });
+  digests.push_back(gauden_digest.HexDigest());
+  const auto write = [&](const char* name, const std::vector<std::uint8_t>& bytes) {
+    WriteFileAtomic(dir / name, bytes);
+    digests.push_back(Sha256Hex(bytes.data(), bytes.size()));
+  };
+  write(kBwCountFiles[1], EncodeArray3DFile(MakeMixwCounts(shape_, ToFloats(mixw_))));
+  write(kBwCountFiles[2], EncodeArray3DFile(MakeTmatCounts(shape_, ToFloats(tmat_))));
+  return digests;
 }
 
 Accumulators Accumulators::Read(const std::string& dir_string) {

@@ -157,4 +157,24 @@ void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
   WriteFileAtomic(path, EncodeGaudenCountsFile(c));
 }
 
+// EncodeGaudenCountsFile's words in its order (has_means, has_vars, pass2var, the dimensions, the
+// means and variances as 1-D arrays, the dimensions again, dnom as a 1-D array), each value
+// converted as ToFloats does in accumulators.cpp.
+void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
+                                 const double* mean, const double* var, const double* dnom, const ByteSink& sink) {
+  S3StreamEncoder out(sink);
+  const std::size_t n_dens = std::size_t(n_cb) * n_density;
+  const std::size_t n_values = n_dens * veclen;
+  const auto floats = [&](const double* values, std::size_t n) {
+    out.Word(static_cast<std::uint32_t>(n));
+    for (std::size_t i = 0; i < n; ++i) out.Word(FloatBits(ClampTinyMagnitude(static_cast<float>(values[i]))));
+  };
+  for (std::uint32_t word : {1u, 1u, pass2var ? 1u : 0u, n_cb, n_density, 1u, veclen}) out.Word(word);
+  floats(mean, n_values);
+  floats(var, n_values);
+  for (std::uint32_t word : {n_cb, 1u, n_density}) out.Word(word);
+  floats(dnom, n_dens);
+  out.Finish();
+}
+
 }  // namespace pstrain

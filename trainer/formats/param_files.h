@@ -74,6 +74,13 @@ GaudenCounts ReadGaudenCountsFile(const std::string& path);
 GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
+// The same bytes as EncodeGaudenCountsFile of the counts bw writes for statistics held in double
+// (means and variances, one feature stream of `veclen`; each value converted as bw's writers do,
+// ClampTinyMagnitude of its float32), written piece by piece into `sink` (S3StreamEncoder): no
+// float32 copy of the arrays and no whole file in memory. mean and var hold n_cb * n_density *
+// veclen values, dnom n_cb * n_density.
+void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
+                                 const double* mean, const double* var, const double* dnom, const ByteSink& sink);
 
 // SphinxTrain's writers clamp tiny non-zero magnitudes up to MIN_POS_FLOAT32 (1.2e-38) before
 // writing; exact zeros stay zero. We do the same so that `norm` and pocketsphinx see the same values.

@@ -127,14 +127,46 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
 
 S3File ReadS3(const std::string& path) { return ParseS3(ReadFileBytes(path), path); }
 
-std::vector<std::uint8_t> EncodeS3(const S3File& file) {
+namespace {
+
+// The header's text through "endhdr\n", padded with spaces before "endhdr\n" so that the magic
+// word after it starts on an 8-byte boundary.
+std::string S3HeaderText(const std::vector<std::pair<std::string, std::string>>& header) {
   std::string head = "s3\n";
-  for (const auto& [key, value] : file.header) head += key + " " + value + "\n";
-  // Pad with spaces before "endhdr\n" so that the magic word starts on an 8-byte boundary.
+  for (const auto& [key, value] : header) head += key + " " + value + "\n";
   std::size_t unpadded = head.size() + 7;
   std::size_t padding = (8 - unpadded % 8) % 8;
   head.append(padding, ' ');
   head += "endhdr\n";
+  return head;
+}
+
+}  // namespace
+
+S3StreamEncoder::S3StreamEncoder(ByteSink sink) : sink_(std::move(sink)) {
+  const std::string head = S3HeaderText(StandardS3Header());
+  buffer_.reserve(kPieceBytes);
+  buffer_.assign(head.begin(), head.end());
+  const std::size_t at = buffer_.size();
+  buffer_.resize(at + 4);
+  StoreLittle(buffer_.data() + at, kByteOrderMagic);
+}
+
+void S3StreamEncoder::Flush() {
+  if (!buffer_.empty()) sink_(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void S3StreamEncoder::Finish() {
+  if (buffer_.size() + 4 > kPieceBytes) Flush();
+  const std::size_t at = buffer_.size();
+  buffer_.resize(at + 4);
+  StoreLittle(buffer_.data() + at, checksum_);
+  Flush();
+}
+
+std::vector<std::uint8_t> EncodeS3(const S3File& file) {
+  const std::string head = S3HeaderText(file.header);
   std::vector<std::uint8_t> out(head.size() + 4 * (1 + file.words.size() + (file.has_checksum ? 1 : 0)));
   std::memcpy(out.data(), head.data(), head.size());
   std::uint8_t* word = out.data() + head.size();

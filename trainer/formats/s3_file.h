@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/file_io.h"
+
 namespace pstrain {
 
 enum class ByteOrder { kLittle, kBig };
@@ -40,6 +42,33 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file);
 std::vector<std::pair<std::string, std::string>> StandardS3Header();
 
 std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words);
+
+// EncodeS3's bytes for S3Builder's files (the standard header, little-endian, with the checksum),
+// written piece by piece: the header and the byte-order magic first, each Word in order, then the
+// checksum at Finish. `sink` gets the bytes in pieces of at most kPieceBytes, so a file of any size
+// is written in that much memory. Nothing is written after an exception from `sink`.
+class S3StreamEncoder {
+ public:
+  static constexpr std::size_t kPieceBytes = 64 << 10;
+  explicit S3StreamEncoder(ByteSink sink);
+  void Word(std::uint32_t word) {
+    checksum_ = (checksum_ << 20 | checksum_ >> 12) + word;  // S3Checksum's step
+    if (buffer_.size() + 4 > kPieceBytes) Flush();
+    const std::size_t at = buffer_.size();
+    buffer_.resize(at + 4);
+    StoreLittle(buffer_.data() + at, word);
+  }
+  void Finish();
+
+ private:
+  static void StoreLittle(std::uint8_t* out, std::uint32_t word) {
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(word >> (8 * i));
+  }
+  void Flush();
+  ByteSink sink_;
+  std::vector<std::uint8_t> buffer_;
+  std::uint32_t checksum_ = 0;
+};
 
 inline std::uint32_t FloatBits(float value) {
   std::uint32_t bits;

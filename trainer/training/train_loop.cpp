@@ -382,44 +382,35 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
   // at once: one writes accum/exact_counts from the exact sums, hashing the bytes as it writes
   // them, and frees them; one writes bw's files of accum/ from the view, also hashing each as it
-  // is written, once the exact sums are freed (their buffers would otherwise add to the peak
-  // memory); this thread re-estimates and writes model/. On a tied CD model each takes a few milliseconds
-  // (docs/performance.md).
+  // is written (gauden_counts streamed from the doubles: no copy of the statistics is held beside
+  // the exact sums); this thread re-estimates and writes model/. On a tied CD model each takes a
+  // few milliseconds (docs/performance.md).
   const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
-  std::promise<void> exact_released;  // set once the exact sums are freed (or their write failed)
-  const std::shared_future<void> exact_freed = exact_released.get_future().share();
   std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
-    std::string digest;  // of the bytes written
-    {
-      struct Released {
-        std::promise<void>& promise;
-        ~Released() { promise.set_value(); }
-      } released{exact_released};
-      digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // frees them, even when it throws
-    }
+    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // of the bytes written; frees the sums
     std::vector<PassFileDigest> written;
-    if (exact) written.push_back({"accum/exact_counts", std::move(digest)});
+    if (exact) written.push_back({"accum/exact_counts", digest});
     return written;
   });
   std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {
-    exact_freed.wait();
     const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;
   });
-  // Should this thread throw before it collects them, the exact_counts part runs or ends first (a
-  // deferred one runs in wait()): the count files' thread waits for it, and its future's destructor
-  // waits for that thread.
-  struct FinishExactCounts {
-    std::future<std::vector<PassFileDigest>>& future;
-    ~FinishExactCounts() {
-      if (future.valid()) future.wait();
+  // Should this thread throw before it collects them, each writer ends first (a deferred one runs
+  // in wait()): no file of the pass directory is still being written when its scope ends.
+  struct FinishWriters {
+    std::future<std::vector<PassFileDigest>>& exact_counts;
+    std::future<std::vector<PassFileDigest>>& count_files;
+    ~FinishWriters() {
+      if (exact_counts.valid()) exact_counts.wait();
+      if (count_files.valid()) count_files.wait();
     }
-  } finish_exact_counts{exact_counts};
+  } finish_writers{exact_counts, count_files};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed

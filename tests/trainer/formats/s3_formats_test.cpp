@@ -359,6 +359,69 @@ std::string ReplaceFirst(std::string text, const std::string& from, const std::s
   return text;
 }
 
+// The streamed encoder gives EncodeS3's bytes whatever the length: around every piece boundary,
+// and with the sink's pieces never above kPieceBytes.
+TEST(S3FormatsContainerTest, StreamEncoderGivesTheWholeEncodersBytes) {
+  const std::size_t piece_words = S3StreamEncoder::kPieceBytes / 4;
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, piece_words - 12, piece_words - 11, piece_words - 10, piece_words - 1,
+                              piece_words, piece_words + 1, 3 * piece_words + 5}) {
+    SCOPED_TRACE(n);
+    std::vector<std::uint32_t> words(n);
+    for (std::size_t i = 0; i < n; ++i) words[i] = static_cast<std::uint32_t>(i * 2654435761u + 17u);
+    Bytes streamed;
+    std::size_t largest_piece = 0;
+    S3StreamEncoder encoder([&](const void* data, std::size_t size) {
+      const auto* bytes = static_cast<const std::uint8_t*>(data);
+      streamed.insert(streamed.end(), bytes, bytes + size);
+      largest_piece = std::max(largest_piece, size);
+    });
+    for (const std::uint32_t w : words) encoder.Word(w);
+    encoder.Finish();
+    EXPECT_EQ(streamed, Reencode(words));
+    EXPECT_LE(largest_piece, S3StreamEncoder::kPieceBytes);
+  }
+}
+
+// gauden_counts streamed from doubles: the bytes of EncodeGaudenCountsFile of the float32 values
+// bw writes (ClampTinyMagnitude of each), for either variance kind, a file larger than a piece,
+// and values that round, clamp or stay zero.
+TEST(S3FormatsContainerTest, GaudenCountsFromDoublesAreTheEncodersBytes) {
+  const std::uint32_t n_cb = 37, n_density = 8, veclen = 39;
+  const std::size_t n_dens = std::size_t(n_cb) * n_density, n_values = n_dens * veclen;
+  std::vector<double> mean(n_values), var(n_values), dnom(n_dens);
+  for (std::size_t i = 0; i < n_values; ++i) {
+    mean[i] = std::ldexp(static_cast<double>(i % 97) - 48.3, static_cast<int>(i % 150) - 100) / 3.0;  // signs, tiny ones, exponents
+    var[i] = i % 11 == 0 ? 0.0 : static_cast<double>(i) / 7.0;
+  }
+  for (std::size_t i = 0; i < n_dens; ++i) dnom[i] = i % 5 == 0 ? 1e-50 : static_cast<double>(i) * 0.1;
+  auto clamped = [](const std::vector<double>& values) {
+    std::vector<float> out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = ClampTinyMagnitude(static_cast<float>(values[i]));
+    return out;
+  };
+  for (const bool pass2var : {false, true}) {
+    SCOPED_TRACE(pass2var);
+    GaudenCounts counts;
+    counts.has_means = counts.has_vars = true;
+    counts.pass2var = pass2var;
+    counts.n_cb = n_cb;
+    counts.n_density = n_density;
+    counts.veclen = {veclen};
+    counts.mean = clamped(mean);
+    counts.var = clamped(var);
+    counts.dnom = clamped(dnom);
+    Bytes streamed;
+    EmitGaudenCountsFromDoubles(n_cb, n_density, veclen, pass2var, mean.data(), var.data(), dnom.data(),
+                                [&](const void* data, std::size_t size) {
+                                  const auto* bytes = static_cast<const std::uint8_t*>(data);
+                                  streamed.insert(streamed.end(), bytes, bytes + size);
+                                });
+    const Bytes whole = EncodeGaudenCountsFile(counts);
+    EXPECT_GT(whole.size(), S3StreamEncoder::kPieceBytes);
+    EXPECT_EQ(streamed, whole);
+  }
+}
+
 TEST_F(S3FormatsScratchTest, CorruptS3FilesAreRejectedWithTheFileAndTheProblem) {
   const Bytes means = ShippedBytes("means");
   ASSERT_EQ(means.size(), 15980u);
