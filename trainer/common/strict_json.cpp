@@ -74,6 +74,12 @@ std::uint64_t UnsignedAt(const object& o, std::string_view key, std::string_view
 std::uint32_t Uint32At(const object& o, std::string_view key, std::string_view field) { return Uint32Of(At(o, key, field), field); }
 double NumberAt(const object& o, std::string_view key, std::string_view field) { return NumberOf(At(o, key, field), field); }
 
+std::optional<double> NumberOrUnavailableAt(const object& o, std::string_view key, std::string_view field) {
+  const value& v = At(o, key, field);
+  if (v.is_string() && v.get_string() == kUnavailable) return std::nullopt;
+  return NumberOf(v, field);
+}
+
 std::vector<std::string> StringsAt(const object& o, std::string_view key, std::string_view field) {
   const array& a = ArrayAt(o, key, field);
   std::vector<std::string> out;

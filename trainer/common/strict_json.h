@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,10 @@ std::string StringAt(const object& o, std::string_view key, std::string_view fie
 std::uint64_t UnsignedAt(const object& o, std::string_view key, std::string_view field, std::uint64_t max = kAnyUnsigned);
 std::uint32_t Uint32At(const object& o, std::string_view key, std::string_view field);
 double NumberAt(const object& o, std::string_view key, std::string_view field);
+// What telemetry writes where the platform did not say (a CPU time getrusage could not give).
+inline constexpr const char* kUnavailable = "unavailable";
+// A number, or the string kUnavailable (nullopt); "is not a number" otherwise.
+std::optional<double> NumberOrUnavailableAt(const object& o, std::string_view key, std::string_view field);
 // An array of strings, or of integers in [0, max]; an element of another type names `field`.
 std::vector<std::string> StringsAt(const object& o, std::string_view key, std::string_view field);
 std::vector<std::uint64_t> UnsignedsAt(const object& o, std::string_view key, std::string_view field,

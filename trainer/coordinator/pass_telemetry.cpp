@@ -28,13 +28,13 @@ constexpr std::array<std::string_view, 13> kFields = {"format",
                                                       "children_system_cpu_seconds"};
 constexpr std::array<std::string_view, 4> kShardFields = {"shard", "reported_seconds", "validated_seconds", "reduced_seconds"};
 constexpr const char* kFormat = "pstrain-pass-telemetry-1";
-constexpr const char* kUnavailable = "unavailable";
 
 using strict_json::At;
 using strict_json::ExpectKeys;
 using strict_json::Fail;
+using strict_json::kUnavailable;
 using strict_json::NumberAt;
-using strict_json::NumberOf;
+using strict_json::NumberOrUnavailableAt;
 using strict_json::StringAt;
 
 // A finite number of seconds, not negative.
@@ -42,13 +42,6 @@ double SecondsAt(const json::object& object, std::string_view key, const std::st
   const double seconds = NumberAt(object, key, field);
   if (!(seconds >= 0.0 && seconds <= 1e300)) Fail(field, "is not a finite number of seconds of at least 0");
   return seconds;
-}
-
-// A number, or "unavailable" where the platform did not say.
-std::optional<double> CpuSecondsAt(const json::object& object, std::string_view key) {
-  const json::value& value = At(object, key, key);
-  if (value.is_string() && value.get_string() == kUnavailable) return std::nullopt;
-  return NumberOf(value, key);
 }
 
 void PutCpu(json::object& root, const char* key, const std::optional<double>& seconds) {
@@ -116,10 +109,10 @@ PassTelemetry ParsePassTelemetry(std::string_view text) {
   t.reduced_seconds = SecondsAt(root, "reduced_seconds", "reduced_seconds");
   t.reestimated_seconds = SecondsAt(root, "reestimated_seconds", "reestimated_seconds");
   t.written_seconds = SecondsAt(root, "written_seconds", "written_seconds");
-  t.user_cpu_seconds = CpuSecondsAt(root, "user_cpu_seconds");
-  t.system_cpu_seconds = CpuSecondsAt(root, "system_cpu_seconds");
-  t.children_user_cpu_seconds = CpuSecondsAt(root, "children_user_cpu_seconds");
-  t.children_system_cpu_seconds = CpuSecondsAt(root, "children_system_cpu_seconds");
+  t.user_cpu_seconds = NumberOrUnavailableAt(root, "user_cpu_seconds", "user_cpu_seconds");
+  t.system_cpu_seconds = NumberOrUnavailableAt(root, "system_cpu_seconds", "system_cpu_seconds");
+  t.children_user_cpu_seconds = NumberOrUnavailableAt(root, "children_user_cpu_seconds", "children_user_cpu_seconds");
+  t.children_system_cpu_seconds = NumberOrUnavailableAt(root, "children_system_cpu_seconds", "children_system_cpu_seconds");
   return t;
 }
 

@@ -15,22 +15,15 @@ namespace {
 constexpr std::array<std::string_view, 9> kFields = {"pid", "start", "end", "isa", "wall_seconds", "user_cpu_seconds",
                                                      "system_cpu_seconds", "host", "slurm"};
 constexpr std::array<std::string_view, 4> kSlurmFields = {"job_id", "array_job_id", "array_task_id", "node"};
-constexpr const char* kUnavailable = "unavailable";
 
 using strict_json::At;
 using strict_json::ExpectKeys;
 using strict_json::Fail;
+using strict_json::kUnavailable;
 using strict_json::NumberAt;
-using strict_json::NumberOf;
+using strict_json::NumberOrUnavailableAt;
 using strict_json::ObjectOf;
 using strict_json::StringAt;
-
-// A number, or "unavailable" where the platform did not say.
-std::optional<double> CpuSecondsAt(const json::object& object, std::string_view key) {
-  const json::value& value = At(object, key, key);
-  if (value.is_string() && value.get_string() == kUnavailable) return std::nullopt;
-  return NumberOf(value, key);
-}
 
 }  // namespace
 
@@ -71,8 +64,8 @@ ShardTelemetry ParseShardTelemetry(std::string_view text) {
   t.end = StringAt(root, "end", "end");
   t.isa = StringAt(root, "isa", "isa");
   t.wall_seconds = NumberAt(root, "wall_seconds", "wall_seconds");
-  t.user_cpu_seconds = CpuSecondsAt(root, "user_cpu_seconds");
-  t.system_cpu_seconds = CpuSecondsAt(root, "system_cpu_seconds");
+  t.user_cpu_seconds = NumberOrUnavailableAt(root, "user_cpu_seconds", "user_cpu_seconds");
+  t.system_cpu_seconds = NumberOrUnavailableAt(root, "system_cpu_seconds", "system_cpu_seconds");
   t.host = StringAt(root, "host", "host");
   if (const json::value* slurm = root.if_contains("slurm")) {
     const json::object& s = ObjectOf(*slurm, "slurm");

@@ -63,6 +63,16 @@ TEST(StrictJson, AccessorsReadTheirTypeAndNameTheFieldOtherwise) {
   EXPECT_EQ(RefusalOf([&] { strict_json::UnsignedsAt(o, "a", "f.a"); }), "\"f.a\" is not a non-negative integer");
 }
 
+TEST(StrictJson, NumberOrUnavailableIsANumberOrThatOneString) {
+  const json::object o = json::parse(R"({"n":0.25,"i":3,"u":"unavailable","x":"n/a","b":true})").as_object();
+  EXPECT_EQ(strict_json::NumberOrUnavailableAt(o, "n", "f.n"), 0.25);
+  EXPECT_EQ(strict_json::NumberOrUnavailableAt(o, "i", "f.i"), 3.0);
+  EXPECT_EQ(strict_json::NumberOrUnavailableAt(o, "u", "f.u"), std::nullopt);
+  EXPECT_EQ(RefusalOf([&] { strict_json::NumberOrUnavailableAt(o, "x", "f.x"); }), "\"f.x\" is not a number");
+  EXPECT_EQ(RefusalOf([&] { strict_json::NumberOrUnavailableAt(o, "b", "f.b"); }), "\"f.b\" is not a number");
+  EXPECT_EQ(RefusalOf([&] { strict_json::NumberOrUnavailableAt(o, "missing", "f.missing"); }), "\"f.missing\" is missing");
+}
+
 TEST(StrictJson, IntegersOutOfRangeAreRefusedNotTruncated) {
   const json::object o = json::parse(R"({"p":4294967298,"q":4294967295,"r":[3,300]})").as_object();
   EXPECT_EQ(strict_json::Uint32At(o, "q", "q"), 4294967295u);
