@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -558,14 +559,11 @@ TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRenam
     // Each line: TID syscall(...) = result (a call another thread interrupts is split into
     // "<unfinished ...>" and "<... NAME resumed>" lines). Each thread's process is followed through
     // the clones: a thread (CLONE_THREAD) joins its creator's process, anything else starts one.
-    std::map<std::string, std::string> process_of;  // thread id -> its process's id
-    std::map<std::string, std::string> unfinished;   // thread id -> the start of its interrupted call
-    const auto process = [&](const std::string& tid) {
-      const auto it = process_of.find(tid);
-      return it == process_of.end() ? tid : it->second;
-    };
-    std::string coordinator;
-    std::vector<std::pair<std::string, std::string>> calls;  // (process id, call)
+    // A new thread's first calls can be printed before its creator's clone returns, so the whole
+    // trace is read first and the processes are worked out after.
+    std::map<std::string, std::pair<std::string, bool>> created_by;  // thread id -> (creator, CLONE_THREAD)
+    std::map<std::string, std::string> unfinished;                   // thread id -> the start of its interrupted call
+    std::vector<std::pair<std::string, std::string>> thread_calls;   // (thread id, call), in trace order
     std::ifstream in(dir / "trace");
     for (std::string line; std::getline(in, line);) {
       const std::size_t space = line.find(' ');
@@ -578,10 +576,18 @@ TEST_F(FaultTest, LocalWorkersLeaveTheirFsyncsToTheCoordinatorBeforeThePassRenam
       }
       if (call.rfind("<... ", 0) == 0) call = unfinished[tid] + call;
       if (call.rfind("clone(", 0) == 0 || call.rfind("clone3(", 0) == 0) {
-        const std::string child = call.substr(call.rfind("= ") + 2);
-        process_of[child] = call.find("CLONE_THREAD") != std::string::npos ? process(tid) : child;
+        created_by[call.substr(call.rfind("= ") + 2)] = {tid, call.find("CLONE_THREAD") != std::string::npos};
         continue;
       }
+      thread_calls.emplace_back(tid, call);
+    }
+    const std::function<std::string(const std::string&)> process = [&](const std::string& tid) {
+      const auto it = created_by.find(tid);
+      return it != created_by.end() && it->second.second ? process(it->second.first) : tid;
+    };
+    std::string coordinator;
+    std::vector<std::pair<std::string, std::string>> calls;  // (process id, call)
+    for (const auto& [tid, call] : thread_calls) {
       if (call.rfind("renameat2(", 0) == 0 && call.find("/passes/.001.staging") != std::string::npos) coordinator = process(tid);
       calls.emplace_back(process(tid), call);
     }
