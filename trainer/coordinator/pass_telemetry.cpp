@@ -3,6 +3,7 @@
 #include "coordinator/pass_telemetry.h"
 
 #include <array>
+#include <cmath>
 #include <boost/json.hpp>
 
 #include "common/strict_json.h"
@@ -40,7 +41,7 @@ using strict_json::StringAt;
 // A finite number of seconds, not negative.
 double SecondsAt(const json::object& object, std::string_view key, const std::string& field) {
   const double seconds = NumberAt(object, key, field);
-  if (!(seconds >= 0.0 && seconds <= 1e300)) Fail(field, "is not a finite number of seconds of at least 0");
+  if (!(seconds >= 0.0 && std::isfinite(seconds))) Fail(field, "is not a finite number of seconds of at least 0");
   return seconds;
 }
 
