@@ -79,19 +79,33 @@ Array3D MakeTmatCounts(const AccumulatorShape& shape, std::vector<float> tmat) {
 
 }  // namespace
 
+namespace {
+
+// DIR/name written atomically, its SHA-256 appended to `digests`.
+void WriteCountFile(const fs::path& dir, const char* name, const std::vector<std::uint8_t>& bytes, std::vector<std::string>& digests) {
+  WriteFileAtomic(dir / name, bytes);
+  digests.push_back(Sha256Hex(bytes.data(), bytes.size()));
+}
+
+// mixw_counts and tmat_counts (a few KB), after gauden_counts.
+void WriteMixwAndTmatCounts(const fs::path& dir, const AccumulatorShape& shape, std::vector<float> mixw, std::vector<float> tmat,
+                            std::vector<std::string>& digests) {
+  WriteCountFile(dir, kBwCountFiles[1], EncodeArray3DFile(MakeMixwCounts(shape, std::move(mixw))), digests);
+  WriteCountFile(dir, kBwCountFiles[2], EncodeArray3DFile(MakeTmatCounts(shape, std::move(tmat))), digests);
+}
+
+}  // namespace
+
 std::vector<std::string> WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& shape, bool pass2var,
                                            BwCountFloats floats) {
   const fs::path dir(dir_string);
   fs::create_directories(dir);
   std::vector<std::string> digests;
-  const auto write = [&](const char* name, const std::vector<std::uint8_t>& bytes) {
-    WriteFileAtomic(dir / name, bytes);
-    digests.push_back(Sha256Hex(bytes.data(), bytes.size()));
-  };
   // One file's bytes at a time (a CD model's gauden_counts is a few MB).
-  write(kBwCountFiles[0], EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))));
-  write(kBwCountFiles[1], EncodeArray3DFile(MakeMixwCounts(shape, std::move(floats.mixw))));
-  write(kBwCountFiles[2], EncodeArray3DFile(MakeTmatCounts(shape, std::move(floats.tmat))));
+  WriteCountFile(dir, kBwCountFiles[0],
+                 EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))),
+                 digests);
+  WriteMixwAndTmatCounts(dir, shape, std::move(floats.mixw), std::move(floats.tmat), digests);
   return digests;
 }
 
@@ -110,8 +124,8 @@ Array3D Accumulators::ToMixwCounts() const { return MakeMixwCounts(shape_, ToFlo
 Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFloats(tmat_)); }
 
 // gauden_counts streamed from the doubles (a CD model's is 1.5 MB: no float32 copy and no encoded
-// file beside them, so that a pass may write it while the exact sums still exist), the two small
-// files as WriteBwCountFiles writes them: the same bytes.
+// file beside them, so that a pass may write it while the exact sums still exist), then the two
+// small files as WriteBwCountFiles writes them: the same bytes.
 std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
   const fs::path dir(dir_string);
   fs::create_directories(dir);
@@ -125,12 +139,7 @@ std::vector<std::string> Accumulators::Write(const std::string& dir_string) cons
                                 });
   });
   digests.push_back(gauden_digest.HexDigest());
-  const auto write = [&](const char* name, const std::vector<std::uint8_t>& bytes) {
-    WriteFileAtomic(dir / name, bytes);
-    digests.push_back(Sha256Hex(bytes.data(), bytes.size()));
-  };
-  write(kBwCountFiles[1], EncodeArray3DFile(MakeMixwCounts(shape_, ToFloats(mixw_))));
-  write(kBwCountFiles[2], EncodeArray3DFile(MakeTmatCounts(shape_, ToFloats(tmat_))));
+  WriteMixwAndTmatCounts(dir, shape_, ToFloats(mixw_), ToFloats(tmat_), digests);
   return digests;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <span>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -134,47 +135,62 @@ GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, cons
   return c;
 }
 
+namespace {
+
+// gauden_counts' words in file order into `out`, then its checksum: has_means, has_vars, pass2var,
+// the dimensions (the counts' own: n_cb, n_density, the feature streams' veclen), the means and
+// variances as 1-D arrays when present, the dimensions again, dnom as a 1-D array. The arrays are
+// `mean`, `var` and `dnom` (not the counts' vectors), each value written as to_float(value).
+template <typename T, typename ToFloat>
+void EmitGaudenCountsWords(S3StreamEncoder& out, const GaudenCounts& dims, std::span<const T> mean, std::span<const T> var,
+                           std::span<const T> dnom, ToFloat to_float) {
+  const auto array = [&](std::span<const T> values) {
+    out.Word(static_cast<std::uint32_t>(values.size()));
+    for (const T value : values) out.Word(FloatBits(to_float(value)));
+  };
+  for (const std::uint32_t word : {dims.has_means ? 1u : 0u, dims.has_vars ? 1u : 0u, dims.pass2var ? 1u : 0u, dims.n_cb,
+                                   dims.n_density, dims.n_feat()}) {
+    out.Word(word);
+  }
+  for (const std::uint32_t v : dims.veclen) out.Word(v);
+  if (dims.has_means) array(mean);
+  if (dims.has_vars) array(var);
+  for (const std::uint32_t word : {dims.n_cb, dims.n_feat(), dims.n_density}) out.Word(word);
+  array(dnom);
+  out.Finish();
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& c) {
-  S3Builder out;
-  out.Reserve(12 + c.veclen.size() + (c.has_means ? c.mean.size() : 0) + (c.has_vars ? c.var.size() : 0) + c.dnom.size());
-  out.U32(c.has_means ? 1 : 0);
-  out.U32(c.has_vars ? 1 : 0);
-  out.U32(c.pass2var ? 1 : 0);
-  out.U32(c.n_cb);
-  out.U32(c.n_density);
-  out.U32(c.n_feat());
-  for (std::uint32_t v : c.veclen) out.U32(v);
-  if (c.has_means) out.FloatArray1D(c.mean);
-  if (c.has_vars) out.FloatArray1D(c.var);
-  out.U32(c.n_cb);
-  out.U32(c.n_feat());
-  out.U32(c.n_density);
-  out.FloatArray1D(c.dnom);
-  return EncodeS3(out.file());
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(64 + 4 * (12 + c.veclen.size() + (c.has_means ? c.mean.size() : 0) + (c.has_vars ? c.var.size() : 0) + c.dnom.size()));
+  S3StreamEncoder out([&](const void* data, std::size_t size) {
+    const auto* first = static_cast<const std::uint8_t*>(data);
+    bytes.insert(bytes.end(), first, first + size);
+  });
+  EmitGaudenCountsWords<float>(out, c, c.mean, c.var, c.dnom, [](float value) { return value; });
+  return bytes;
 }
 
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
   WriteFileAtomic(path, EncodeGaudenCountsFile(c));
 }
 
-// EncodeGaudenCountsFile's words in its order (has_means, has_vars, pass2var, the dimensions, the
-// means and variances as 1-D arrays, the dimensions again, dnom as a 1-D array), each value
-// converted as ToFloats does in accumulators.cpp.
+// The counts bw writes (means and variances, one feature stream), each double converted as
+// ToFloats does in accumulators.cpp.
 void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
                                  const double* mean, const double* var, const double* dnom, const ByteSink& sink) {
-  S3StreamEncoder out(sink);
+  GaudenCounts dims;
+  dims.has_means = dims.has_vars = true;
+  dims.pass2var = pass2var;
+  dims.n_cb = n_cb;
+  dims.n_density = n_density;
+  dims.veclen = {veclen};
   const std::size_t n_dens = std::size_t(n_cb) * n_density;
-  const std::size_t n_values = n_dens * veclen;
-  const auto floats = [&](const double* values, std::size_t n) {
-    out.Word(static_cast<std::uint32_t>(n));
-    for (std::size_t i = 0; i < n; ++i) out.Word(FloatBits(ClampTinyMagnitude(static_cast<float>(values[i]))));
-  };
-  for (std::uint32_t word : {1u, 1u, pass2var ? 1u : 0u, n_cb, n_density, 1u, veclen}) out.Word(word);
-  floats(mean, n_values);
-  floats(var, n_values);
-  for (std::uint32_t word : {n_cb, 1u, n_density}) out.Word(word);
-  floats(dnom, n_dens);
-  out.Finish();
+  S3StreamEncoder out(sink);
+  EmitGaudenCountsWords<double>(out, dims, {mean, n_dens * veclen}, {var, n_dens * veclen}, {dnom, n_dens},
+                                [](double value) { return ClampTinyMagnitude(static_cast<float>(value)); });
 }
 
 }  // namespace pstrain

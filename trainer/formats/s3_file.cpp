@@ -18,20 +18,6 @@ std::uint32_t LoadLittle(const std::uint8_t* p) {
          (std::uint32_t(p[3]) << 24);
 }
 
-std::uint32_t Swap32(std::uint32_t v) {
-  return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
-}
-
-// Writes `v` at `out` in the file's byte order (a plain copy when that is the machine's own).
-void StoreWord(std::uint8_t* out, std::uint32_t v, ByteOrder order) {
-  if (order == ByteOrder::kBig) v = Swap32(v);
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(out, &v, sizeof(v));
-  } else {
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>((v >> (8 * i)) & 0xFF);
-  }
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> StandardS3Header() {
@@ -40,7 +26,7 @@ std::vector<std::pair<std::string, std::string>> StandardS3Header() {
 
 std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words) {
   std::uint32_t sum = 0;
-  for (std::uint32_t w : words) sum = std::rotl(sum, 20) + w;
+  for (std::uint32_t w : words) sum = S3ChecksumStep(sum, w);
   return sum;
 }
 
@@ -92,7 +78,7 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
   if (magic == kByteOrderMagic) {
     swap = false;
     file.byte_order = ByteOrder::kLittle;
-  } else if (magic == Swap32(kByteOrderMagic)) {
+  } else if (magic == S3ByteSwap(kByteOrderMagic)) {
     swap = true;
     file.byte_order = ByteOrder::kBig;
   } else {
@@ -111,11 +97,11 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
   file.words.resize(n_words);
   for (std::size_t i = 0; i < n_words; ++i) {
     std::uint32_t w = LoadLittle(bytes.data() + pos + 4 * i);
-    file.words[i] = swap ? Swap32(w) : w;
+    file.words[i] = swap ? S3ByteSwap(w) : w;
   }
   if (file.has_checksum) {
     std::uint32_t stored = LoadLittle(bytes.data() + pos + 4 * n_words);
-    if (swap) stored = Swap32(stored);
+    if (swap) stored = S3ByteSwap(stored);
     std::uint32_t computed = S3Checksum(file.words);
     if (stored != computed) {
       throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " +
@@ -147,9 +133,7 @@ S3StreamEncoder::S3StreamEncoder(ByteSink sink) : sink_(std::move(sink)) {
   const std::string head = S3HeaderText(StandardS3Header());
   buffer_.reserve(kPieceBytes);
   buffer_.assign(head.begin(), head.end());
-  const std::size_t at = buffer_.size();
-  buffer_.resize(at + 4);
-  StoreLittle(buffer_.data() + at, kByteOrderMagic);
+  Store(kByteOrderMagic);
 }
 
 void S3StreamEncoder::Flush() {
@@ -158,10 +142,7 @@ void S3StreamEncoder::Flush() {
 }
 
 void S3StreamEncoder::Finish() {
-  if (buffer_.size() + 4 > kPieceBytes) Flush();
-  const std::size_t at = buffer_.size();
-  buffer_.resize(at + 4);
-  StoreLittle(buffer_.data() + at, checksum_);
+  Store(checksum_);
   Flush();
 }
 
@@ -170,9 +151,9 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file) {
   std::vector<std::uint8_t> out(head.size() + 4 * (1 + file.words.size() + (file.has_checksum ? 1 : 0)));
   std::memcpy(out.data(), head.data(), head.size());
   std::uint8_t* word = out.data() + head.size();
-  StoreWord(word, kByteOrderMagic, file.byte_order);
-  for (std::uint32_t w : file.words) StoreWord(word += 4, w, file.byte_order);
-  if (file.has_checksum) StoreWord(word += 4, S3Checksum(file.words), file.byte_order);
+  StoreS3Word(word, kByteOrderMagic, file.byte_order);
+  for (std::uint32_t w : file.words) StoreS3Word(word += 4, w, file.byte_order);
+  if (file.has_checksum) StoreS3Word(word += 4, S3Checksum(file.words), file.byte_order);
   return out;
 }
 

@@ -9,6 +9,7 @@
 // See docs/formats.md.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -42,6 +43,19 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file);
 std::vector<std::pair<std::string, std::string>> StandardS3Header();
 
 std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words);
+// One word's step of S3Checksum: the sum rotated left by 20 bits, plus the word.
+inline std::uint32_t S3ChecksumStep(std::uint32_t sum, std::uint32_t word) { return std::rotl(sum, 20) + word; }
+// A word with its bytes reversed (the other byte order's).
+inline std::uint32_t S3ByteSwap(std::uint32_t v) { return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24); }
+// Writes `word` at `out` (4 bytes) in `order`.
+inline void StoreS3Word(std::uint8_t* out, std::uint32_t word, ByteOrder order) {
+  if (order == ByteOrder::kBig) word = S3ByteSwap(word);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out, &word, sizeof(word));
+  } else {
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>((word >> (8 * i)) & 0xFF);
+  }
+}
 
 // EncodeS3's bytes for S3Builder's files (the standard header, little-endian, with the checksum),
 // written piece by piece: the header and the byte-order magic first, each Word in order, then the
@@ -52,17 +66,17 @@ class S3StreamEncoder {
   static constexpr std::size_t kPieceBytes = 64 << 10;
   explicit S3StreamEncoder(ByteSink sink);
   void Word(std::uint32_t word) {
-    checksum_ = (checksum_ << 20 | checksum_ >> 12) + word;  // S3Checksum's step
-    if (buffer_.size() + 4 > kPieceBytes) Flush();
-    const std::size_t at = buffer_.size();
-    buffer_.resize(at + 4);
-    StoreLittle(buffer_.data() + at, word);
+    checksum_ = S3ChecksumStep(checksum_, word);
+    Store(word);
   }
   void Finish();
 
  private:
-  static void StoreLittle(std::uint8_t* out, std::uint32_t word) {
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(word >> (8 * i));
+  void Store(std::uint32_t word) {
+    if (buffer_.size() + 4 > kPieceBytes) Flush();
+    const std::size_t at = buffer_.size();
+    buffer_.resize(at + 4);
+    StoreS3Word(buffer_.data() + at, word, ByteOrder::kLittle);
   }
   void Flush();
   ByteSink sink_;
