@@ -1,4 +1,4 @@
-// SequentialFileReader: blocks read in order, each hashed on a second thread while the next is used.
+// SequentialFileReader: blocks read in order into a ring, hashed in order by one thread of its own.
 #include "common/file_reader.h"
 
 #include <fcntl.h>
@@ -22,17 +22,43 @@ SequentialFileReader::SequentialFileReader(std::filesystem::path path, Hashing h
 }
 
 SequentialFileReader::~SequentialFileReader() {
-  if (hashing_done_.valid()) hashing_done_.wait();
+  if (hasher_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    hasher_.join();
+  }
   if (fd_ >= 0) ::close(fd_);
 }
 
+void SequentialFileReader::HashBlocks() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stop_ || blocks_hashed_ < blocks_handed_; });
+    if (stop_) return;
+    const std::size_t slot = static_cast<std::size_t>(blocks_hashed_ % kBuffers);
+    lock.unlock();
+    digest_.Add(buffers_[slot].get(), filled_[slot]);
+    lock.lock();
+    ++blocks_hashed_;
+    changed_.notify_all();
+  }
+}
+
 void SequentialFileReader::NextBlock() {
-  const int next = 1 - current_;
-  // buffers_[next] was last hashed before buffers_[current_]'s hashing started: free to refill.
-  if (!buffers_[next]) buffers_[next].reset(new unsigned char[kBlock]);  // not zeroed: read over
+  const std::uint64_t block = blocks_read_;
+  const std::size_t slot = static_cast<std::size_t>(block % kBuffers);
+  if (hashing_ == Hashing::kSha256 && block >= kBuffers) {
+    // The slot's last block (block - kBuffers) must be hashed before it is read over.
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [this, block] { return blocks_hashed_ + kBuffers > block; });
+  }
+  if (!buffers_[slot]) buffers_[slot].reset(new unsigned char[kBlock]);  // not zeroed: read over
   std::size_t filled = 0;
   while (filled < kBlock) {
-    const ssize_t n = ::read(fd_, buffers_[next].get() + filled, kBlock - filled);
+    const ssize_t n = ::read(fd_, buffers_[slot].get() + filled, kBlock - filled);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw FileError(path_.string(), std::string("read error: ") + std::strerror(errno));
@@ -43,29 +69,35 @@ void SequentialFileReader::NextBlock() {
     }
     filled += static_cast<std::size_t>(n);
   }
-  filled_[next] = filled;
-  if (hashing_ == Hashing::kSha256) {
-    if (hashing_done_.valid()) hashing_done_.get();
-    if (filled > 0) {
-      const unsigned char* data = buffers_[next].get();
-      hashing_done_ = std::async(std::launch::async, [this, data, filled] { digest_.Add(data, filled); });
-    }
-  }
-  current_ = next;
+  if (filled == 0) return;  // nothing more: the current block stays the last one
+  filled_[slot] = filled;
+  blocks_read_ = block + 1;
   position_ = 0;
+  if (hashing_ == Hashing::kSha256) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      blocks_handed_ = blocks_read_;
+    }
+    if (!hasher_.joinable()) hasher_ = std::thread([this] { HashBlocks(); });
+    else changed_.notify_all();
+  }
+}
+
+std::size_t SequentialFileReader::CurrentFilled() const {
+  return blocks_read_ == 0 ? 0 : filled_[static_cast<std::size_t>((blocks_read_ - 1) % kBuffers)];
 }
 
 std::size_t SequentialFileReader::Read(void* into, std::size_t n) {
   unsigned char* out = static_cast<unsigned char*>(into);
   std::size_t done = 0;
   while (done < n) {
-    if (position_ == filled_[current_]) {
+    if (position_ == CurrentFilled()) {
       if (end_of_file_) break;
       NextBlock();
       continue;
     }
-    const std::size_t take = std::min(n - done, filled_[current_] - position_);
-    std::memcpy(out + done, buffers_[current_].get() + position_, take);
+    const std::size_t take = std::min(n - done, CurrentFilled() - position_);
+    std::memcpy(out + done, buffers_[static_cast<std::size_t>((blocks_read_ - 1) % kBuffers)].get() + position_, take);
     position_ += take;
     done += take;
   }
@@ -73,14 +105,15 @@ std::size_t SequentialFileReader::Read(void* into, std::size_t n) {
 }
 
 bool SequentialFileReader::AtEnd() {
-  while (position_ == filled_[current_] && !end_of_file_) NextBlock();
-  return position_ == filled_[current_];
+  while (position_ == CurrentFilled() && !end_of_file_) NextBlock();
+  return position_ == CurrentFilled();
 }
 
 std::string SequentialFileReader::Sha256() {
   if (hashing_ != Hashing::kSha256) throw TrainingError(path_.string() + ": the reader was opened without hashing");
   if (!AtEnd()) throw TrainingError(path_.string() + ": the digest was asked for before the whole file was read");
-  if (hashing_done_.valid()) hashing_done_.get();
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return blocks_hashed_ == blocks_handed_; });
   return digest_.HexDigest();
 }
 

@@ -3,17 +3,20 @@
 // With hashing, every byte read from the file is also fed to SHA-256, and the digest is available
 // once the whole file has been read: it is the digest of exactly the bytes the caller was handed,
 // so comparing it with a recorded digest checks what was used, with no second read in which the
-// file could differ. The hashing runs on a second thread, at most one block (1 MiB) behind the
-// reading: a reader that also works on the bytes it reads (the reducer adding a shard's sums) pays
-// for the slower of the two, not for both.
+// file could differ. The hashing runs on one thread of its own, started with the first block, at
+// most kBuffers - 1 blocks (of 256 KiB) behind the reading: a reader that also works on the bytes
+// it reads (the reducer adding a shard's sums) pays for the slower of the two, not for both, and
+// the faster one never waits for the other's every block.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <future>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "common/sha256.h"
 
@@ -26,7 +29,7 @@ class SequentialFileReader {
   // Opens `path`, which must be a regular file (symbolic links followed; a FIFO or device is
   // refused without blocking). Throws InputError naming the file.
   SequentialFileReader(std::filesystem::path path, Hashing hashing);
-  // Waits for the hashing thread, if one still runs.
+  // Stops and joins the hashing thread, if one runs.
   ~SequentialFileReader();
   SequentialFileReader(const SequentialFileReader&) = delete;
   SequentialFileReader& operator=(const SequentialFileReader&) = delete;
@@ -45,22 +48,33 @@ class SequentialFileReader {
   std::string Sha256();
 
  private:
-  static constexpr std::size_t kBlock = std::size_t{1} << 20;
-  // Reads the next block into the buffer not being handed out, and starts hashing it once the
-  // previous block's hashing has finished (so blocks are hashed in order, one at a time).
+  static constexpr std::size_t kBlock = std::size_t{1} << 18;
+  static constexpr std::size_t kBuffers = 4;
+  // Reads the next block into the buffer the hashing thread is done with (waiting for it if need
+  // be) and hands it to that thread; the blocks are hashed in the order they were read.
   void NextBlock();
+  // The hashing thread: each block handed over, in order, until told to stop.
+  void HashBlocks();
+  // The bytes in the current block (0 before the first).
+  std::size_t CurrentFilled() const;
 
   std::filesystem::path path_;
   Hashing hashing_;
   int fd_ = -1;
   std::uint64_t size_at_open_ = 0;
-  std::unique_ptr<unsigned char[]> buffers_[2];
-  std::size_t filled_[2] = {0, 0};
-  int current_ = 0;
-  std::size_t position_ = 0;  // in buffers_[current_]
+  std::unique_ptr<unsigned char[]> buffers_[kBuffers];
+  std::size_t filled_[kBuffers] = {};
+  std::uint64_t blocks_read_ = 0;  // blocks read so far; block b is in buffers_[b % kBuffers]
+  std::size_t position_ = 0;       // in the current block, buffers_[(blocks_read_ - 1) % kBuffers]
   bool end_of_file_ = false;
   Sha256Stream digest_;
-  std::future<void> hashing_done_;  // the hashing of buffers_[current_] (invalid when none runs)
+  // With the hashing thread's: how many blocks it has been handed and has hashed, and whether to stop.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t blocks_handed_ = 0;
+  std::uint64_t blocks_hashed_ = 0;
+  bool stop_ = false;
+  std::thread hasher_;
 };
 
 }  // namespace pstrain

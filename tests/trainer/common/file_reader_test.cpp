@@ -1,7 +1,8 @@
 // SequentialFileReader (common/file_reader.h): every byte of a file in order, however the reads cut
-// it and across its 1 MiB blocks; with hashing, the SHA-256 of exactly the bytes read, given only at
-// the end; a file that grows while read is read to its new end (AtEnd then says so); a FIFO is
-// refused without blocking.
+// it and across its 256 KiB blocks and its ring of 4; with hashing, the SHA-256 of exactly the bytes
+// read, given only at the end; a reader left in the middle of a file ends without waiting; a file
+// that grows while read is read to its new end (AtEnd then says so); a FIFO is refused without
+// blocking.
 #include "common/file_reader.h"
 
 #include <gtest/gtest.h>
@@ -48,8 +49,10 @@ class SequentialFileReaderTest : public ::testing::Test {
 };
 
 TEST_F(SequentialFileReaderTest, EveryByteInOrderAndTheDigestOfThemWhateverTheReads) {
-  // Sizes around the 1 MiB block, and an empty file.
-  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{1} << 20, (std::size_t{1} << 20) + 1, std::size_t{3'000'017}}) {
+  // Sizes around a 256 KiB block and around the ring of 4 (1 MiB), one that goes round it nearly
+  // three times, and an empty file.
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{1} << 18, (std::size_t{1} << 18) + 1, std::size_t{1} << 20,
+                           (std::size_t{1} << 20) + 1, std::size_t{3'000'017}}) {
     const std::string bytes = RandomBytes(size, static_cast<unsigned>(size));
     const std::string name = std::string("f").append(std::to_string(size));
     const fs::path path = Write(name, bytes);
@@ -83,6 +86,25 @@ TEST_F(SequentialFileReaderTest, TheDigestIsOnlyGivenAtTheEndAndOnlyWhenHashing)
   ASSERT_EQ(plain.Read(all, sizeof all), sizeof all);
   EXPECT_TRUE(plain.AtEnd());
   EXPECT_THROW(plain.Sha256(), TrainingError);
+}
+
+// A reader destroyed before the end (its hashing thread may still have blocks to hash, or be
+// waiting for one) ends, and another reader of the same file still gets every byte and the digest.
+TEST_F(SequentialFileReaderTest, AReaderLeftInTheMiddleOfAFileEnds) {
+  const std::string bytes = RandomBytes(3'000'017, 4);
+  const fs::path path = Write("f", bytes);
+  for (std::size_t stop : {std::size_t{1}, std::size_t{1} << 18, std::size_t{5} << 18, std::size_t{2'999'999}}) {
+    SequentialFileReader reader(path, SequentialFileReader::Hashing::kSha256);
+    std::string read(stop, '\0');
+    ASSERT_EQ(reader.Read(read.data(), stop), stop);
+    EXPECT_TRUE(read == bytes.substr(0, stop));
+    EXPECT_FALSE(reader.AtEnd());
+  }
+  SequentialFileReader reader(path, SequentialFileReader::Hashing::kSha256);
+  std::string read(bytes.size(), '\0');
+  ASSERT_EQ(reader.Read(read.data(), read.size()), read.size());
+  EXPECT_TRUE(reader.AtEnd());
+  EXPECT_EQ(reader.Sha256(), Sha256Hex(bytes));
 }
 
 // Bytes appended after the file was opened are read and hashed as well: a caller that stops at the
