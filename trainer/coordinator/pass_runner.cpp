@@ -1,7 +1,9 @@
 // One sharded pass (partition, launch, validate, reduce) and MakeLauncher.
 #include "coordinator/pass_runner.h"
 
+#include <algorithm>
 #include <exception>
+#include <functional>
 #include <future>
 #include <optional>
 
@@ -73,24 +75,52 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   ShardReducer reducer(work_dir, inputs.reduction);
   std::vector<ShardEvents> events(shard_count);  // for the pass's telemetry
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
+  std::uint32_t shards_done = 0;      // reported finished, validated or not
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
   auto shard_done = [&](std::size_t shard) {
     events[shard].reported = std::chrono::steady_clock::now();
+    const bool last = ++shards_done == shard_count;
     // The reducer hashes the files it adds as it reads them (exact_counts in exact mode, bw's count
     // files in float32 mode: read once, and what is added is what was checked); a shard that will
     // not be reduced, after a reduction error, is hashed here.
     const PayloadDigests digests = reduction_error                                  ? PayloadDigests::kAll
                                    : inputs.reduction == ReductionMode::kExact ? PayloadDigests::kExactCountsByTheReducer
                                                                                 : PayloadDigests::kCountFilesByTheReducer;
+    // In exact mode the last shard's exact_counts is added while its artifact is validated, on
+    // another thread: after the last worker nothing else runs, and the two were the largest parts
+    // of the pass's serial tail. What is reported is what validating first would report: the
+    // validation's rejection if there is one (the sums then hold a rejected shard: Discard), else
+    // the reducer's.
+    // (A deferred add, where no thread could be started, runs in get() below, or never.)
+    std::future<void> added_ahead;
+    const auto started = [&added_ahead] {
+      return added_ahead.valid() && added_ahead.wait_for(std::chrono::seconds(0)) != std::future_status::deferred;
+    };
+    struct WaitForAddedAhead {
+      std::function<bool()> started;
+      std::future<void>& added;
+      ~WaitForAddedAhead() {
+        if (started()) added.wait();
+      }
+    } wait_for_added_ahead{started, added_ahead};
     try {
       if (!expected) {
         expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
         if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
       }
+      const bool none_refused = std::none_of(rejections.begin(), rejections.end(), [](const std::exception_ptr& e) { return e != nullptr; });
+      if (last && none_refused && !reduction_error && inputs.reduction == ReductionMode::kExact && expected->statistics_shape &&
+          expected->pass2var && reducer.Takes(static_cast<std::uint32_t>(shard))) {
+        added_ahead = std::async(std::launch::async | std::launch::deferred, [&reducer, shard] { reducer.AddExactCountsAhead(static_cast<std::uint32_t>(shard)); });
+      }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
       events[shard].validated = std::chrono::steady_clock::now();
     } catch (...) {
       rejections[shard] = std::current_exception();
+      if (added_ahead.valid()) {
+        if (started()) added_ahead.wait();
+        reducer.Discard(static_cast<std::uint32_t>(shard));
+      }
       return;
     }
     try {
@@ -108,6 +138,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       }
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
+        if (added_ahead.valid()) added_ahead.get();  // its rejection or error, as if Add had met it
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);
         events[shard].reduced = std::chrono::steady_clock::now();
       } else {

@@ -19,6 +19,37 @@ bool ShardReducer::Takes(std::uint32_t shard) const {
   return shard >= added_.size() || !added_[shard];
 }
 
+std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
+  const std::string dir = (pass_dir_ / ShardDirName(shard)).string();
+  std::string sha256;
+  try {
+    // Sized from the validated expectation when there is one (ExpectStatistics), never from a
+    // header read now: a file that changed since cannot make the sums larger.
+    if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
+    if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
+    else reduced_.exact->AddFile(dir, &sha256);
+  } catch (const InputError& error) {
+    // Validated (its size and header at least) before, or at the same time: it changed since, or
+    // cannot be read.
+    partly_added_ = true;
+    throw ArtifactRejected(shard, dir + "/exact_counts", "payload-sha256", std::string("not the file validated: ") + error.what());
+  }
+  return sha256;
+}
+
+void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
+  if (mode_ != ReductionMode::kExact || !expected_statistics_ || added_ahead_ || !Takes(shard)) {
+    throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " cannot be added ahead of its validation");
+  }
+  std::string sha256 = AddExactCountsFile(shard);
+  added_ahead_.emplace(shard, std::move(sha256));
+}
+
+void ShardReducer::Discard(std::uint32_t shard) {
+  if (added_ahead_ && added_ahead_->first == shard) added_ahead_.reset();
+  partly_added_ = true;
+}
+
 void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
   if (!Takes(shard)) {
     throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) +
@@ -38,20 +69,17 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
     const std::string path = dir + "/exact_counts";
     std::string sha256;
+    if (added_ahead_ && added_ahead_->first == shard) {
+      sha256 = std::move(added_ahead_->second);
+      added_ahead_.reset();
+    } else {
+      sha256 = AddExactCountsFile(shard);
+    }
     try {
-      // Sized from the validated expectation when there is one (ExpectStatistics), never from a
-      // header read now: a file that changed since cannot make the sums larger.
-      if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
-      else reduced_.exact->AddFile(dir, &sha256);
       RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
     } catch (const ArtifactRejected&) {
       partly_added_ = true;  // the sums hold the file's bytes
       throw;
-    } catch (const InputError& error) {
-      // Validated before (its size and header at least): it changed since, or cannot be read.
-      partly_added_ = true;
-      throw ArtifactRejected(shard, path, "payload-sha256", std::string("not the file validated: ") + error.what());
     }
   } else {
     // The count files' digests, of the bytes added (ValidateShard may have left them to here).

@@ -50,6 +50,17 @@ class ShardReducer {
   // is added, and a file whose header differs is rejected before anything is allocated for it.
   void ExpectStatistics(const AccumulatorShape& shape, bool pass2var);
   void Add(std::uint32_t shard, const ShardArtifact& artifact);
+  // Exact mode, with ExpectStatistics called: adds `shard`'s exact_counts (hashing it as it reads
+  // it) before its artifact is validated, so that the coordinator validates the artifact at the
+  // same time, on another thread (nothing else may use the reducer meanwhile). Add(shard, artifact)
+  // then checks that digest against the artifact's, and adds the rest; if the shard is rejected
+  // instead, Discard(shard). Either way the file is read once and only regular files are opened (a
+  // FIFO is refused without blocking), at most the expected number of bytes of them. A file that
+  // cannot be read as the expected statistics throws ArtifactRejected ("payload-sha256", the same
+  // as Add's) and leaves the sums holding part of it.
+  void AddExactCountsAhead(std::uint32_t shard);
+  // The shard whose exact_counts AddExactCountsAhead added was rejected: Finish refuses the sums.
+  void Discard(std::uint32_t shard);
   // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
   bool Takes(std::uint32_t shard) const;
   std::uint32_t reduced_shards() const { return n_added_; }
@@ -57,11 +68,16 @@ class ShardReducer {
   ReducedPass Finish() &&;
 
  private:
+  // Adds `shard`'s exact_counts to the sums; returns the SHA-256 of the bytes added.
+  std::string AddExactCountsFile(std::uint32_t shard);
+
   std::filesystem::path pass_dir_;
   ReductionMode mode_;
   std::vector<bool> added_;  // by shard id
   std::uint32_t n_added_ = 0;
   bool partly_added_ = false;  // a shard rejected while its exact_counts was being added
+  // AddExactCountsAhead's shard and the digest of the bytes it added (until Add or Discard).
+  std::optional<std::pair<std::uint32_t, std::string>> added_ahead_;
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish

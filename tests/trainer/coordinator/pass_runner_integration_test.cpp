@@ -1,7 +1,7 @@
 // Shards checked as they finish (coordinator/pass_runner.h, coordinator/launcher.h): the local
 // launcher reports each finished worker while the others still run, an exception from that report
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
-// the shards finish in.
+// the shards finish in, also with the last shard's exact_counts added while it is validated.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -189,6 +189,40 @@ TEST(ShardsCheckedAsTheyFinish, AModifiedExactCountsIsRejectedAsItsShardWhicheve
     EXPECT_EQ(rejected.check(), "payload-sha256");
     EXPECT_EQ(rejected.file(), (pass_dir / ShardDirName(1) / "exact_counts").string());
   }
+}
+
+// The last shard's exact_counts is added while its artifact is validated (pass_runner.cpp): what
+// is reported is still what validating first reports. Its artifact refused by the validation and
+// its exact_counts modified too: the validation's check; only its exact_counts modified: the
+// reducer's; neither: the same sums as the in-order pass (TheCompletionOrderChanges... covers more
+// orders).
+TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfValidatedFirst) {
+  const InOrderPass in_order = ThreeShardsInOrder("added-while-validated");
+  const fs::path both = in_order.dir / "both", exact_only = in_order.dir / "exact-only", neither = in_order.dir / "neither";
+  ReorderingLauncher both_broken({0, 1, 2}, [&] {
+    Lengthen(both / ShardDirName(2) / "mixw_counts");
+    FlipMiddleByte(both / ShardDirName(2) / "exact_counts");
+  });
+  try {
+    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, both, both_broken);
+    ADD_FAILURE() << "a tampered last shard was accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 2u);
+    EXPECT_EQ(rejected.check(), "payload-size");
+  }
+  ReorderingLauncher exact_broken({0, 1, 2}, [&] { FlipMiddleByte(exact_only / ShardDirName(2) / "exact_counts"); });
+  try {
+    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, exact_only, exact_broken);
+    ADD_FAILURE() << "a modified exact_counts was accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 2u);
+    EXPECT_EQ(rejected.check(), "payload-sha256");
+    EXPECT_EQ(rejected.file(), (exact_only / ShardDirName(2) / "exact_counts").string());
+  }
+  ReorderingLauncher untouched({1, 0, 2});
+  const ShardedPassResult result = RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, neither, untouched);
+  EXPECT_TRUE(*result.reduced.exact == *in_order.reference.reduced.exact);
+  EXPECT_EQ(result.reduced.total_frames, in_order.reference.reduced.total_frames);
 }
 
 TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {

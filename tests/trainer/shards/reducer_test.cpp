@@ -3,9 +3,11 @@
 // float32 accumulators out and leaves the exact sums; WriteAndReleaseExactCounts and
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
 // bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
-// wrote, and free the exact sums.
+// wrote, and free the exact sums. The exact reducer: the same sums in every order, the range checked
+// once, only bytes whose digest was checked, also for a shard added ahead of its validation.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -249,6 +251,92 @@ TEST_F(ReducerOverflow, AShardWhoseExactCountsChangedAfterValidationIsRejected) 
   reducer.Add(1, artifacts_[1]);
   reducer.Add(2, artifacts_[2]);
   EXPECT_NO_THROW((void)std::move(reducer).Finish());
+}
+
+// The last shard's exact_counts added ahead of its validation (AddExactCountsAhead, as the
+// coordinator does while it validates the artifact): the same sums as Add alone; the digest still
+// checked against the artifact in Add; a file that is not the expected statistics rejected as Add
+// rejects it; a shard rejected by its validation meanwhile (Discard) leaves sums Finish refuses;
+// and only when the reducer can take it (exact mode, the expectation given, not yet added).
+TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
+  WriteShards();
+  const AccumulatorShape shape{1, 1, 2, 1, 1};
+  const ReducedPass reference = Reduce({0, 2, 1});
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.Add(0, artifacts_[0]);
+    reducer.Add(2, artifacts_[2]);
+    reducer.AddExactCountsAhead(1);
+    EXPECT_THROW(reducer.AddExactCountsAhead(1), TrainingError) << "one shard ahead at a time";
+    reducer.Add(1, artifacts_[1]);
+    const ReducedPass reduced = std::move(reducer).Finish();
+    EXPECT_TRUE(*reduced.exact == *reference.exact);
+    EXPECT_TRUE(reduced.log_likelihood.fixed() == reference.log_likelihood.fixed());
+    EXPECT_EQ(reduced.total_frames, 30u);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.AddExactCountsAhead(1);  // the only shard, ahead
+    ShardArtifact other_digest = artifacts_[1];
+    other_digest.payload[0].sha256 = artifacts_[2].payload[0].sha256;  // (shards 0 and 1 hold the same bytes)
+    try {
+      reducer.Add(1, other_digest);
+      ADD_FAILURE() << "a digest other than the bytes added was accepted";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_EQ(rejected.shard(), 1u);
+    }
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.Add(0, artifacts_[0]);
+    reducer.AddExactCountsAhead(2);
+    reducer.Discard(2);  // its validation rejected it
+    try {
+      (void)std::move(reducer).Finish();
+      ADD_FAILURE() << "sums holding a rejected shard were accepted";
+    } catch (const TrainingError& error) {
+      EXPECT_NE(std::string(error.what()).find("part of a rejected shard"), std::string::npos) << error.what();
+    }
+  }
+  // Another shape in the file, a FIFO in its place: rejected as Add rejects them, without blocking.
+  const fs::path file = dir_ / ShardDirName(1) / "exact_counts";
+  const std::string original = ReadFileText(file);
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(AccumulatorShape{2, 1, 2, 1, 1}, false);
+    try {
+      reducer.AddExactCountsAhead(1);
+      ADD_FAILURE() << "statistics of another shape were added";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_EQ(rejected.file(), file.string());
+      EXPECT_NE(std::string(rejected.what()).find("dimensions do not match"), std::string::npos) << rejected.what();
+    }
+  }
+  fs::remove(file);
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    try {
+      reducer.AddExactCountsAhead(1);
+      ADD_FAILURE() << "a FIFO was read";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");  // (and this thread did not block on it)
+    }
+  }
+  fs::remove(file);
+  WriteFileAtomic(file, original);
+  ShardReducer unexpecting(dir_, ReductionMode::kExact);
+  EXPECT_THROW(unexpecting.AddExactCountsAhead(1), TrainingError) << "no expectation to size the sums from";
+  ShardReducer float32(dir_, ReductionMode::kFloat32);
+  float32.ExpectStatistics(shape, false);
+  EXPECT_THROW(float32.AddExactCountsAhead(1), TrainingError) << "float32 mode";
 }
 
 // With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
