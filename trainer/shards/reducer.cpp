@@ -150,11 +150,17 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
   WriteFallbackSidecar(reduced, dir);
 }
 
-std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir) {
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir, const std::shared_future<void>& readers_done) {
   if (!reduced.exact) return "";
-  std::optional<ExactAccumulators> exact = std::move(reduced.exact);
-  reduced.exact.reset();
-  return exact->WriteExactCounts(dir.string());
+  struct Release {
+    ReducedPass& reduced;
+    const std::shared_future<void>& readers_done;
+    ~Release() {
+      if (readers_done.valid()) readers_done.wait();
+      reduced.exact.reset();
+    }
+  } release{reduced, readers_done};
+  return reduced.exact->WriteExactCounts(dir.string());
 }
 
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {

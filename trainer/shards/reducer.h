@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -97,13 +98,15 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 //  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode), then the exact sums freed
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
 //    the buffers of the bw-format files; returns the SHA-256 of the bytes written (empty in
-//    float32 mode);
+//    float32 mode). With `readers_done`, the sums are freed only once it is ready: the double view
+//    may then be built from them (DoubleView, TakeDoubleView) while they are written;
 //  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced) or
 //    TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums: FromFixed,
 //    then float32, so nothing is converted twice), and the multipron sidecar. Reads `view` and
 //    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
-std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir);
+std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir,
+                                       const std::shared_future<void>& readers_done = {});
 // Returns the count files' SHA-256, in kBwCountFiles order, from the bytes written.
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir);
 

@@ -379,38 +379,49 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     throw TrainingError("pass " + std::to_string(pass) + ": no utterance could be aligned (all " +
                         std::to_string(checked.manifest.size()) + " skipped)");
   }
-  // The double view re-estimation reads. The workers have ended, so the tail runs in three parts
-  // at once: one writes accum/exact_counts from the exact sums, hashing the bytes as it writes
-  // them, and frees them; one writes bw's files of accum/ from the view, also hashing each as it
-  // is written (gauden_counts streamed from the doubles: no copy of the statistics is held beside
-  // the exact sums); this thread re-estimates and writes model/. On a tied CD model each takes a
-  // few milliseconds (docs/performance.md).
-  const Accumulators statistics = TakeDoubleView(reduced, CheckParallelism());
+  // The workers have ended, so the tail runs in three parts at once. First, the longest: one thread
+  // writes accum/exact_counts from the exact sums, hashing the bytes as it writes them (on a tied
+  // CD model about 6 ms, most of it SHA-256), and frees them once the double view re-estimation
+  // reads is built (on this thread, meanwhile). Then one writes bw's files of accum/ from the view,
+  // also hashing each as it is written (gauden_counts streamed from the doubles: no copy of the
+  // statistics is held beside the exact sums), and this thread re-estimates and writes model/
+  // (docs/performance.md).
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
+  std::promise<void> view_built;
+  const std::shared_future<void> view_ready = view_built.get_future().share();
   std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
-    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir);  // of the bytes written; frees the sums
+    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, view_ready);  // of the bytes written; frees the sums
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", digest});
     return written;
   });
-  std::future<std::vector<PassFileDigest>> count_files = std::async(std::launch::async | std::launch::deferred, [&] {
+  std::future<std::vector<PassFileDigest>> count_files;
+  // Should this thread throw before it collects them, each writer ends first (a deferred one runs
+  // in wait()): no file of the pass directory is still being written when its scope ends. The view
+  // is declared built first (if this thread did not get that far), so that the sums' writer ends.
+  struct FinishWriters {
+    std::promise<void>& view_built;
+    bool view_signalled = false;
+    std::future<std::vector<PassFileDigest>>& exact_counts;
+    std::future<std::vector<PassFileDigest>>& count_files;
+    ~FinishWriters() {
+      if (!view_signalled) view_built.set_value();
+      if (exact_counts.valid()) exact_counts.wait();
+      if (count_files.valid()) count_files.wait();
+    }
+  } finish_writers{view_built, false, exact_counts, count_files};
+  // (One thread: the sums' writer has the other core.)
+  const Accumulators statistics = TakeDoubleView(reduced, 1);
+  view_built.set_value();
+  finish_writers.view_signalled = true;
+  count_files = std::async(std::launch::async | std::launch::deferred, [&] {
     const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;
   });
-  // Should this thread throw before it collects them, each writer ends first (a deferred one runs
-  // in wait()): no file of the pass directory is still being written when its scope ends.
-  struct FinishWriters {
-    std::future<std::vector<PassFileDigest>>& exact_counts;
-    std::future<std::vector<PassFileDigest>>& count_files;
-    ~FinishWriters() {
-      if (exact_counts.valid()) exact_counts.wait();
-      if (count_files.valid()) count_files.wait();
-    }
-  } finish_writers{exact_counts, count_files};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed

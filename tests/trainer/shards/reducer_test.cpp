@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -112,6 +114,30 @@ TEST_F(ReducedPassFiles, ExactModeFilesFromTheViewAreTheSameBytesAndTheSumsAreFr
     EXPECT_TRUE(fs::is_regular_file(dir_ / "from-view" / name)) << name;
   }
   ExpectSameFiles(dir_ / "direct", dir_ / "from-view");
+}
+
+// As the training loop runs it: exact_counts written while the double view is built from the same
+// sums, which are freed only once the view is declared built (readers_done).
+TEST_F(ReducedPassFiles, TheExactSumsAreFreedOnlyOnceTheirReadersAreDone) {
+  ReducedPass reduced = ExactPass();
+  WriteReducedStatistics(reduced, dir_ / "direct");
+  const fs::path dir = dir_ / "while-viewed";
+  fs::create_directories(dir);
+  std::promise<void> view_built;
+  const std::shared_future<void> view_ready = view_built.get_future().share();
+  std::string digest;
+  std::thread writer([&] { digest = WriteAndReleaseExactCounts(reduced, dir, view_ready); });
+  const Accumulators view = DoubleView(reduced);  // while the sums are written
+  // The file is in place (written before the wait), and the sums are still held.
+  for (int i = 0; i < 2000 && !fs::exists(dir / "exact_counts"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(reduced.exact.has_value()) << "the sums were freed before their readers were done";
+  view_built.set_value();
+  writer.join();
+  EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
+  EXPECT_EQ(digest, Sha256OfFile(dir / "exact_counts"));
+  EXPECT_EQ(ReadFileBytes(dir / "exact_counts"), ReadFileBytes(dir_ / "direct" / "exact_counts"));
+  EXPECT_EQ(view.mean_data(), ExactPass().exact->ToAccumulators().mean_data());
 }
 
 TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
