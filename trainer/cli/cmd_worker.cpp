@@ -45,6 +45,7 @@ int RunWorker(int argc, char** argv) {
   ClearWorkerFailure(task.shard_dir);
   try {
     ResolvePassInputs(line.inputs, task.inputs);
+    task.end_process_when_written = true;  // (returns only by an exception)
     RunShardTask(task);
   } catch (const InputError& error) {
     WriteWorkerInputError(task.shard_dir, error.what());

@@ -35,6 +35,13 @@ struct ShardTask {
   // worker then writes and renames its files without fsyncing them. Otherwise (a Slurm task, on another node) it fsyncs them,
   // its payload before artifact.json.
   bool coordinator_syncs = false;
+  // A `pstrain worker` process: once the artifact and telemetry.json are written (every file
+  // closed), RunShardTask flushes the standard streams and ends the process with exit status 0
+  // instead of returning, so that the coordinator, which waits for the exit, is not kept waiting
+  // while the shard's memory is freed piece by piece (the kernel frees it at once). Never set for
+  // a shard run inline in the coordinator, and ignored by a sanitizer build (whose leak check runs
+  // at exit). Not passed on a command line.
+  bool end_process_when_written = false;
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard
