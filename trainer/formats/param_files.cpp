@@ -64,13 +64,14 @@ GaussianParams DecodeGaussianFile(const std::vector<std::uint8_t>& bytes, const 
 }
 
 std::vector<std::uint8_t> EncodeGaussianFile(const GaussianParams& p) {
-  S3Builder out;
-  out.U32(p.n_mgau);
-  out.U32(p.n_feat);
-  out.U32(p.n_density);
-  for (std::uint32_t v : p.veclen) out.U32(v);
-  out.FloatArray1D(p.data);
-  return EncodeS3(out.file());
+  // EncodeS3's bytes for the words below, encoded straight into the file's bytes (no S3File of
+  // words in between: a tied CD model's means and variances are encoded on every pass).
+  return EncodeStandardS3([&](S3StreamEncoder& out) {
+    for (const std::uint32_t word : {p.n_mgau, p.n_feat, p.n_density}) out.Word(word);
+    for (const std::uint32_t v : p.veclen) out.Word(v);
+    out.Word(static_cast<std::uint32_t>(p.data.size()));
+    out.Floats(p.data.data(), p.data.size());
+  }, 4 + p.veclen.size() + p.data.size());
 }
 
 void WriteGaussianFile(const std::string& path, const GaussianParams& p) {
@@ -92,12 +93,10 @@ Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::str
 }
 
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
-  S3Builder out;
-  out.U32(a.d1);
-  out.U32(a.d2);
-  out.U32(a.d3);
-  out.FloatArray1D(a.data);
-  return EncodeS3(out.file());
+  return EncodeStandardS3([&](S3StreamEncoder& out) {
+    for (const std::uint32_t word : {a.d1, a.d2, a.d3, static_cast<std::uint32_t>(a.data.size())}) out.Word(word);
+    out.Floats(a.data.data(), a.data.size());
+  }, 4 + a.data.size());
 }
 
 void WriteArray3DFile(const std::string& path, const Array3D& a) { WriteFileAtomic(path, EncodeArray3DFile(a)); }

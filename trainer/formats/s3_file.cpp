@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -129,16 +130,22 @@ std::string S3HeaderText(const std::vector<std::pair<std::string, std::string>>&
 
 }  // namespace
 
-S3StreamEncoder::S3StreamEncoder(ByteSink sink) : sink_(std::move(sink)) {
+std::size_t StandardS3HeaderBytes() {
+  static const std::size_t bytes = S3HeaderText(StandardS3Header()).size();
+  return bytes;
+}
+
+S3StreamEncoder::S3StreamEncoder(ByteSink sink) : sink_(std::move(sink)), buffer_(new std::uint8_t[kPieceBytes]) {
   const std::string head = S3HeaderText(StandardS3Header());
-  buffer_.reserve(kPieceBytes);
-  buffer_.assign(head.begin(), head.end());
+  if (head.size() > kPieceBytes) throw std::logic_error("S3StreamEncoder: header longer than a piece");
+  std::memcpy(buffer_.get(), head.data(), head.size());
+  used_ = head.size();
   Store(kByteOrderMagic);
 }
 
 void S3StreamEncoder::Flush() {
-  if (!buffer_.empty()) sink_(buffer_.data(), buffer_.size());
-  buffer_.clear();
+  if (used_ > 0) sink_(buffer_.get(), used_);
+  used_ = 0;
 }
 
 void S3StreamEncoder::Finish() {

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,8 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file);
 
 // The two header keys SphinxTrain writes: `version 1.0`, `chksum0 yes`.
 std::vector<std::pair<std::string, std::string>> StandardS3Header();
+// The length of StandardS3Header() as text in a file (up to and including its end marker).
+std::size_t StandardS3HeaderBytes();
 
 std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words);
 // One word's step of S3Checksum: the sum rotated left by 20 bits, plus the word.
@@ -57,6 +60,11 @@ inline void StoreS3Word(std::uint8_t* out, std::uint32_t word, ByteOrder order) 
   }
 }
 
+inline std::uint32_t FloatBits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
 // EncodeS3's bytes for S3Builder's files (the standard header, little-endian, with the checksum),
 // written piece by piece: the header and the byte-order magic first, each Word in order, then the
 // checksum at Finish. `sink` gets the bytes in pieces of at most kPieceBytes, so a file of any size
@@ -69,26 +77,41 @@ class S3StreamEncoder {
     checksum_ = S3ChecksumStep(checksum_, word);
     Store(word);
   }
+  // Word(FloatBits(v)) for each of the n values, in order.
+  void Floats(const float* values, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) Word(FloatBits(values[i]));
+  }
   void Finish();
 
  private:
   void Store(std::uint32_t word) {
-    if (buffer_.size() + 4 > kPieceBytes) Flush();
-    const std::size_t at = buffer_.size();
-    buffer_.resize(at + 4);
-    StoreS3Word(buffer_.data() + at, word, ByteOrder::kLittle);
+    if (used_ + 4 > kPieceBytes) Flush();
+    StoreS3Word(buffer_.get() + used_, word, ByteOrder::kLittle);
+    used_ += 4;
   }
   void Flush();
   ByteSink sink_;
-  std::vector<std::uint8_t> buffer_;
+  std::unique_ptr<std::uint8_t[]> buffer_;  // kPieceBytes, of which used_ are filled
+  std::size_t used_ = 0;
   std::uint32_t checksum_ = 0;
 };
 
-inline std::uint32_t FloatBits(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
+// The bytes of a standard s3 file (EncodeS3 of S3Builder's file) whose words `emit` gives to the
+// encoder (without Finish), built in one buffer; `payload_words` is the number of words emit
+// gives (the buffer is sized from it: a wrong count costs only a reallocation).
+template <typename Emit>
+std::vector<std::uint8_t> EncodeStandardS3(Emit&& emit, std::size_t payload_words) {
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(StandardS3HeaderBytes() + 4 * (payload_words + 2));
+  S3StreamEncoder out([&bytes](const void* data, std::size_t size) {
+    const auto* first = static_cast<const std::uint8_t*>(data);
+    bytes.insert(bytes.end(), first, first + size);
+  });
+  emit(out);
+  out.Finish();
+  return bytes;
 }
+
 inline float BitsToFloat(std::uint32_t bits) {
   float value;
   std::memcpy(&value, &bits, sizeof(value));

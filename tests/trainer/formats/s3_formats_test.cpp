@@ -422,6 +422,48 @@ TEST(S3FormatsContainerTest, GaudenCountsFromDoublesAreTheEncodersBytes) {
   }
 }
 
+// The model files' encoders (through S3StreamEncoder, one buffer) give EncodeS3's bytes of the
+// words S3Builder lays out: for files smaller and larger than a piece, several feature streams,
+// and no values at all.
+TEST(S3FormatsContainerTest, ModelFileEncodersGiveTheBuildersBytes) {
+  const auto values = [](std::size_t n) {
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(std::ldexp(static_cast<double>(i % 89) - 44.5, static_cast<int>(i % 60) - 30));
+    return out;
+  };
+  for (const std::vector<std::uint32_t>& veclen : {std::vector<std::uint32_t>{39}, std::vector<std::uint32_t>{13, 13, 13}, std::vector<std::uint32_t>{}}) {
+    for (const std::uint32_t n_mgau : {0u, 3u, 602u}) {
+      GaussianParams p;
+      p.n_mgau = n_mgau;
+      p.n_feat = static_cast<std::uint32_t>(veclen.size());
+      p.n_density = 8;
+      p.veclen = veclen;
+      std::uint32_t total = 0;
+      for (std::uint32_t v : veclen) total += v;
+      p.data = values(std::size_t(n_mgau) * p.n_density * total);
+      S3Builder builder;
+      for (const std::uint32_t word : {p.n_mgau, p.n_feat, p.n_density}) builder.U32(word);
+      for (const std::uint32_t v : p.veclen) builder.U32(v);
+      builder.FloatArray1D(p.data);
+      SCOPED_TRACE(std::to_string(veclen.size()) + " streams, " + std::to_string(n_mgau) + " codebooks");
+      EXPECT_EQ(EncodeGaussianFile(p), EncodeS3(builder.file()));
+    }
+  }
+  for (const std::uint32_t d1 : {0u, 1u, 602u, 9000u}) {
+    Array3D a;
+    a.d1 = d1;
+    a.d2 = 1;
+    a.d3 = 8;
+    a.data = values(std::size_t(d1) * 8);
+    S3Builder builder;
+    for (const std::uint32_t word : {a.d1, a.d2, a.d3}) builder.U32(word);
+    builder.FloatArray1D(a.data);
+    SCOPED_TRACE(d1);
+    EXPECT_EQ(EncodeArray3DFile(a), EncodeS3(builder.file()));
+  }
+  EXPECT_EQ(StandardS3HeaderBytes(), Reencode({}).size() - 8);  // (the byte-order magic and the checksum)
+}
+
 TEST_F(S3FormatsScratchTest, CorruptS3FilesAreRejectedWithTheFileAndTheProblem) {
   const Bytes means = ShippedBytes("means");
   ASSERT_EQ(means.size(), 15980u);
