@@ -60,7 +60,8 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 }
 
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
-                                 const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint) {
+                                 const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint,
+                                 const std::function<void()>& first_shard_done) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   const std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
   // Each shard is validated as soon as its worker ends, and reduced while the other workers still
@@ -80,6 +81,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   auto shard_done = [&](std::size_t shard) {
     events[shard].reported = std::chrono::steady_clock::now();
     const bool last = ++shards_done == shard_count;
+    if (shards_done == 1 && first_shard_done) first_shard_done();
     // The reducer hashes the files it adds as it reads them (exact_counts in exact mode, bw's count
     // files in float32 mode: read once, and what is added is what was checked); a shard that will
     // not be reduced, after a reduction error, is hashed here.

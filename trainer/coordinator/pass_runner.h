@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,9 +55,13 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // returns: the lowest shard's ArtifactRejected, else a reduction error (a failed fsync of the last
 // shard's files among them), else a TrainingError for a shard never reported, else a failed fsync
 // of an earlier shard's files, else the reduction's range check (ShardReducer::Finish).
+// `first_shard_done`, if given, is called once, when the launcher reports the first shard finished
+// (before it is validated): a CPU has just become free, for work of the caller's that does not
+// depend on the statistics. It must not throw.
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher,
-                                 const std::optional<std::string>& model_fingerprint = std::nullopt);
+                                 const std::optional<std::string>& model_fingerprint = std::nullopt,
+                                 const std::function<void()>& first_shard_done = {});
 
 enum class LauncherKind { kLocal, kSlurm };
 const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"

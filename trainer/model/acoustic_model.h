@@ -62,7 +62,10 @@ struct ModelFiles {
   // (feat.params and noisedict only when present), one file at a time (each serialized once and
   // freed after the call, so that a CD model's megabytes are never held all at once): a caller can
   // write a file twice and hash it without reading it back.
-  void ForEachEncodedFile(const std::function<void(const char* name, const void* data, std::size_t size)>& use) const;
+  // `mdef_text`, if given, is used as mdef's bytes: mdef.Serialize() computed before (the same
+  // mdef; re-estimation never changes it).
+  void ForEachEncodedFile(const std::function<void(const char* name, const void* data, std::size_t size)>& use,
+                          const std::string* mdef_text = nullptr) const;
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 
