@@ -33,6 +33,9 @@ class Launcher {
   // (ShardTask::coordinator_syncs): RunShardedPass then fsyncs each validated shard's files, the
   // last shard's with the pass's own (common/file_io.h SyncExistingFiles).
   virtual bool coordinator_syncs() const { return false; }
+  // Whether Run runs the tasks one after another on the calling thread: the machine's other CPUs
+  // are then idle while a task runs, for work of the caller's.
+  virtual bool runs_tasks_on_this_thread() const { return false; }
   // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
   void set_progress(bool enabled) { progress_ = enabled; }
 
@@ -46,6 +49,7 @@ class InlineLauncher : public Launcher {
   void Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) override;
   std::string name() const override { return "inline"; }
   bool coordinator_syncs() const override { return true; }
+  bool runs_tasks_on_this_thread() const override { return true; }
 };
 
 // Starts `pstrain worker` processes, at most `max_parallel` at a time. Each worker's stdout and

@@ -78,6 +78,20 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::uint32_t shards_done = 0;      // reported finished, validated or not
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
+  // A launcher that runs the shards on this thread leaves the other CPUs idle meanwhile: the pass's
+  // expectations and the reducer's sums are made ready there (in exact mode the sums are 6 MB of
+  // fresh pages for a tied CD model), not after the last shard. Taken by the first report, which
+  // meets its exception where it would have met ExpectationFor's own.
+  std::future<void> prepared;
+  if (launcher.runs_tasks_on_this_thread()) {
+    prepared = std::async(std::launch::async | std::launch::deferred, [&] {
+      expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
+      if (expected->statistics_shape && expected->pass2var) {
+        reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
+        reducer.PrepareSums();
+      }
+    });
+  }
   auto shard_done = [&](std::size_t shard) {
     events[shard].reported = std::chrono::steady_clock::now();
     const bool last = ++shards_done == shard_count;
@@ -106,6 +120,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       }
     } wait_for_added_ahead{started, added_ahead};
     try {
+      if (prepared.valid()) prepared.get();
       if (!expected) {
         expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
         if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
