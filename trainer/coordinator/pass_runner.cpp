@@ -6,9 +6,11 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <system_error>
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/standby_thread.h"
 #include "formats/mdef.h"
 #include "formats/param_files.h"
 #include "provenance/provenance.h"
@@ -92,6 +94,16 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       }
     });
   }
+  // The thread that adds the last shard's exact_counts while it is validated, started now (see
+  // common/standby_thread.h: started when needed, it waited up to 4 ms for a CPU). Without it
+  // (no thread could be started) the last shard is added after its validation, as the others.
+  std::optional<StandbyThread> ahead_thread;
+  if (inputs.reduction == ReductionMode::kExact) {
+    try {
+      ahead_thread.emplace();
+    } catch (const std::system_error&) {
+    }
+  }
   auto shard_done = [&](std::size_t shard) {
     events[shard].reported = std::chrono::steady_clock::now();
     const bool last = ++shards_done == shard_count;
@@ -107,18 +119,13 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     // of the pass's serial tail. What is reported is what validating first would report: the
     // validation's rejection if there is one (the sums then hold a rejected shard: Discard), else
     // the reducer's.
-    // (A deferred add, where no thread could be started, runs in get() below, or never.)
     std::future<void> added_ahead;
-    const auto started = [&added_ahead] {
-      return added_ahead.valid() && added_ahead.wait_for(std::chrono::seconds(0)) != std::future_status::deferred;
-    };
     struct WaitForAddedAhead {
-      std::function<bool()> started;
       std::future<void>& added;
       ~WaitForAddedAhead() {
-        if (started()) added.wait();
+        if (added.valid()) added.wait();
       }
-    } wait_for_added_ahead{started, added_ahead};
+    } wait_for_added_ahead{added_ahead};
     try {
       if (prepared.valid()) prepared.get();
       if (!expected) {
@@ -126,16 +133,16 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
         if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
       }
       const bool none_refused = std::none_of(rejections.begin(), rejections.end(), [](const std::exception_ptr& e) { return e != nullptr; });
-      if (last && none_refused && !reduction_error && inputs.reduction == ReductionMode::kExact && expected->statistics_shape &&
-          expected->pass2var && reducer.Takes(static_cast<std::uint32_t>(shard))) {
-        added_ahead = std::async(std::launch::async | std::launch::deferred, [&reducer, shard] { reducer.AddExactCountsAhead(static_cast<std::uint32_t>(shard)); });
+      if (last && none_refused && !reduction_error && ahead_thread && expected->statistics_shape && expected->pass2var &&
+          reducer.Takes(static_cast<std::uint32_t>(shard))) {
+        added_ahead = ahead_thread->Run([&reducer, shard] { reducer.AddExactCountsAhead(static_cast<std::uint32_t>(shard)); });
       }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);
       events[shard].validated = std::chrono::steady_clock::now();
     } catch (...) {
       rejections[shard] = std::current_exception();
       if (added_ahead.valid()) {
-        if (started()) added_ahead.wait();
+        added_ahead.wait();
         reducer.Discard(static_cast<std::uint32_t>(shard));
       }
       return;

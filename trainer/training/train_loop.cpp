@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include "accumulators/accumulators.h"
@@ -23,6 +25,7 @@
 #include "common/iso_time.h"
 #include "common/parallel_for.h"
 #include "common/sha256.h"
+#include "common/standby_thread.h"
 #include "common/thread_cpu.h"
 #include "formats/feat_params.h"
 #include "provenance/fingerprints.h"
@@ -340,6 +343,13 @@ PassTelemetry MakePassTelemetry(std::chrono::steady_clock::time_point pass_start
   return t;
 }
 
+// `task` on `thread` if there is one, else on a thread of std::async's.
+template <typename Task>
+std::future<std::invoke_result_t<Task>> RunOn(std::optional<StandbyThread>& thread, Task&& task) {
+  if (thread) return thread->Run(std::forward<Task>(task));
+  return std::async(std::launch::async | std::launch::deferred, std::forward<Task>(task));
+}
+
 // One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced by
 // the coordinator as they finish), the reduced statistics written, re-estimation, the
 // stop decision, pass.json, and the directory promoted to passes/NNN by one exchange.
@@ -369,6 +379,16 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // manifest as it read it. One that fails reports the feature-file check's error instead of its
   // own if the check fails (every bad file counted), with its staging directory removed (RUNDIR and
   // RUNDIR/passes, created before it, stay).
+  // The tail's two writers' threads, started now (common/standby_thread.h: started when needed,
+  // each waited up to 3 ms for a CPU). Without them (no thread could be started) std::async.
+  std::optional<StandbyThread> exact_counts_writer, count_files_writer;
+  try {
+    exact_counts_writer.emplace();
+    count_files_writer.emplace();
+  } catch (const std::system_error&) {
+    exact_counts_writer.reset();
+    count_files_writer.reset();
+  }
   // The mdef's bytes for model/, encoded (0.8 ms for a tied CD model's) and hashed on a CPU the
   // workers leave free: with one job beside the shard this thread runs (the other CPUs idle), with
   // several once the first worker has ended. Taken before re-estimation (which moves the model).
@@ -412,37 +432,41 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::promise<void> view_built;
   const std::shared_future<void> view_ready = view_built.get_future().share();
-  std::future<std::vector<PassFileDigest>> exact_counts = std::async(std::launch::async | std::launch::deferred, [&] {
+  std::future<std::vector<PassFileDigest>> exact_counts = RunOn(exact_counts_writer, [&] {
     const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, view_ready);  // of the bytes written; frees the sums
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", digest});
     return written;
   });
-  std::future<std::vector<PassFileDigest>> count_files;
   // Should this thread throw before it collects them, each writer ends first (a deferred one runs
-  // in wait()): no file of the pass directory is still being written when its scope ends. The view
-  // is declared built first (if this thread did not get that far), so that the sums' writer ends.
-  struct FinishWriters {
+  // in wait()), before what it reads is freed: no file of the pass directory is still being written
+  // when its scope ends. The view is declared built first (if this thread did not get that far),
+  // so that the sums' writer ends.
+  struct FinishExactCounts {
     std::promise<void>& view_built;
     bool view_signalled = false;
-    std::future<std::vector<PassFileDigest>>& exact_counts;
-    std::future<std::vector<PassFileDigest>>& count_files;
-    ~FinishWriters() {
+    std::future<std::vector<PassFileDigest>>& written;
+    ~FinishExactCounts() {
       if (!view_signalled) view_built.set_value();
-      if (exact_counts.valid()) exact_counts.wait();
-      if (count_files.valid()) count_files.wait();
+      if (written.valid()) written.wait();
     }
-  } finish_writers{view_built, false, exact_counts, count_files};
+  } finish_exact_counts{view_built, false, exact_counts};
   // (One thread: the sums' writer has the other core.)
   const Accumulators statistics = TakeDoubleView(reduced, 1);
   view_built.set_value();
-  finish_writers.view_signalled = true;
-  count_files = std::async(std::launch::async | std::launch::deferred, [&] {
+  finish_exact_counts.view_signalled = true;
+  std::future<std::vector<PassFileDigest>> count_files = RunOn(count_files_writer, [&] {
     const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;
   });
+  struct FinishCountFiles {
+    std::future<std::vector<PassFileDigest>>& written;
+    ~FinishCountFiles() {
+      if (written.valid()) written.wait();
+    }
+  } finish_count_files{count_files};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
