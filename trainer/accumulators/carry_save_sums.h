@@ -63,9 +63,6 @@ class CarrySaveSums {
   void ValuesInto(std::size_t first, std::size_t n, FixedPoint* out, const char* what) const;
   // out[j] = FromFixed(Value(first + j)) for j < n: the values rounded to double, in one loop.
   void Doubles(std::size_t first, std::size_t n, double* out, const char* what) const;
-  // Allocates base now (zeroed: its pages are touched), so that AddFixedValueWrapping adds to
-  // memory in place; the values do not change.
-  void PrepareBase() { EnsureBase(); }
   // Folds every limb into base (the limbs become zero); the values do not change.
   void Fold(const char* what);
   // Replaces every value by values[i] (size must match).

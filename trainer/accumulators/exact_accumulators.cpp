@@ -364,10 +364,6 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
   file.Finish();
 }
 
-void ExactAccumulators::PrepareForFiles() {
-  for (Block block : kBlocks) BlockData(block).PrepareBase();
-}
-
 void ExactAccumulators::SettleCarries() {
   if (carries_.empty()) return;
   const Block block = static_cast<Block>(carries_.begin()->first.first);

@@ -68,9 +68,6 @@ class ExactAccumulators {
   // wrong digest found by the caller) part-way leaves *this partly added: the reducer then fails
   // the pass.
   void AddFile(const std::string& dir, std::string* sha256 = nullptr);
-  // Allocates (and touches) the canonical sums AddFile adds to, ahead of the first file: a tied CD
-  // model's are 6 MB of fresh pages. The values do not change.
-  void PrepareForFiles();
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise
   // every sum is exact and in range and the sums may be read.

@@ -19,17 +19,23 @@ SequentialFileReader::SequentialFileReader(std::filesystem::path path, Hashing h
   struct stat status {};
   fd_ = OpenRegularFile(path_, /*no_follow=*/false, status);
   size_at_open_ = static_cast<std::uint64_t>(status.st_size);
+  if (hashing_ == Hashing::kSha256) {
+    try {
+      hasher_.emplace();
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
+  }
 }
 
 SequentialFileReader::~SequentialFileReader() {
-  if (hasher_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    hasher_.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
   }
+  changed_.notify_all();
+  hasher_.reset();  // joins it (HashBlocks returns on stop_)
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -78,7 +84,7 @@ void SequentialFileReader::NextBlock() {
       std::lock_guard<std::mutex> lock(mutex_);
       blocks_handed_ = blocks_read_;
     }
-    if (!hasher_.joinable()) hasher_ = std::thread([this] { HashBlocks(); });
+    if (block == 0) hasher_->Run([this] { HashBlocks(); });
     else changed_.notify_all();
   }
 }

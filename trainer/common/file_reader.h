@@ -3,22 +3,23 @@
 // With hashing, every byte read from the file is also fed to SHA-256, and the digest is available
 // once the whole file has been read: it is the digest of exactly the bytes the caller was handed,
 // so comparing it with a recorded digest checks what was used, with no second read in which the
-// file could differ. The hashing runs on one thread of its own, started with the first block, at
+// file could differ. The hashing runs on one thread of its own, started with the reader, at
 // most kBuffers - 1 blocks (of 256 KiB) behind the reading: a reader that also works on the bytes
 // it reads (the reducer adding a shard's sums) pays for the slower of the two, not for both, and
 // the faster one never waits for the other's every block.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 
 #include "common/sha256.h"
+#include "common/standby_thread.h"
 
 namespace pstrain {
 
@@ -74,7 +75,9 @@ class SequentialFileReader {
   std::uint64_t blocks_handed_ = 0;
   std::uint64_t blocks_hashed_ = 0;
   bool stop_ = false;
-  std::thread hasher_;
+  // Started with the reader (common/standby_thread.h: a thread started at the first block waited,
+  // on its creator's CPU, behind the reading), handed HashBlocks at the first block.
+  std::optional<StandbyThread> hasher_;
 };
 
 }  // namespace pstrain

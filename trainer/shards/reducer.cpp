@@ -14,12 +14,6 @@ ShardReducer::ShardReducer(std::filesystem::path pass_dir, ReductionMode mode) :
 
 void ShardReducer::ExpectStatistics(const AccumulatorShape& shape, bool pass2var) { expected_statistics_.emplace(shape, pass2var); }
 
-void ShardReducer::PrepareSums() {
-  if (mode_ != ReductionMode::kExact || !expected_statistics_ || n_added_ > 0 || added_ahead_) return;
-  if (!reduced_.exact) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-  reduced_.exact->PrepareForFiles();
-}
-
 bool ShardReducer::Takes(std::uint32_t shard) const {
   if (mode_ != ReductionMode::kExact) return shard == n_added_;
   return shard >= added_.size() || !added_[shard];

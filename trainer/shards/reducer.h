@@ -50,9 +50,6 @@ class ShardReducer {
   // validator.h PassExpectation): the exact sums are then sized from them, before the first shard
   // is added, and a file whose header differs is rejected before anything is allocated for it.
   void ExpectStatistics(const AccumulatorShape& shape, bool pass2var);
-  // Exact mode, after ExpectStatistics and before the first Add: allocates the sums now (their
-  // fresh pages touched), e.g. on a CPU that is idle while the shards run. Nothing otherwise.
-  void PrepareSums();
   void Add(std::uint32_t shard, const ShardArtifact& artifact);
   // Exact mode, with ExpectStatistics called: adds `shard`'s exact_counts (hashing it as it reads
   // it) before its artifact is validated, so that the coordinator validates the artifact at the

@@ -365,27 +365,6 @@ TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
   EXPECT_THROW(float32.AddExactCountsAhead(1), TrainingError) << "float32 mode";
 }
 
-// The sums made ready before the first shard (PrepareSums, as the coordinator does while an inline
-// shard runs) change nothing: the same sums, whichever order; and it does nothing once a shard is in.
-TEST_F(ReducerOverflow, SumsPreparedBeforeTheFirstShardGiveTheSameSums) {
-  WriteShards();
-  const ReducedPass reference = Reduce({0, 2, 1});
-  ShardReducer reducer(dir_, ReductionMode::kExact);
-  reducer.ExpectStatistics(AccumulatorShape{1, 1, 2, 1, 1}, false);
-  reducer.PrepareSums();
-  reducer.Add(1, artifacts_[1]);
-  reducer.PrepareSums();  // (after a shard: nothing)
-  reducer.Add(2, artifacts_[2]);
-  reducer.Add(0, artifacts_[0]);
-  const ReducedPass reduced = std::move(reducer).Finish();
-  EXPECT_TRUE(*reduced.exact == *reference.exact);
-  EXPECT_EQ(reduced.exact->ToAccumulators().mean_data()[1], std::ldexp(3.0, 61));
-  ShardReducer unexpecting(dir_, ReductionMode::kExact);
-  unexpecting.PrepareSums();  // no expectation: nothing to size the sums from, nothing done
-  unexpecting.Add(0, artifacts_[0]);
-  EXPECT_EQ(std::move(unexpecting).Finish().exact->shape().n_senones, 1u);
-}
-
 // With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
 // them: a shard whose exact_counts, self-consistent, has another shape (the file replaced after
 // validation) is rejected before anything is sized from its header.
