@@ -46,7 +46,14 @@ void SequentialFileReader::HashBlocks() {
     if (stop_) return;
     const std::size_t slot = static_cast<std::size_t>(blocks_hashed_ % kBuffers);
     lock.unlock();
-    digest_.Add(buffers_[slot].get(), filled_[slot]);
+    try {
+      digest_.Add(buffers_[slot].get(), filled_[slot]);
+    } catch (...) {
+      lock.lock();
+      hash_error_ = std::current_exception();  // the reading thread rethrows it where it waits
+      changed_.notify_all();
+      return;
+    }
     lock.lock();
     ++blocks_hashed_;
     changed_.notify_all();
@@ -58,8 +65,10 @@ void SequentialFileReader::NextBlock() {
   const std::size_t slot = static_cast<std::size_t>(block % kBuffers);
   if (hashing_ == Hashing::kSha256 && block >= kBuffers) {
     // The slot's last block (block - kBuffers) must be hashed before it is read over.
+    if (hasher_) hasher_->Widen();
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [this, block] { return blocks_hashed_ + kBuffers > block; });
+    changed_.wait(lock, [this, block] { return blocks_hashed_ + kBuffers > block || hash_error_; });
+    if (hash_error_) std::rethrow_exception(hash_error_);
   }
   if (!buffers_[slot]) buffers_[slot].reset(new unsigned char[kBlock]);  // not zeroed: read over
   std::size_t filled = 0;
@@ -118,8 +127,10 @@ bool SequentialFileReader::AtEnd() {
 std::string SequentialFileReader::Sha256() {
   if (hashing_ != Hashing::kSha256) throw TrainingError(path_.string() + ": the reader was opened without hashing");
   if (!AtEnd()) throw TrainingError(path_.string() + ": the digest was asked for before the whole file was read");
+  if (hasher_) hasher_->Widen();
   std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [this] { return blocks_hashed_ == blocks_handed_; });
+  changed_.wait(lock, [this] { return blocks_hashed_ == blocks_handed_ || hash_error_; });
+  if (hash_error_) std::rethrow_exception(hash_error_);
   return digest_.HexDigest();
 }
 

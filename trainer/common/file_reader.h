@@ -4,7 +4,7 @@
 // once the whole file has been read: it is the digest of exactly the bytes the caller was handed,
 // so comparing it with a recorded digest checks what was used, with no second read in which the
 // file could differ. The hashing runs on one thread of its own, started with the reader, at
-// most kBuffers - 1 blocks (of 256 KiB) behind the reading: a reader that also works on the bytes
+// most kBuffers blocks (of 256 KiB) behind the reading: a reader that also works on the bytes
 // it reads (the reducer adding a shard's sums) pays for the slower of the two, not for both, and
 // the faster one never waits for the other's every block.
 #pragma once
@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,7 @@ class SequentialFileReader {
   std::condition_variable changed_;
   std::uint64_t blocks_handed_ = 0;
   std::uint64_t blocks_hashed_ = 0;
+  std::exception_ptr hash_error_;  // the hashing thread's, rethrown by the reading thread
   bool stop_ = false;
   // Started with the reader (common/standby_thread.h: a thread started at the first block waited,
   // on its creator's CPU, behind the reading), handed HashBlocks at the first block.

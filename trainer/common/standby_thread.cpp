@@ -14,6 +14,7 @@ StandbyThread::StandbyThread() {
 }
 
 StandbyThread::~StandbyThread() {
+  Widen();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     released_ = true;
@@ -39,6 +40,13 @@ void StandbyThread::Hand(std::function<void()> task) {
   handed_.notify_one();
 }
 
+void StandbyThread::Widen() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!narrowed_) return;
+  ::pthread_setaffinity_np(thread_.native_handle(), sizeof(allowed_), &allowed_);
+  narrowed_ = false;
+}
+
 void StandbyThread::Wait() {
   std::function<void()> task;
   {
@@ -47,6 +55,7 @@ void StandbyThread::Wait() {
     if (!given_) return;
     task = std::move(task_);
     if (narrowed_) ::pthread_setaffinity_np(::pthread_self(), sizeof(allowed_), &allowed_);
+    narrowed_ = false;
   }
   task();  // (a packaged_task: its exception goes to the future)
 }

@@ -33,8 +33,8 @@ class Launcher {
   // (ShardTask::coordinator_syncs): RunShardedPass then fsyncs each validated shard's files, the
   // last shard's with the pass's own (common/file_io.h SyncExistingFiles).
   virtual bool coordinator_syncs() const { return false; }
-  // Whether Run runs the tasks one after another on the calling thread: the machine's other CPUs
-  // are then idle while a task runs, for work of the caller's.
+  // Whether Run runs the tasks one after another on the calling thread: while a task runs, only
+  // its read-ahead thread uses another CPU, and the rest are free for work of the caller's.
   virtual bool runs_tasks_on_this_thread() const { return false; }
   // Show per-pass progress (shards done of N, utterances per second, time left) on stderr.
   void set_progress(bool enabled) { progress_ = enabled; }

@@ -124,7 +124,11 @@ void ModelFiles::ForEachEncodedFile(const std::function<void(const char* name, c
                                     const std::string* mdef_text) const {
   const auto text = [&](const char* name, const std::string& s) { use(name, s.data(), s.size()); };
   const auto bytes = [&](const char* name, const std::vector<std::uint8_t>& b) { use(name, b.data(), b.size()); };
-  text(kModelFiles[0], mdef_text ? *mdef_text : mdef.Serialize());
+  if (mdef_text) {
+    text(kModelFiles[0], *mdef_text);  // (not through ?:, which would copy it)
+  } else {
+    text(kModelFiles[0], mdef.Serialize());
+  }
   bytes(kModelFiles[1], EncodeGaussianFile(means));
   bytes(kModelFiles[2], EncodeGaussianFile(variances));
   bytes(kModelFiles[3], EncodeArray3DFile(mixture_weights));

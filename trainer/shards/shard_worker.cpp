@@ -33,6 +33,16 @@
 #include "shards/partition.h"
 #include "shards/shard_telemetry.h"
 
+// A sanitizer build's worker returns from RunShardTask (ShardTask::end_process_when_written is
+// ignored): the sanitizers' checks run at exit.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PSTRAIN_WORKER_RETURNS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PSTRAIN_WORKER_RETURNS 1
+#endif
+#endif
+
 namespace pstrain {
 
 namespace fs = std::filesystem;
@@ -216,7 +226,7 @@ void RunShardTask(const ShardTask& task) {
     telemetry.slurm = SlurmTelemetry{job, env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID"), env("SLURMD_NODENAME")};
   }
   WriteFileAtomic(dir / kShardTelemetryFile, SerializeShardTelemetry(telemetry));
-#if !defined(__SANITIZE_ADDRESS__)  // (a sanitizer build returns: its leak check runs at exit)
+#if !defined(PSTRAIN_WORKER_RETURNS)
   if (task.end_process_when_written) {
     std::cout.flush();
     std::cerr.flush();

@@ -39,8 +39,8 @@ struct ShardTask {
   // closed), RunShardTask flushes the standard streams and ends the process with exit status 0
   // instead of returning, so that the coordinator, which waits for the exit, is not kept waiting
   // while the shard's memory is freed piece by piece (the kernel frees it at once). Never set for
-  // a shard run inline in the coordinator, and ignored by a sanitizer build (whose leak check runs
-  // at exit). Not passed on a command line.
+  // a shard run inline in the coordinator, and ignored by a sanitizer build (whose checks run at
+  // exit). Not passed on a command line.
   bool end_process_when_written = false;
 };
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -381,6 +382,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // RUNDIR/passes, created before it, stay).
   // The tail's two writers' threads, started now (common/standby_thread.h: started when needed,
   // each waited up to 3 ms for a CPU). Without them (no thread could be started) std::async.
+  // Declared before what their tasks use: each task is waited for (FinishExactCounts,
+  // FinishCountFiles, or get()) before that ends.
   std::optional<StandbyThread> exact_counts_writer, count_files_writer;
   try {
     exact_counts_writer.emplace();
@@ -395,13 +398,17 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   std::future<LoopState::EncodedMdef> mdef;
   const auto encode_mdef = [&] {
     if (state.mdef || mdef.valid()) return;
-    mdef = std::async(std::launch::async | std::launch::deferred, [&model_mdef = state.model.mdef] {
-      LoopState::EncodedMdef encoded{model_mdef.Serialize(), ""};
-      encoded.sha256 = Sha256Hex(encoded.text);
-      return encoded;
-    });
+    try {
+      mdef = std::async(std::launch::async | std::launch::deferred, [&model_mdef = state.model.mdef] {
+        LoopState::EncodedMdef encoded{model_mdef.Serialize(), ""};
+        encoded.sha256 = Sha256Hex(encoded.text);
+        return encoded;
+      });
+    } catch (const std::exception&) {
+      // (no thread: model/ serializes it as before)
+    }
   };
-  if (options.launch.launcher == LauncherKind::kLocal && options.launch.jobs <= 1) encode_mdef();  // the inline launcher
+  if (checked.launcher->runs_tasks_on_this_thread()) encode_mdef();
   ShardedPassResult sharded;
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint,
@@ -442,17 +449,20 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // in wait()), before what it reads is freed: no file of the pass directory is still being written
   // when its scope ends. The view is declared built first (if this thread did not get that far),
   // so that the sums' writer ends.
+  // (Each writer's StandbyThread is widened before it is waited for: common/standby_thread.h.)
   struct FinishExactCounts {
     std::promise<void>& view_built;
     bool view_signalled = false;
     std::future<std::vector<PassFileDigest>>& written;
+    std::optional<StandbyThread>& thread;
     ~FinishExactCounts() {
       if (!view_signalled) view_built.set_value();
+      if (thread) thread->Widen();
       if (written.valid()) written.wait();
     }
-  } finish_exact_counts{view_built, false, exact_counts};
-  // (One thread: the sums' writer has the other core.)
-  const Accumulators statistics = TakeDoubleView(reduced, 1);
+  } finish_exact_counts{view_built, false, exact_counts, exact_counts_writer};
+  // (On all CPUs but the one the sums' writer has.)
+  const Accumulators statistics = TakeDoubleView(reduced, std::max(1u, CheckParallelism() - 1));
   view_built.set_value();
   finish_exact_counts.view_signalled = true;
   std::future<std::vector<PassFileDigest>> count_files = RunOn(count_files_writer, [&] {
@@ -463,10 +473,12 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   });
   struct FinishCountFiles {
     std::future<std::vector<PassFileDigest>>& written;
+    std::optional<StandbyThread>& thread;
     ~FinishCountFiles() {
+      if (thread) thread->Widen();
       if (written.valid()) written.wait();
     }
-  } finish_count_files{count_files};
+  } finish_count_files{count_files, count_files_writer};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
@@ -493,11 +505,13 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   next.ForEachEncodedFile([&](const char* name, const void* data, std::size_t size) {
     WriteFileAtomic(model_dir / name, data, size);
     if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / name, data, size);
-    const bool encoded_mdef = state.mdef && data == state.mdef->text.data();
+    const bool encoded_mdef = state.mdef && std::string_view(name) == kModelFiles[0];  // (its bytes are state.mdef->text)
     hashed.push_back({std::string("model/") + name, encoded_mdef ? state.mdef->sha256 : Sha256Hex(data, size)});
   }, state.mdef ? &state.mdef->text : nullptr);
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
+  if (exact_counts_writer) exact_counts_writer->Widen();
+  if (count_files_writer) count_files_writer->Widen();
   for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
   for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);

@@ -219,6 +219,22 @@ TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfVal
     EXPECT_EQ(rejected.check(), "payload-sha256");
     EXPECT_EQ(rejected.file(), (exact_only / ShardDirName(2) / "exact_counts").string());
   }
+  // Its exact_counts cut short as well (the add ahead fails on it too): still the validation's check,
+  // on the first file it refuses.
+  const fs::path cut = in_order.dir / "cut";
+  ReorderingLauncher cut_short({0, 1, 2}, [&] {
+    Lengthen(cut / ShardDirName(2) / "mixw_counts");
+    const fs::path exact_counts = cut / ShardDirName(2) / "exact_counts";
+    fs::resize_file(exact_counts, fs::file_size(exact_counts) - 16);
+  });
+  try {
+    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, cut, cut_short);
+    ADD_FAILURE() << "a tampered last shard was accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 2u);
+    EXPECT_EQ(rejected.check(), "payload-size");
+    EXPECT_EQ(rejected.file(), (cut / ShardDirName(2) / "mixw_counts").string());
+  }
   ReorderingLauncher untouched({1, 0, 2});
   const ShardedPassResult result = RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, neither, untouched);
   EXPECT_TRUE(*result.reduced.exact == *in_order.reference.reduced.exact);
