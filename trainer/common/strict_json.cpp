@@ -74,6 +74,12 @@ std::uint64_t UnsignedAt(const object& o, std::string_view key, std::string_view
 std::uint32_t Uint32At(const object& o, std::string_view key, std::string_view field) { return Uint32Of(At(o, key, field), field); }
 double NumberAt(const object& o, std::string_view key, std::string_view field) { return NumberOf(At(o, key, field), field); }
 
+std::int64_t PositiveIntAt(const object& o, std::string_view key, std::string_view field) {
+  const value& v = At(o, key, field);
+  if (!v.is_int64() || v.get_int64() <= 0) Fail(field, "is not a positive integer");
+  return v.get_int64();
+}
+
 std::optional<double> NumberOrUnavailableAt(const object& o, std::string_view key, std::string_view field) {
   const value& v = At(o, key, field);
   if (v.is_string() && v.get_string() == kUnavailable) return std::nullopt;

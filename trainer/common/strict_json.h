@@ -63,6 +63,8 @@ std::string StringAt(const object& o, std::string_view key, std::string_view fie
 std::uint64_t UnsignedAt(const object& o, std::string_view key, std::string_view field, std::uint64_t max = kAnyUnsigned);
 std::uint32_t Uint32At(const object& o, std::string_view key, std::string_view field);
 double NumberAt(const object& o, std::string_view key, std::string_view field);
+// A process id as telemetry writes it: an integer of at least 1 ("is not a positive integer").
+std::int64_t PositiveIntAt(const object& o, std::string_view key, std::string_view field);
 // What telemetry writes where the platform did not say (a CPU time getrusage could not give).
 inline constexpr const char* kUnavailable = "unavailable";
 // A number, or the string kUnavailable (nullopt); "is not a number" otherwise.

@@ -80,11 +80,11 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::uint32_t shards_done = 0;      // reported finished, validated or not
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
-  // A launcher that runs the shards on this thread leaves the other CPUs idle meanwhile: the pass's
-  // expectations are computed there, not after the last shard. Taken by the first report, which
-  // meets its exception where it would have met ExpectationFor's own. (Not the exact sums: 6 MB of
-  // fresh pages for a tied CD model, allocated beside the running shard's own, raised the peak
-  // memory of a 1-job pass from 23 to 30-31 MB, at bw's 2x.)
+  // A launcher that runs the shards on this thread leaves the other CPUs free meanwhile (but for
+  // the shard's read-ahead): the pass's expectations are computed there, not after the last shard.
+  // Taken by the first report, which meets its exception where it would have met ExpectationFor's
+  // own. (Not the exact sums: 6 MB of fresh pages for a tied CD model, allocated beside the running
+  // shard's own, raised the peak memory of a 1-job pass from 23 to 30-31 MB, at bw's 2x.)
   std::future<void> prepared;
   if (launcher.runs_tasks_on_this_thread()) {
     prepared = std::async(std::launch::async | std::launch::deferred, [&] {

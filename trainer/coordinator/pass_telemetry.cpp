@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 13> kFields = {"format",
 constexpr std::array<std::string_view, 4> kShardFields = {"shard", "reported_seconds", "validated_seconds", "reduced_seconds"};
 constexpr const char* kFormat = "pstrain-pass-telemetry-1";
 
-using strict_json::At;
 using strict_json::ExpectKeys;
 using strict_json::Fail;
 using strict_json::kUnavailable;
@@ -87,9 +86,7 @@ PassTelemetry ParsePassTelemetry(std::string_view text) {
   ExpectKeys(root, kFields, "telemetry.json");
   if (StringAt(root, "format", "format") != kFormat) Fail("format", std::string("is not \"") + kFormat + "\"");
   PassTelemetry t;
-  const json::value& pid = At(root, "pid", "pid");
-  if (!pid.is_int64() || pid.get_int64() <= 0) Fail("pid", "is not a positive integer");
-  t.pid = pid.get_int64();
+  t.pid = strict_json::PositiveIntAt(root, "pid", "pid");
   t.host = StringAt(root, "host", "host");
   t.start = StringAt(root, "start", "start");
   t.launcher = StringAt(root, "launcher", "launcher");

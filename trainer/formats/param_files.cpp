@@ -136,7 +136,7 @@ GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, cons
 
 namespace {
 
-// gauden_counts' words in file order into `out`, then its checksum: has_means, has_vars, pass2var,
+// gauden_counts' words in file order into `out` (the caller Finishes it: the checksum): has_means, has_vars, pass2var,
 // the dimensions (the counts' own: n_cb, n_density, the feature streams' veclen), the means and
 // variances as 1-D arrays when present, the dimensions again, dnom as a 1-D array. The arrays are
 // `mean`, `var` and `dnom` (not the counts' vectors), each value written as to_float(value).
@@ -156,20 +156,13 @@ void EmitGaudenCountsWords(S3StreamEncoder& out, const GaudenCounts& dims, std::
   if (dims.has_vars) array(var);
   for (const std::uint32_t word : {dims.n_cb, dims.n_feat(), dims.n_density}) out.Word(word);
   array(dnom);
-  out.Finish();
 }
 
 }  // namespace
 
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& c) {
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(64 + 4 * (12 + c.veclen.size() + (c.has_means ? c.mean.size() : 0) + (c.has_vars ? c.var.size() : 0) + c.dnom.size()));
-  S3StreamEncoder out([&](const void* data, std::size_t size) {
-    const auto* first = static_cast<const std::uint8_t*>(data);
-    bytes.insert(bytes.end(), first, first + size);
-  });
-  EmitGaudenCountsWords<float>(out, c, c.mean, c.var, c.dnom, [](float value) { return value; });
-  return bytes;
+  return EncodeStandardS3([&](S3StreamEncoder& out) { EmitGaudenCountsWords<float>(out, c, c.mean, c.var, c.dnom, [](float value) { return value; }); },
+                          12 + c.veclen.size() + (c.has_means ? c.mean.size() : 0) + (c.has_vars ? c.var.size() : 0) + c.dnom.size());
 }
 
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
@@ -190,6 +183,7 @@ void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, st
   S3StreamEncoder out(sink);
   EmitGaudenCountsWords<double>(out, dims, {mean, n_dens * veclen}, {var, n_dens * veclen}, {dnom, n_dens},
                                 [](double value) { return ClampTinyMagnitude(static_cast<float>(value)); });
+  out.Finish();
 }
 
 }  // namespace pstrain

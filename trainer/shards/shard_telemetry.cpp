@@ -16,7 +16,6 @@ constexpr std::array<std::string_view, 9> kFields = {"pid", "start", "end", "isa
                                                      "system_cpu_seconds", "host", "slurm"};
 constexpr std::array<std::string_view, 4> kSlurmFields = {"job_id", "array_job_id", "array_task_id", "node"};
 
-using strict_json::At;
 using strict_json::ExpectKeys;
 using strict_json::Fail;
 using strict_json::kUnavailable;
@@ -57,9 +56,7 @@ ShardTelemetry ParseShardTelemetry(std::string_view text) {
   const json::object& root = parsed.get_object();
   ExpectKeys(root, kFields, "telemetry.json");
   ShardTelemetry t;
-  const json::value& pid = At(root, "pid", "pid");
-  if (!pid.is_int64() || pid.get_int64() <= 0) Fail("pid", "is not a positive integer");
-  t.pid = pid.get_int64();
+  t.pid = strict_json::PositiveIntAt(root, "pid", "pid");
   t.start = StringAt(root, "start", "start");
   t.end = StringAt(root, "end", "end");
   t.isa = StringAt(root, "isa", "isa");

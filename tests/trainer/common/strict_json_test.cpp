@@ -73,6 +73,17 @@ TEST(StrictJson, NumberOrUnavailableIsANumberOrThatOneString) {
   EXPECT_EQ(RefusalOf([&] { strict_json::NumberOrUnavailableAt(o, "missing", "f.missing"); }), "\"f.missing\" is missing");
 }
 
+TEST(StrictJson, APositiveIntIsAnIntegerOfAtLeastOne) {
+  const json::object o = json::parse(R"({"p":4242,"z":0,"n":-3,"f":1.5,"s":"7","big":18446744073709551615})").as_object();
+  EXPECT_EQ(strict_json::PositiveIntAt(o, "p", "f.p"), 4242);
+  for (const char* key : {"z", "n", "f", "s", "big"}) {
+    EXPECT_EQ(RefusalOf([&] { strict_json::PositiveIntAt(o, key, std::string("f.") + key); }),
+              "\"f." + std::string(key) + "\" is not a positive integer")
+        << key;
+  }
+  EXPECT_EQ(RefusalOf([&] { strict_json::PositiveIntAt(o, "missing", "f.missing"); }), "\"f.missing\" is missing");
+}
+
 TEST(StrictJson, IntegersOutOfRangeAreRefusedNotTruncated) {
   const json::object o = json::parse(R"({"p":4294967298,"q":4294967295,"r":[3,300]})").as_object();
   EXPECT_EQ(strict_json::Uint32At(o, "q", "q"), 4294967295u);
