@@ -7,7 +7,9 @@
 // pass starts, and Run wakes it with the waker's current CPU taken out of its affinity: it must
 // then start on another CPU. Once running it takes back the whole mask it was started with; and a
 // waker about to wait for it calls Widen() first (its own CPU is then free, and the thread must not
-// be kept off it, e.g. behind a busy worker on the other CPU).
+// be kept off it, e.g. behind a busy worker on the other CPU). The future Run returns does that in
+// its own wait() and get(); a waker that waits for the task some other way (a condition variable
+// the task signals) calls Widen() itself.
 #pragma once
 
 #include <sched.h>
@@ -17,11 +19,32 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <utility>
 
 namespace pstrain {
+
+class StandbyThread;
+
+// The future of a task run by a StandbyThread (or, without one, by RunOnStandby's std::async):
+// std::future's, except that wait() and get() first give the thread back the CPU Run took from it
+// (StandbyThread::Widen), as the waiting thread's CPU is about to be free. Its destructor does not
+// wait. The StandbyThread must outlive every wait() and get().
+template <typename T>
+class StandbyFuture {
+ public:
+  StandbyFuture() = default;
+  StandbyFuture(std::future<T> future, StandbyThread* thread) : future_(std::move(future)), thread_(thread) {}
+  bool valid() const noexcept { return future_.valid(); }
+  void wait() const;
+  T get();
+
+ private:
+  std::future<T> future_;
+  StandbyThread* thread_ = nullptr;  // none: std::async's thread, or deferred
+};
 
 class StandbyThread {
  public:
@@ -37,17 +60,18 @@ class StandbyThread {
   // Runs `task` on the thread (at most one task per StandbyThread; a second is a std::logic_error).
   // The future holds its result or exception; unlike std::async's, its destructor does not wait
   // (the StandbyThread's does).
-  // Gives the thread back every CPU it was started with, if Run took one away and the task has not
-  // started yet: call it before waiting for the task (or for anything the task does).
-  void Widen();
-
   template <typename Task>
-  std::future<std::invoke_result_t<Task>> Run(Task&& task) {
+  StandbyFuture<std::invoke_result_t<Task>> Run(Task&& task) {
     auto packaged = std::make_shared<std::packaged_task<std::invoke_result_t<Task>()>>(std::forward<Task>(task));
     std::future<std::invoke_result_t<Task>> result = packaged->get_future();
     Hand([packaged] { (*packaged)(); });
-    return result;
+    return {std::move(result), this};
   }
+
+  // Gives the thread back every CPU it was started with, if Run took one away and the task has not
+  // started yet. StandbyFuture's wait() and get() call it; call it before waiting for the task (or
+  // for anything the task does) in any other way.
+  void Widen();
 
  private:
   void Hand(std::function<void()> task);
@@ -63,5 +87,26 @@ class StandbyThread {
   bool released_ = false;
   std::thread thread_;
 };
+
+template <typename T>
+void StandbyFuture<T>::wait() const {
+  if (thread_) thread_->Widen();
+  future_.wait();
+}
+
+template <typename T>
+T StandbyFuture<T>::get() {
+  if (thread_) thread_->Widen();
+  return future_.get();
+}
+
+// `task` on `thread` if there is one (e.g. none could be started), else on a thread of std::async's
+// (deferred to the first wait() or get() if that cannot start one either: use it only for a task
+// that does not need to run while its waker waits for something else).
+template <typename Task>
+StandbyFuture<std::invoke_result_t<Task>> RunOnStandby(std::optional<StandbyThread>& thread, Task&& task) {
+  if (thread) return thread->Run(std::forward<Task>(task));
+  return {std::async(std::launch::async | std::launch::deferred, std::forward<Task>(task)), nullptr};
+}
 
 }  // namespace pstrain

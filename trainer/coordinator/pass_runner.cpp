@@ -117,18 +117,13 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     // of the pass's serial tail. What is reported is what validating first would report: the
     // validation's rejection if there is one (the sums then hold a rejected shard: Discard), else
     // the reducer's.
-    std::future<void> added_ahead;
-    const auto wait_for_the_add = [&] {
-      ahead_thread->Widen();  // (this thread's CPU is about to be free)
-      added_ahead.wait();
-    };
+    StandbyFuture<void> added_ahead;
     struct WaitForAddedAhead {
-      std::future<void>& added;
-      std::function<void()> wait;
+      StandbyFuture<void>& added;
       ~WaitForAddedAhead() {
-        if (added.valid()) wait();
+        if (added.valid()) added.wait();
       }
-    } wait_for_added_ahead{added_ahead, wait_for_the_add};
+    } wait_for_added_ahead{added_ahead};
     try {
       if (prepared.valid()) prepared.get();
       if (!expected) {
@@ -145,7 +140,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     } catch (...) {
       rejections[shard] = std::current_exception();
       if (added_ahead.valid()) {
-        wait_for_the_add();
+        added_ahead.wait();
         reducer.Discard(static_cast<std::uint32_t>(shard));
       }
       return;
@@ -165,10 +160,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       }
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
-        if (added_ahead.valid()) {
-          wait_for_the_add();
-          added_ahead.get();  // its rejection or error, as if Add had met it
-        }
+        if (added_ahead.valid()) added_ahead.get();  // its rejection or error, as if Add had met it
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);
         events[shard].reduced = std::chrono::steady_clock::now();
       } else {

@@ -344,13 +344,6 @@ PassTelemetry MakePassTelemetry(std::chrono::steady_clock::time_point pass_start
   return t;
 }
 
-// `task` on `thread` if there is one, else on a thread of std::async's.
-template <typename Task>
-std::future<std::invoke_result_t<Task>> RunOn(std::optional<StandbyThread>& thread, Task&& task) {
-  if (thread) return thread->Run(std::forward<Task>(task));
-  return std::async(std::launch::async | std::launch::deferred, std::forward<Task>(task));
-}
-
 // One pass, built in passes/.NNN.staging: the sharded E-step (its shards validated and reduced by
 // the coordinator as they finish), the reduced statistics written, re-estimation, the
 // stop decision, pass.json, and the directory promoted to passes/NNN by one exchange.
@@ -439,7 +432,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::promise<void> view_built;
   const std::shared_future<void> view_ready = view_built.get_future().share();
-  std::future<std::vector<PassFileDigest>> exact_counts = RunOn(exact_counts_writer, [&] {
+  StandbyFuture<std::vector<PassFileDigest>> exact_counts = RunOnStandby(exact_counts_writer, [&] {
     const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, view_ready);  // of the bytes written; frees the sums
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", digest});
@@ -449,36 +442,31 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // in wait()), before what it reads is freed: no file of the pass directory is still being written
   // when its scope ends. The view is declared built first (if this thread did not get that far),
   // so that the sums' writer ends.
-  // (Each writer's StandbyThread is widened before it is waited for: common/standby_thread.h.)
   struct FinishExactCounts {
     std::promise<void>& view_built;
     bool view_signalled = false;
-    std::future<std::vector<PassFileDigest>>& written;
-    std::optional<StandbyThread>& thread;
+    StandbyFuture<std::vector<PassFileDigest>>& written;
     ~FinishExactCounts() {
       if (!view_signalled) view_built.set_value();
-      if (thread) thread->Widen();
       if (written.valid()) written.wait();
     }
-  } finish_exact_counts{view_built, false, exact_counts, exact_counts_writer};
+  } finish_exact_counts{view_built, false, exact_counts};
   // (On all CPUs but the one the sums' writer has.)
   const Accumulators statistics = TakeDoubleView(reduced, std::max(1u, CheckParallelism() - 1));
   view_built.set_value();
   finish_exact_counts.view_signalled = true;
-  std::future<std::vector<PassFileDigest>> count_files = RunOn(count_files_writer, [&] {
+  StandbyFuture<std::vector<PassFileDigest>> count_files = RunOnStandby(count_files_writer, [&] {
     const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;
   });
   struct FinishCountFiles {
-    std::future<std::vector<PassFileDigest>>& written;
-    std::optional<StandbyThread>& thread;
+    StandbyFuture<std::vector<PassFileDigest>>& written;
     ~FinishCountFiles() {
-      if (thread) thread->Widen();
       if (written.valid()) written.wait();
     }
-  } finish_count_files{count_files, count_files_writer};
+  } finish_count_files{count_files};
 
   // Re-estimate. The survival prior is applied here, once, to the reduced statistics (never per
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
@@ -510,8 +498,6 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }, state.mdef ? &state.mdef->text : nullptr);
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
-  if (exact_counts_writer) exact_counts_writer->Widen();
-  if (count_files_writer) count_files_writer->Widen();
   for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
   for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
