@@ -49,7 +49,7 @@ std::size_t GaussianParams::Offset(std::uint32_t mgau, std::uint32_t feat, std::
 GaussianParams ReadGaussianFile(const std::string& path) { return DecodeGaussianFile(ReadFileBytes(path), path); }
 
 GaussianParams DecodeGaussianFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  S3File file = ParseS3(bytes, path);
+  const S3View file = ParseS3View(bytes, path);
   S3Cursor in(file, path);
   GaussianParams p;
   p.n_mgau = in.U32("n_mgau");
@@ -80,16 +80,33 @@ void WriteGaussianFile(const std::string& path, const GaussianParams& p) {
 
 Array3D ReadArray3DFile(const std::string& path) { return DecodeArray3DFile(ReadFileBytes(path), path); }
 
-Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  S3File file = ParseS3(bytes, path);
-  S3Cursor in(file, path);
+namespace {
+
+// An Array3D file's payload from `in`: its values only when `keep` (else checked and skipped).
+Array3D Array3DFrom(S3Cursor& in, const std::string& path, bool keep) {
   Array3D a;
   a.d1 = in.U32("d1");
   a.d2 = in.U32("d2");
   a.d3 = in.U32("d3");
-  a.data = in.FloatArray1D(Product({a.d1, a.d2, a.d3}, path), "array data");
+  const std::size_t n = Product({a.d1, a.d2, a.d3}, path);
+  if (keep) a.data = in.FloatArray1D(n, "array data");
+  else in.SkipFloatArray1D(n, "array data");
   in.ExpectEnd();
   return a;
+}
+
+}  // namespace
+
+Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  const S3View file = ParseS3View(bytes, path);
+  S3Cursor in(file, path);
+  return Array3DFrom(in, path, /*keep=*/true);
+}
+
+void CheckArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  const S3View file = ParseS3View(bytes, path);
+  S3Cursor in(file, path);
+  Array3DFrom(in, path, /*keep=*/false);
 }
 
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
@@ -103,9 +120,10 @@ void WriteArray3DFile(const std::string& path, const Array3D& a) { WriteFileAtom
 
 GaudenCounts ReadGaudenCountsFile(const std::string& path) { return DecodeGaudenCountsFile(ReadFileBytes(path), path); }
 
-GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  S3File file = ParseS3(bytes, path);
-  S3Cursor in(file, path);
+namespace {
+
+// A gauden_counts file's payload from `in`: its arrays only when `keep` (else checked and skipped).
+GaudenCounts GaudenCountsFrom(S3Cursor& in, const std::string& path, bool keep) {
   GaudenCounts c;
   auto flag = [&](const char* name) {
     std::uint32_t v = in.U32(name);
@@ -122,16 +140,34 @@ GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, cons
   for (std::uint32_t f = 0; f < n_feat; ++f) c.veclen.push_back(in.U32("veclen"));
   const std::uint64_t total_veclen = CheckedTotalVeclen(c.veclen, path);
   std::size_t n = Product({c.n_cb, c.n_density, total_veclen}, path);
-  if (c.has_means) c.mean = in.FloatArray1D(n, "mean accumulator");
-  if (c.has_vars) c.var = in.FloatArray1D(n, "variance accumulator");
+  const auto array = [&](std::vector<float>& into, std::size_t expected, const char* field) {
+    if (keep) into = in.FloatArray1D(expected, field);
+    else in.SkipFloatArray1D(expected, field);
+  };
+  if (c.has_means) array(c.mean, n, "mean accumulator");
+  if (c.has_vars) array(c.var, n, "variance accumulator");
   std::uint32_t d1 = in.U32("dnom d1"), d2 = in.U32("dnom d2"), d3 = in.U32("dnom d3");
   if (d1 != c.n_cb || d2 != n_feat || d3 != c.n_density) {
     throw FileError(path, "dnom dimensions " + std::to_string(d1) + "x" + std::to_string(d2) + "x" +
                               std::to_string(d3) + " do not match the codebook dimensions");
   }
-  c.dnom = in.FloatArray1D(Product({d1, d2, d3}, path), "dnom");
+  array(c.dnom, Product({d1, d2, d3}, path), "dnom");
   in.ExpectEnd();
   return c;
+}
+
+}  // namespace
+
+GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  const S3View file = ParseS3View(bytes, path);
+  S3Cursor in(file, path);
+  return GaudenCountsFrom(in, path, /*keep=*/true);
+}
+
+void CheckGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  const S3View file = ParseS3View(bytes, path);
+  S3Cursor in(file, path);
+  GaudenCountsFrom(in, path, /*keep=*/false);
 }
 
 namespace {

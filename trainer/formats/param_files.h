@@ -51,6 +51,9 @@ struct Array3D {
 
 Array3D ReadArray3DFile(const std::string& path);
 Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
+// DecodeArray3DFile's checks, with the same errors, without keeping the values (a shard's
+// validation: the reducer reads the file again).
+void CheckArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& array);
 void WriteArray3DFile(const std::string& path, const Array3D& array);
 
@@ -72,6 +75,8 @@ struct GaudenCounts {
 GaudenCounts ReadGaudenCountsFile(const std::string& path);
 // The same from the file's bytes (`path` names it in errors).
 GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
+// DecodeGaudenCountsFile's checks, with the same errors, without keeping the values.
+void CheckGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 // The same bytes as EncodeGaudenCountsFile of the counts bw writes for statistics held in double

@@ -31,8 +31,13 @@ std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words) {
   return sum;
 }
 
-S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  S3File file;
+std::uint32_t S3View::Word(std::size_t i) const {
+  const std::uint32_t word = LoadLittle(payload + 4 * i);
+  return byte_order == ByteOrder::kBig ? S3ByteSwap(word) : word;
+}
+
+S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3View file;
   std::size_t pos = 0;
   auto next_line = [&](std::string& line) -> bool {
     if (pos >= bytes.size()) return false;
@@ -75,12 +80,9 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
 
   if (bytes.size() - pos < 4) throw FileError(path, "truncated: no byte-order magic after the header");
   std::uint32_t magic = LoadLittle(bytes.data() + pos);
-  bool swap;
   if (magic == kByteOrderMagic) {
-    swap = false;
     file.byte_order = ByteOrder::kLittle;
   } else if (magic == S3ByteSwap(kByteOrderMagic)) {
-    swap = true;
     file.byte_order = ByteOrder::kBig;
   } else {
     throw FileError(path, "bad byte-order magic word (corrupt file)");
@@ -95,20 +97,32 @@ S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) 
     if (n_words == 0) throw FileError(path, "truncated: checksum missing");
     --n_words;
   }
-  file.words.resize(n_words);
-  for (std::size_t i = 0; i < n_words; ++i) {
-    std::uint32_t w = LoadLittle(bytes.data() + pos + 4 * i);
-    file.words[i] = swap ? S3ByteSwap(w) : w;
-  }
+  file.payload = bytes.data() + pos;
+  file.n_words = n_words;
   if (file.has_checksum) {
-    std::uint32_t stored = LoadLittle(bytes.data() + pos + 4 * n_words);
-    if (swap) stored = S3ByteSwap(stored);
-    std::uint32_t computed = S3Checksum(file.words);
+    const std::uint32_t stored = file.Word(n_words);
+    std::uint32_t computed = 0;
+    if (file.byte_order == ByteOrder::kLittle) {
+      for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, LoadLittle(file.payload + 4 * i));
+    } else {
+      for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, file.Word(i));
+    }
     if (stored != computed) {
       throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " +
                                 std::to_string(computed) + "): the file is corrupt or truncated");
     }
   }
+  return file;
+}
+
+S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  S3View view = ParseS3View(bytes, path);
+  S3File file;
+  file.header = std::move(view.header);
+  file.byte_order = view.byte_order;
+  file.has_checksum = view.has_checksum;
+  file.words.resize(view.n_words);
+  for (std::size_t i = 0; i < view.n_words; ++i) file.words[i] = view.Word(i);
   return file;
 }
 
@@ -165,38 +179,52 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file) {
 }
 
 void S3Cursor::Need(std::size_t count, const char* field) const {
-  if (file_.words.size() - pos_ < count) {
+  if (file_.n_words - pos_ < count) {
     throw FileError(path_, std::string("truncated: payload ends inside ") + field + " (needs " +
                                std::to_string(count) + " more words, " +
-                               std::to_string(file_.words.size() - pos_) + " left)");
+                               std::to_string(file_.n_words - pos_) + " left)");
   }
 }
 
 std::uint32_t S3Cursor::U32(const char* field) {
   Need(1, field);
-  return file_.words[pos_++];
+  return file_.Word(pos_++);
 }
 
 std::vector<float> S3Cursor::Floats(std::size_t count, const char* field) {
   Need(count, field);
   std::vector<float> out(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = BitsToFloat(file_.words[pos_ + i]);
+  if (file_.byte_order == ByteOrder::kLittle && std::endian::native == std::endian::little) {
+    if (count > 0) std::memcpy(out.data(), file_.payload + 4 * pos_, 4 * count);
+  } else {
+    for (std::size_t i = 0; i < count; ++i) out[i] = BitsToFloat(file_.Word(pos_ + i));
+  }
   pos_ += count;
   return out;
 }
 
-std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field) {
+std::uint32_t S3Cursor::ArrayLength(std::size_t expected, const char* field) {
   std::uint32_t n = U32(field);
   if (n != expected) {
     throw FileError(path_, std::string(field) + ": element count " + std::to_string(n) +
                                " does not match the dimensions (expected " + std::to_string(expected) + ")");
   }
-  return Floats(n, field);
+  return n;
+}
+
+std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field) {
+  return Floats(ArrayLength(expected, field), field);
+}
+
+void S3Cursor::SkipFloatArray1D(std::size_t expected, const char* field) {
+  const std::uint32_t n = ArrayLength(expected, field);
+  Need(n, field);
+  pos_ += n;
 }
 
 void S3Cursor::ExpectEnd() {
-  if (pos_ != file_.words.size()) {
-    throw FileError(path_, "wrong size: " + std::to_string(file_.words.size() - pos_) +
+  if (pos_ != file_.n_words) {
+    throw FileError(path_, "wrong size: " + std::to_string(file_.n_words - pos_) +
                                " unexpected words after the payload");
   }
 }

@@ -30,8 +30,23 @@ struct S3File {
   bool has_checksum = false;
 };
 
-// Parses an s3 file. Verifies the header syntax, `version 1.0`, the byte-order magic and (when the
-// header has `chksum0 yes`) the checksum. Errors name the file and the problem.
+// An s3 file whose container ParseS3View has checked, its payload words left in the file's bytes
+// (which must outlive the view): no copy of the payload.
+struct S3View {
+  std::vector<std::pair<std::string, std::string>> header;  // key/value lines in file order
+  const std::uint8_t* payload = nullptr;                    // the first word after the byte-order magic
+  std::size_t n_words = 0;                                  // payload words, without the checksum
+  ByteOrder byte_order = ByteOrder::kLittle;
+  bool has_checksum = false;
+
+  // The payload's word i (< n_words) as a native value.
+  std::uint32_t Word(std::size_t i) const;
+};
+
+// Checks an s3 file's container: the header syntax, `version 1.0`, the byte-order magic and (when
+// the header has `chksum0 yes`) the checksum. Errors name the file and the problem.
+S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& path);
+// The same checks, with the payload copied into the S3File's words.
 S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path);
 S3File ReadS3(const std::string& path);
 
@@ -118,16 +133,19 @@ inline float BitsToFloat(std::uint32_t bits) {
   return value;
 }
 
-// Sequential reader over an S3File payload with errors that name the file and the field.
+// Sequential reader over an s3 file's payload (an S3View) with errors that name the file and the
+// field.
 class S3Cursor {
  public:
-  S3Cursor(const S3File& file, std::string path) : file_(file), path_(std::move(path)) {}
+  S3Cursor(const S3View& file, std::string path) : file_(file), path_(std::move(path)) {}
 
   std::uint32_t U32(const char* field);
   // Reads `count` float32 values.
   std::vector<float> Floats(std::size_t count, const char* field);
   // Reads a 1-D array: uint32 n, then n float32. Checks n == expected.
   std::vector<float> FloatArray1D(std::size_t expected, const char* field);
+  // FloatArray1D's checks (and errors) without its values: the cursor moves past them.
+  void SkipFloatArray1D(std::size_t expected, const char* field);
   // Fails unless every payload word was consumed.
   void ExpectEnd();
 
@@ -136,7 +154,8 @@ class S3Cursor {
 
  private:
   void Need(std::size_t count, const char* field) const;
-  const S3File& file_;
+  std::uint32_t ArrayLength(std::size_t expected, const char* field);
+  const S3View& file_;
   std::string path_;
   std::size_t pos_ = 0;
 };

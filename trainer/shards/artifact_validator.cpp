@@ -62,8 +62,8 @@ std::vector<std::uint8_t> ReadFileHead(const fs::path& path, std::size_t n) {
 
 // The payload file's format. exact_counts by its header and size alone: decoding it checks
 // nothing more (its values are any 128-bit integers), so its sums are not read here. bw's count
-// files are decoded whole: from `bytes` when given (the file's bytes, read once to be hashed too),
-// else read here.
+// files are checked as their decoders check them, every word (the checksum), without keeping their
+// values: from `bytes` when given (the file's bytes, read once to be hashed too), else read here.
 void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard, const PassExpectation& expected,
                         const std::vector<std::uint8_t>* bytes = nullptr) {
   if (name == kFallbackSidecarFile) {
@@ -78,7 +78,7 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
     std::vector<std::uint8_t> read;
     const auto count_file_bytes = [&]() -> const std::vector<std::uint8_t>& { return bytes ? *bytes : (read = ReadFileBytes(path)); };
     if (name == "gauden_counts") {
-      DecodeGaudenCountsFile(count_file_bytes(), path.string());
+      CheckGaudenCountsFile(count_file_bytes(), path.string());
     } else if (name == "exact_counts") {
       const std::vector<std::uint8_t> head = ReadFileHead(path, ExactAccumulators::ExactCountsHeaderSize());
       bool pass2var = false;
@@ -97,7 +97,7 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
                                    (*expected.pass2var ? "2-pass" : "1-pass") + " ones");
       }
     } else {
-      DecodeArray3DFile(count_file_bytes(), path.string());
+      CheckArray3DFile(count_file_bytes(), path.string());
     }
   } catch (const InputError& error) {
     throw ArtifactRejected(shard, path.string(), "payload-format", error.what());
@@ -190,8 +190,8 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     reject("payload-names", "payload must list exactly the files " + list);
   }
   // The payload files are hashed and their formats checked first, on a few threads (exact_counts,
-  // the largest, beside the others). Each of bw's count files is read once, hashed and decoded from
-  // the same bytes (its format check decodes all of it). The checks below then run in order as
+  // the largest, beside the others). Each of bw's count files is read once, hashed and checked from
+  // the same bytes (its format check reads every word). The checks below then run in order as
   // before, each format check's outcome reported where it always was (after the file's size and
   // digest); a file not taken here (another name than expected, not a regular file, another size,
   // unreadable) is hashed and checked there if it gets that far, where its error is reported.

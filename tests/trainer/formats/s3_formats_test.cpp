@@ -591,6 +591,74 @@ TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
   }
 }
 
+// The check-only readers a shard's validation uses (CheckGaudenCountsFile, CheckArray3DFile) give
+// the decoders' verdict with the decoders' message on every file: the valid ones (both byte
+// orders), each truncation, each flipped byte, and each payload word replaced (checksum valid).
+TEST(S3FormatsContainerTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
+  GaudenCounts counts;
+  counts.has_means = counts.has_vars = counts.pass2var = true;
+  counts.n_cb = 2;
+  counts.n_density = 1;
+  counts.veclen = {2};
+  counts.mean = {1, 2, 3, 4};
+  counts.var = {5, 6, 7, 8};
+  counts.dnom = {9, 10};
+  Array3D mixw;
+  mixw.d1 = 2;
+  mixw.d2 = 1;
+  mixw.d3 = 3;
+  mixw.data = {0.5f, 1, 2, 3, 4, 5};
+  // The decoder's outcome: "" when it accepts the bytes, else its message.
+  const auto outcome = [](const std::function<void()>& read) -> std::string {
+    try {
+      read();
+      return "";
+    } catch (const InputError& error) {
+      return error.what();
+    }
+  };
+  const struct {
+    const char* name;
+    Bytes bytes;
+    std::function<void(const Bytes&)> decode, check;
+  } files[] = {
+      {"gauden_counts", EncodeGaudenCountsFile(counts), [](const Bytes& b) { DecodeGaudenCountsFile(b, "f"); },
+       [](const Bytes& b) { CheckGaudenCountsFile(b, "f"); }},
+      {"mixw_counts", EncodeArray3DFile(mixw), [](const Bytes& b) { DecodeArray3DFile(b, "f"); },
+       [](const Bytes& b) { CheckArray3DFile(b, "f"); }},
+  };
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.name);
+    S3File big_endian = ParseS3(file.bytes, "f");
+    big_endian.byte_order = ByteOrder::kBig;
+    std::vector<Bytes> variants = {file.bytes, EncodeS3(big_endian)};
+    for (std::size_t size = 0; size < file.bytes.size(); ++size) variants.emplace_back(file.bytes.begin(), file.bytes.begin() + static_cast<long>(size));
+    for (std::size_t pos = 0; pos < file.bytes.size(); ++pos) {
+      variants.push_back(file.bytes);
+      variants.back()[pos] ^= 0x10;
+    }
+    const std::vector<std::uint32_t> words = Words(file.bytes);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      for (const std::uint32_t value : {0u, 1u, 3u, 7u, words[i] + 1, 0xFFFFFFFFu}) {
+        std::vector<std::uint32_t> changed = words;
+        changed[i] = value;
+        variants.push_back(Reencode(changed));
+      }
+    }
+    std::vector<std::uint32_t> longer = words;
+    longer.push_back(0);
+    variants.push_back(Reencode(longer));
+    std::size_t accepted = 0;
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      const std::string decoded = outcome([&] { file.decode(variants[v]); });
+      EXPECT_EQ(outcome([&] { file.check(variants[v]); }), decoded) << "variant " << v;
+      accepted += decoded.empty() ? 1 : 0;
+    }
+    EXPECT_GE(accepted, 2u) << "both byte orders of the valid file";
+    EXPECT_LT(accepted, variants.size() / 2) << "most variants are rejected";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // mdef errors.
 
