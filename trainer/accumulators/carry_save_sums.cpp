@@ -2,6 +2,7 @@
 #include "accumulators/carry_save_sums.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 #include "numerics/vector_kernels.h"
@@ -133,12 +134,25 @@ void CarrySaveSums::Fold(const char* what) {
   }
 }
 
-void CarrySaveSums::Assign(std::vector<FixedPoint> values) {
+void CarrySaveSums::Assign(const std::vector<FixedPoint>& values) {
   size_ = values.size();
-  base_ = std::move(values);
+  base_.assign(values.begin(), values.end());
   hi_.clear();
   lo_.clear();
   counts_.clear();
+}
+
+FixedPoint* CarrySaveSums::UninitializedBase() {
+  if (!untouched()) throw std::logic_error("CarrySaveSums::UninitializedBase: values were added before");
+  base_.resize(size_);  // (default-initialized: not zeroed)
+  return base_.data();
+}
+
+void CarrySaveSums::Reset() {
+  UninitializedVector<FixedPoint>().swap(base_);
+  std::vector<std::int64_t>().swap(hi_);
+  std::vector<std::int64_t>().swap(lo_);
+  std::vector<std::uint16_t>().swap(counts_);
 }
 
 }  // namespace pstrain

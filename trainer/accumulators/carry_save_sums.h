@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "accumulators/exact_sum.h"
+#include "common/uninitialized_vector.h"
 
 namespace pstrain {
 
@@ -66,7 +67,15 @@ class CarrySaveSums {
   // Folds every limb into base (the limbs become zero); the values do not change.
   void Fold(const char* what);
   // Replaces every value by values[i] (size must match).
-  void Assign(std::vector<FixedPoint> values);
+  void Assign(const std::vector<FixedPoint>& values);
+  // Whether nothing was ever added (every value zero, no memory held).
+  bool untouched() const { return base_.empty() && hi_.empty(); }
+  // For sums nothing was added to (untouched()): base, allocated and not zeroed, to be written
+  // directly, every one of the size() elements, before any value is read (a shard's exact_counts
+  // read into fresh sums: no zeroing pass and no addition). After a failure part-way, Reset().
+  FixedPoint* UninitializedBase();
+  // Every value zero again, the memory released (the size stays).
+  void Reset();
 
   // The additions each group has received since it was last folded (for tests of the bound).
   std::uint32_t PendingAdds(std::size_t i) const { return counts_.empty() ? 0 : counts_[i / kGroup]; }
@@ -79,7 +88,7 @@ class CarrySaveSums {
   std::size_t size_ = 0;
   // Allocated on first use: a block that is never added to costs no memory, and during the E-step
   // only the limbs are touched (base stays unallocated unless a value needs it).
-  std::vector<FixedPoint> base_;
+  UninitializedVector<FixedPoint> base_;
   std::vector<std::int64_t> hi_, lo_;
   std::vector<std::uint16_t> counts_;  // per group of kGroup elements
 };

@@ -215,15 +215,23 @@ void ExactAccumulators::ForEachPiece(ReadBytes&& read, UsePiece&& use) const {
   }
 }
 
+bool ExactAccumulators::Untouched() const {
+  return carries_.empty() && std::all_of(std::begin(kBlocks), std::end(kBlocks), [this](Block block) { return BlockData(block).untouched(); });
+}
+
 template <typename ReadBytes>
 void ExactAccumulators::ReadValues(ReadBytes&& read) {
-  std::vector<FixedPoint> values[std::size(kBlocks)];
-  ForEachPiece(read, [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
-    std::vector<FixedPoint>& into = values[static_cast<std::size_t>(block)];
-    if (into.empty()) into.resize(BlockData(block).size());
-    for (std::size_t i = 0; i < n; ++i) into[first + i] = LoadFixed(bytes + 16 * i);
-  });
-  for (Block block : kBlocks) BlockData(block).Assign(std::move(values[static_cast<std::size_t>(block)]));
+  FixedPoint* base[std::size(kBlocks)] = {};
+  try {
+    ForEachPiece(read, [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
+      FixedPoint*& into = base[static_cast<std::size_t>(block)];
+      if (into == nullptr) into = BlockData(block).UninitializedBase();  // (at the block's first piece)
+      for (std::size_t i = 0; i < n; ++i) into[first + i] = LoadFixed(bytes + 16 * i);
+    });
+  } catch (...) {
+    for (Block block : kBlocks) BlockData(block).Reset();
+    throw;
+  }
 }
 
 ExactAccumulators ExactAccumulators::DecodeExactCounts(const std::vector<std::uint8_t>& bytes, const std::string& path) {
@@ -351,6 +359,13 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
   OpenedExactCounts file(dir_string, sha256);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
+  if (Untouched()) {
+    // Into sums nothing was added to (a reduction's first shard): its values are the sums. Stored
+    // as they are read, not added to zeroed memory (for a tied CD model 6 MB zeroed, then added to).
+    ReadValues([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); });
+    file.Finish();
+    return;
+  }
   ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
                [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
                  CarrySaveSums& sums = BlockData(block);

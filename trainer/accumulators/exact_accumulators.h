@@ -94,9 +94,13 @@ class ExactAccumulators {
   // Throws when AddFile left carries that SettleCarries has not checked.
   void RequireSettled() const;
   // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
-  // of the file's values at `into` (exact_accumulators.cpp).
+  // of the file's values at `into` (exact_accumulators.cpp): into sums nothing was added to
+  // (Untouched()), stored straight into their canonical form (no zeroing, no addition). If read
+  // throws, every value is zero again.
   template <typename ReadBytes>
   void ReadValues(ReadBytes&& read);
+  // Whether nothing was ever added to these sums.
+  bool Untouched() const;
   // The file's values in order, 64 KiB at a time: use(block, first, bytes, n) for values
   // [first, first + n) of `block`, stored at `bytes` (16 each), as read(into, n) delivers them.
   template <typename ReadBytes, typename UsePiece>

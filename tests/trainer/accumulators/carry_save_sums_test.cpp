@@ -1,13 +1,15 @@
 // CarrySaveSums (accumulators/carry_save_sums.h) against the reference exact sums (ToFixed +
 // AddFixed on 128-bit integers): identical values after many additions of random values of both
 // signs and every magnitude, across the fold boundary of kMaxPendingAdds additions per group, at the
-// worst case of the limb bound, and with the same errors for non-finite values and overflow.
+// worst case of the limb bound, and with the same errors for non-finite values and overflow;
+// canonical values written straight into untouched sums, and Reset.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,32 @@ TEST(CarrySaveSums, FixedValuesAndAssign) {
   EXPECT_TRUE(sums.Value(1, "x") == -(FixedPoint{1} << 100) + ToFixed(-2.25, "x"));
   EXPECT_TRUE(sums.Value(2, "x") == ToFixed(std::ldexp(1.0, 35), "x") + 7);
   ExpectSame(sums, {sums.Value(0, "x"), sums.Value(1, "x"), sums.Value(2, "x")}, "base and limbs");
+}
+
+// Untouched sums take their canonical values straight into base (UninitializedBase); they then
+// add as any others; Reset makes every value zero and the sums untouched again. Sums that were
+// added to refuse UninitializedBase.
+TEST(CarrySaveSums, UninitializedBaseAndReset) {
+  CarrySaveSums sums(3);
+  EXPECT_TRUE(sums.untouched());
+  FixedPoint* base = sums.UninitializedBase();
+  base[0] = FixedPoint{9};
+  base[1] = -(FixedPoint{1} << 90);
+  base[2] = FixedPoint{0};
+  EXPECT_FALSE(sums.untouched());
+  ExpectSame(sums, {FixedPoint{9}, -(FixedPoint{1} << 90), FixedPoint{0}}, "written into base");
+  const double values[3] = {0.5, 0.0, -1.0};
+  sums.AddValues(0, values, 3, "x");
+  EXPECT_TRUE(sums.Value(0, "x") == FixedPoint{9} + ToFixed(0.5, "x"));
+  EXPECT_TRUE(sums.Value(2, "x") == ToFixed(-1.0, "x"));
+  EXPECT_THROW(sums.UninitializedBase(), std::logic_error);
+  sums.Reset();
+  EXPECT_TRUE(sums.untouched());
+  ExpectSame(sums, {0, 0, 0}, "after Reset");
+  CarrySaveSums limbs_only(2);
+  limbs_only.AddValues(0, values, 2, "x");
+  EXPECT_FALSE(limbs_only.untouched());
+  EXPECT_THROW(limbs_only.UninitializedBase(), std::logic_error);
 }
 
 // NaN and infinity throw at the addition; a sum leaving |sum| < 2^63 throws: at the addition when

@@ -1,6 +1,6 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
-// several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads,
-// WriteExactCounts returns the digest of what it wrote, and a file cut short or grown, or of
+// several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads
+// (and into fresh sums stores it), WriteExactCounts returns the digest of what it wrote, and a file cut short or grown, or of
 // another shape, is refused with its path.
 #include <gtest/gtest.h>
 
@@ -122,6 +122,41 @@ TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
   ExactAccumulators twice = sum;
   twice.AddFile(dir_.string());
   EXPECT_FALSE(twice == sum);
+}
+
+// Into sums nothing was added to, AddFile stores the file's values as they are (no zeroed memory
+// added to): the same sums as Read, and the same as adding into sums that were touched and hold
+// zero; the next AddFile adds. A file refused (cut short) leaves the fresh sums zero.
+TEST_F(ExactCountsFileTest, AddFileIntoFreshSumsStoresTheFilesValues) {
+  using Block = ExactAccumulators::Block;
+  ExactAccumulators other = Filled();
+  other.AddValue(Block::kMean, 6000, 3.0e9);  // goes to base, not the limbs
+  other.Write(dir_.string());
+  const ExactAccumulators read = ExactAccumulators::Read(dir_.string());
+
+  ExactAccumulators fresh(read.shape(), true);
+  std::string fresh_digest;
+  fresh.AddFile(dir_.string(), &fresh_digest);
+  EXPECT_TRUE(fresh == read);
+  EXPECT_EQ(fresh.EncodeExactCounts(), ReadFileBytes(dir_ / "exact_counts"));
+  EXPECT_EQ(fresh_digest, Sha256OfFile(dir_ / "exact_counts"));
+
+  ExactAccumulators touched(read.shape(), true);
+  touched.AddValue(Block::kDnom, 3, 1.0);
+  touched.AddValue(Block::kDnom, 3, -1.0);  // zero again, but added to: the adding path
+  touched.AddFile(dir_.string());
+  EXPECT_TRUE(touched == fresh);
+
+  fresh.AddFile(dir_.string());  // now an addition: every value doubled
+  ExactAccumulators doubled = read;
+  doubled.Add(read, "read");
+  EXPECT_TRUE(fresh == doubled);
+
+  const fs::path path = dir_ / "exact_counts";
+  fs::resize_file(path, fs::file_size(path) - 16);
+  ExactAccumulators cut(read.shape(), true);
+  EXPECT_THROW(cut.AddFile(dir_.string()), InputError);
+  EXPECT_TRUE(cut == ExactAccumulators(read.shape(), true)) << "a refused file leaves the sums zero";
 }
 
 TEST_F(ExactCountsFileTest, AddFileRefusesAnotherShapeOrVarianceKind) {
