@@ -93,8 +93,18 @@ void SequentialFileReader::NextBlock() {
       std::lock_guard<std::mutex> lock(mutex_);
       blocks_handed_ = blocks_read_;
     }
-    if (block == 0) hasher_->Run([this] { HashBlocks(); });
-    else changed_.notify_all();
+    if (block != 0) {
+      changed_.notify_all();
+    } else {
+      try {
+        hasher_->Run([this] { HashBlocks(); });
+      } catch (...) {
+        // No thread will hash what was handed: every later wait, and Sha256(), rethrows this.
+        std::lock_guard<std::mutex> lock(mutex_);
+        hash_error_ = std::current_exception();
+        throw;
+      }
+    }
   }
 }
 

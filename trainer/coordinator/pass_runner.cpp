@@ -20,6 +20,20 @@ namespace pstrain {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Whether `shard`'s directory is a directory and its exact_counts a regular file, neither a
+// symbolic link: only then is it read before validation (which refuses links) has looked at it.
+bool NoLinkOnTheWay(const fs::path& work_dir, std::uint32_t shard) {
+  std::error_code dir_ec, file_ec;
+  const fs::path dir = work_dir / ShardDirName(shard);
+  const fs::file_status dir_status = fs::symlink_status(dir, dir_ec);
+  const fs::file_status file_status = fs::symlink_status(dir / "exact_counts", file_ec);
+  return !dir_ec && !file_ec && fs::is_directory(dir_status) && fs::is_regular_file(file_status);
+}
+
+}  // namespace
+
 PassExpectation ExpectationFor(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                const std::optional<std::string>& model_fingerprint) {
   PassExpectation expected;
@@ -132,7 +146,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       }
       const bool none_refused = std::none_of(rejections.begin(), rejections.end(), [](const std::exception_ptr& e) { return e != nullptr; });
       if (last && none_refused && !reduction_error && ahead_thread && expected->statistics_shape && expected->pass2var &&
-          reducer.Takes(static_cast<std::uint32_t>(shard))) {
+          reducer.Takes(static_cast<std::uint32_t>(shard)) && NoLinkOnTheWay(work_dir, static_cast<std::uint32_t>(shard))) {
         added_ahead = ahead_thread->Run([&reducer, shard] { reducer.AddExactCountsAhead(static_cast<std::uint32_t>(shard)); });
       }
       artifacts[shard] = ValidateShard(work_dir, static_cast<std::uint32_t>(shard), *expected, digests);

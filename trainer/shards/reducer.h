@@ -56,7 +56,9 @@ class ShardReducer {
   // same time, on another thread (nothing else may use the reducer meanwhile). Add(shard, artifact)
   // then checks that digest against the artifact's, and adds the rest; if the shard is rejected
   // instead, Discard(shard). Either way the file is read once and only regular files are opened (a
-  // FIFO is refused without blocking), at most the expected number of bytes of them. A file that
+  // FIFO is refused without blocking), of them at most the expected number of bytes and one more
+  // block of the reader's (256 KiB). The caller checks first that neither the shard directory nor
+  // the file is a symbolic link (validation refuses those; it runs at the same time). A file that
   // cannot be read as the expected statistics throws ArtifactRejected ("payload-sha256", the same
   // as Add's) and leaves the sums holding part of it.
   void AddExactCountsAhead(std::uint32_t shard);

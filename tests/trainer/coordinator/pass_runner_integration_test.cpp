@@ -1,9 +1,14 @@
 // Shards checked as they finish (coordinator/pass_runner.h, coordinator/launcher.h): the local
 // launcher reports each finished worker while the others still run, an exception from that report
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
-// the shards finish in, also with the last shard's exact_counts added while it is validated.
+// the shards finish in, also with the last shard's exact_counts added while it is validated (never
+// a symbolic link's target).
 #include <gtest/gtest.h>
 
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -239,6 +244,35 @@ TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfVal
   const ShardedPassResult result = RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, neither, untouched);
   EXPECT_TRUE(*result.reduced.exact == *in_order.reference.reduced.exact);
   EXPECT_EQ(result.reduced.total_frames, in_order.reference.reduced.total_frames);
+}
+
+// A last shard whose exact_counts is a symbolic link is refused as validation refuses it
+// ("symlink"), and the link's target is never opened: it is not added ahead of validation, which
+// runs at the same time (inotify on the target sees no open).
+TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead) {
+  const InOrderPass in_order = ThreeShardsInOrder("linked-exact-counts");
+  const fs::path linked = in_order.dir / "linked", target = in_order.dir / "outside-exact-counts";
+  const int watch_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch_fd, 0);
+  ReorderingLauncher link_it({0, 1, 2}, [&] {
+    const fs::path exact_counts = linked / ShardDirName(2) / "exact_counts";
+    fs::copy_file(exact_counts, target);
+    fs::remove(exact_counts);
+    fs::create_symlink(target, exact_counts);
+    ASSERT_GE(::inotify_add_watch(watch_fd, target.c_str(), IN_OPEN | IN_ACCESS), 0);
+  });
+  try {
+    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, linked, link_it);
+    ADD_FAILURE() << "a linked exact_counts was accepted";
+  } catch (const ArtifactRejected& rejected) {
+    EXPECT_EQ(rejected.shard(), 2u);
+    EXPECT_EQ(rejected.check(), "symlink");
+  }
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = ::read(watch_fd, events, sizeof events);
+  EXPECT_LT(got, 0) << "the link's target was opened or read before validation refused it";
+  EXPECT_EQ(errno, EAGAIN);
+  ::close(watch_fd);
 }
 
 TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {
