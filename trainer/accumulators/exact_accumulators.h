@@ -64,9 +64,10 @@ class ExactAccumulators {
   // Read), added from each 64 KiB piece as it is read: no second set of sums is built. The additions
   // are modulo 2^128, each element's carries out of the range counted (AddFixedWrapping), so that
   // files added in any order give the same sums and the same carries; SettleCarries() must follow
-  // the last file, and reading the sums before it is an error (TrainingError). A read error (or a
-  // wrong digest found by the caller) part-way leaves *this partly added: the reducer then fails
-  // the pass.
+  // the last file, and reading the sums before it is an error (TrainingError). Into sums nothing
+  // was added to, the values are stored as read (the same sums). A read error part-way leaves
+  // *this partly added (stored into fresh sums: all zero again), and a wrong digest found by the
+  // caller after it the whole file added: either way the reducer then fails the pass.
   void AddFile(const std::string& dir, std::string* sha256 = nullptr);
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise

@@ -60,7 +60,8 @@ class ShardReducer {
   // block of the reader's (256 KiB). The caller checks first that neither the shard directory nor
   // the file is a symbolic link (validation refuses those; it runs at the same time). A file that
   // cannot be read as the expected statistics throws ArtifactRejected ("payload-sha256", the same
-  // as Add's) and leaves the sums holding part of it.
+  // as Add's) and leaves the sums holding part of it (or, the first shard's, none): Finish then
+  // refuses them.
   void AddExactCountsAhead(std::uint32_t shard);
   // The shard whose exact_counts AddExactCountsAhead added was rejected: Finish refuses the sums.
   void Discard(std::uint32_t shard);

@@ -270,8 +270,9 @@ TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead
   }
   alignas(inotify_event) char events[4096];
   const ssize_t got = ::read(watch_fd, events, sizeof events);
+  const int read_errno = errno;
   EXPECT_LT(got, 0) << "the link's target was opened or read before validation refused it";
-  EXPECT_EQ(errno, EAGAIN);
+  EXPECT_EQ(read_errno, EAGAIN);
   ::close(watch_fd);
 }
 
