@@ -33,6 +33,15 @@ std::uint64_t CheckedTotalVeclen(const std::vector<std::uint32_t>& veclen, const
   return total;
 }
 
+// What `from` reads from the payload of the s3 file in `bytes` (its container checked first):
+// from(cursor, path, keep), keeping the arrays' values or only checking them.
+template <typename From>
+auto FromPayload(const std::vector<std::uint8_t>& bytes, const std::string& path, From from, bool keep) {
+  const S3View file = ParseS3View(bytes, path);
+  S3Cursor in(file, path);
+  return from(in, path, keep);
+}
+
 }  // namespace
 
 std::uint32_t GaussianParams::TotalVeclen() const {
@@ -98,15 +107,11 @@ Array3D Array3DFrom(S3Cursor& in, const std::string& path, bool keep) {
 }  // namespace
 
 Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  const S3View file = ParseS3View(bytes, path);
-  S3Cursor in(file, path);
-  return Array3DFrom(in, path, /*keep=*/true);
+  return FromPayload(bytes, path, Array3DFrom, /*keep=*/true);
 }
 
 void CheckArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  const S3View file = ParseS3View(bytes, path);
-  S3Cursor in(file, path);
-  Array3DFrom(in, path, /*keep=*/false);
+  FromPayload(bytes, path, Array3DFrom, /*keep=*/false);
 }
 
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
@@ -159,15 +164,11 @@ GaudenCounts GaudenCountsFrom(S3Cursor& in, const std::string& path, bool keep) 
 }  // namespace
 
 GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  const S3View file = ParseS3View(bytes, path);
-  S3Cursor in(file, path);
-  return GaudenCountsFrom(in, path, /*keep=*/true);
+  return FromPayload(bytes, path, GaudenCountsFrom, /*keep=*/true);
 }
 
 void CheckGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  const S3View file = ParseS3View(bytes, path);
-  S3Cursor in(file, path);
-  GaudenCountsFrom(in, path, /*keep=*/false);
+  FromPayload(bytes, path, GaudenCountsFrom, /*keep=*/false);
 }
 
 namespace {

@@ -554,15 +554,22 @@ TEST_F(S3FormatsScratchTest, MissingFileIsAnInputErrorNamingIt) {
   EXPECT_THAT(message, HasSubstr(path.string()));
 }
 
-TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
+// Two codebooks of one density of 2 dimensions, with means and variances.
+GaudenCounts SmallGaudenCounts(bool pass2var) {
   GaudenCounts counts;
   counts.has_means = counts.has_vars = true;
+  counts.pass2var = pass2var;
   counts.n_cb = 2;
   counts.n_density = 1;
   counts.veclen = {2};
   counts.mean = {1, 2, 3, 4};
   counts.var = {5, 6, 7, 8};
   counts.dnom = {9, 10};
+  return counts;
+}
+
+TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
+  const GaudenCounts counts = SmallGaudenCounts(false);
   const std::vector<std::uint32_t> words = Words(EncodeGaudenCountsFile(counts));
   // Layout: has_means has_vars pass2var n_cb n_density n_feat veclen | n mean[4] | n var[4] | d1 d2 d3 n dnom[2]
   std::vector<std::uint32_t> bad_flag = words;
@@ -595,14 +602,7 @@ TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
 // the decoders' verdict with the decoders' message on every file: the valid ones (both byte
 // orders), each truncation, each flipped byte, and each payload word replaced (checksum valid).
 TEST(S3FormatsContainerTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
-  GaudenCounts counts;
-  counts.has_means = counts.has_vars = counts.pass2var = true;
-  counts.n_cb = 2;
-  counts.n_density = 1;
-  counts.veclen = {2};
-  counts.mean = {1, 2, 3, 4};
-  counts.var = {5, 6, 7, 8};
-  counts.dnom = {9, 10};
+  const GaudenCounts counts = SmallGaudenCounts(true);
   Array3D mixw;
   mixw.d1 = 2;
   mixw.d2 = 1;
