@@ -97,9 +97,7 @@ Array3D Array3DFrom(S3Cursor& in, const std::string& path, bool keep) {
   a.d1 = in.U32("d1");
   a.d2 = in.U32("d2");
   a.d3 = in.U32("d3");
-  const std::size_t n = Product({a.d1, a.d2, a.d3}, path);
-  if (keep) a.data = in.FloatArray1D(n, "array data");
-  else in.SkipFloatArray1D(n, "array data");
+  a.data = in.FloatArray1D(Product({a.d1, a.d2, a.d3}, path), "array data", keep);
   in.ExpectEnd();
   return a;
 }
@@ -145,18 +143,14 @@ GaudenCounts GaudenCountsFrom(S3Cursor& in, const std::string& path, bool keep) 
   for (std::uint32_t f = 0; f < n_feat; ++f) c.veclen.push_back(in.U32("veclen"));
   const std::uint64_t total_veclen = CheckedTotalVeclen(c.veclen, path);
   std::size_t n = Product({c.n_cb, c.n_density, total_veclen}, path);
-  const auto array = [&](std::vector<float>& into, std::size_t expected, const char* field) {
-    if (keep) into = in.FloatArray1D(expected, field);
-    else in.SkipFloatArray1D(expected, field);
-  };
-  if (c.has_means) array(c.mean, n, "mean accumulator");
-  if (c.has_vars) array(c.var, n, "variance accumulator");
+  if (c.has_means) c.mean = in.FloatArray1D(n, "mean accumulator", keep);
+  if (c.has_vars) c.var = in.FloatArray1D(n, "variance accumulator", keep);
   std::uint32_t d1 = in.U32("dnom d1"), d2 = in.U32("dnom d2"), d3 = in.U32("dnom d3");
   if (d1 != c.n_cb || d2 != n_feat || d3 != c.n_density) {
     throw FileError(path, "dnom dimensions " + std::to_string(d1) + "x" + std::to_string(d2) + "x" +
                               std::to_string(d3) + " do not match the codebook dimensions");
   }
-  array(c.dnom, Product({d1, d2, d3}, path), "dnom");
+  c.dnom = in.FloatArray1D(Product({d1, d2, d3}, path), "dnom", keep);
   in.ExpectEnd();
   return c;
 }

@@ -102,11 +102,7 @@ S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& pa
   if (file.has_checksum) {
     const std::uint32_t stored = file.Word(n_words);
     std::uint32_t computed = 0;
-    if (file.byte_order == ByteOrder::kLittle) {
-      for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, LoadLittle(file.payload + 4 * i));
-    } else {
-      for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, file.Word(i));
-    }
+    for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, file.Word(i));
     if (stored != computed) {
       throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " +
                                 std::to_string(computed) + "): the file is corrupt or truncated");
@@ -203,23 +199,16 @@ std::vector<float> S3Cursor::Floats(std::size_t count, const char* field) {
   return out;
 }
 
-std::uint32_t S3Cursor::ArrayLength(std::size_t expected, const char* field) {
+std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field, bool keep) {
   std::uint32_t n = U32(field);
   if (n != expected) {
     throw FileError(path_, std::string(field) + ": element count " + std::to_string(n) +
                                " does not match the dimensions (expected " + std::to_string(expected) + ")");
   }
-  return n;
-}
-
-std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field) {
-  return Floats(ArrayLength(expected, field), field);
-}
-
-void S3Cursor::SkipFloatArray1D(std::size_t expected, const char* field) {
-  const std::uint32_t n = ArrayLength(expected, field);
+  if (keep) return Floats(n, field);
   Need(n, field);
   pos_ += n;
+  return {};
 }
 
 void S3Cursor::ExpectEnd() {

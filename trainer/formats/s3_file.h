@@ -142,10 +142,9 @@ class S3Cursor {
   std::uint32_t U32(const char* field);
   // Reads `count` float32 values.
   std::vector<float> Floats(std::size_t count, const char* field);
-  // Reads a 1-D array: uint32 n, then n float32. Checks n == expected.
-  std::vector<float> FloatArray1D(std::size_t expected, const char* field);
-  // FloatArray1D's checks (and errors) without its values: the cursor moves past them.
-  void SkipFloatArray1D(std::size_t expected, const char* field);
+  // Reads a 1-D array: uint32 n, then n float32. Checks n == expected. Without `keep`, the same
+  // checks (and errors) and an empty result: the cursor moves past the values (a check-only read).
+  std::vector<float> FloatArray1D(std::size_t expected, const char* field, bool keep = true);
   // Fails unless every payload word was consumed.
   void ExpectEnd();
 
@@ -154,7 +153,6 @@ class S3Cursor {
 
  private:
   void Need(std::size_t count, const char* field) const;
-  std::uint32_t ArrayLength(std::size_t expected, const char* field);
   const S3View& file_;
   std::string path_;
   std::size_t pos_ = 0;
