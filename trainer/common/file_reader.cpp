@@ -108,9 +108,9 @@ void SequentialFileReader::NextBlock() {
   }
 }
 
-std::size_t SequentialFileReader::CurrentFilled() const {
-  return blocks_read_ == 0 ? 0 : filled_[static_cast<std::size_t>((blocks_read_ - 1) % kBuffers)];
-}
+std::size_t SequentialFileReader::CurrentSlot() const { return static_cast<std::size_t>((blocks_read_ - 1) % kBuffers); }
+
+std::size_t SequentialFileReader::CurrentFilled() const { return blocks_read_ == 0 ? 0 : filled_[CurrentSlot()]; }
 
 std::size_t SequentialFileReader::Read(void* into, std::size_t n) {
   unsigned char* out = static_cast<unsigned char*>(into);
@@ -122,7 +122,7 @@ std::size_t SequentialFileReader::Read(void* into, std::size_t n) {
       continue;
     }
     const std::size_t take = std::min(n - done, CurrentFilled() - position_);
-    std::memcpy(out + done, buffers_[static_cast<std::size_t>((blocks_read_ - 1) % kBuffers)].get() + position_, take);
+    std::memcpy(out + done, buffers_[CurrentSlot()].get() + position_, take);
     position_ += take;
     done += take;
   }

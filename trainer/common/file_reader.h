@@ -57,7 +57,8 @@ class SequentialFileReader {
   void NextBlock();
   // The hashing thread: each block handed over, in order, until told to stop.
   void HashBlocks();
-  // The bytes in the current block (0 before the first).
+  // The current block's buffer (once a block was read), and its bytes (0 before the first).
+  std::size_t CurrentSlot() const;
   std::size_t CurrentFilled() const;
 
   std::filesystem::path path_;

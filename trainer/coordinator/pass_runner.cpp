@@ -94,18 +94,19 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::uint32_t shards_done = 0;      // reported finished, validated or not
   std::vector<std::future<void>> early_syncs;  // waited for before RunShardedPass returns or throws
+  // What every artifact must meet, and the shape the reducer sizes its sums from: at the first
+  // report, or (below) beforehand.
+  const auto prepare = [&] {
+    expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
+    if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
+  };
   // A launcher that runs the shards on this thread leaves the other CPUs free meanwhile (but for
   // the shard's read-ahead): the pass's expectations are computed there, not after the last shard.
   // Taken by the first report, which meets its exception where it would have met ExpectationFor's
   // own. (Not the exact sums: 6 MB of fresh pages for a tied CD model, allocated beside the running
   // shard's own, raised the peak memory of a 1-job pass from 23 to 30-31 MB, at bw's 2x.)
   std::future<void> prepared;
-  if (launcher.runs_tasks_on_this_thread()) {
-    prepared = std::async(std::launch::async | std::launch::deferred, [&] {
-      expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
-      if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
-    });
-  }
+  if (launcher.runs_tasks_on_this_thread()) prepared = std::async(std::launch::async | std::launch::deferred, prepare);
   // The thread that adds the last shard's exact_counts while it is validated, started now (see
   // common/standby_thread.h: started when needed, it waited up to 4 ms for a CPU). Without it
   // (no thread could be started) the last shard is added after its validation, as the others.
@@ -140,10 +141,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     } wait_for_added_ahead{added_ahead};
     try {
       if (prepared.valid()) prepared.get();
-      if (!expected) {
-        expected = ExpectationFor(inputs, manifest, pass, shard_count, model_fingerprint);
-        if (expected->statistics_shape && expected->pass2var) reducer.ExpectStatistics(*expected->statistics_shape, *expected->pass2var);
-      }
+      if (!expected) prepare();
       const bool none_refused = std::none_of(rejections.begin(), rejections.end(), [](const std::exception_ptr& e) { return e != nullptr; });
       if (last && none_refused && !reduction_error && ahead_thread && expected->statistics_shape && expected->pass2var &&
           reducer.Takes(static_cast<std::uint32_t>(shard)) && NoLinkOnTheWay(work_dir, static_cast<std::uint32_t>(shard))) {

@@ -16,7 +16,6 @@
 #include <ostream>
 #include <string_view>
 #include <system_error>
-#include <type_traits>
 #include <utility>
 
 #include "accumulators/accumulators.h"
