@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -69,6 +70,22 @@ class FaultScope {
   explicit FaultScope(const char* faults) { ::setenv("PSTRAIN_FAULT_INJECTION", faults, 1); }
   ~FaultScope() { ::unsetenv("PSTRAIN_FAULT_INJECTION"); }
 };
+
+// What `run` (a RunShardedPass) throws as ArtifactRejected. A test failure, saying `accepted`, when
+// it throws none (the result then matches no shard, check or file).
+struct Rejection {
+  std::uint32_t shard = std::numeric_limits<std::uint32_t>::max();
+  std::string check, file, message;
+};
+Rejection RejectionOf(const char* accepted, const std::function<void()>& run) {
+  try {
+    run();
+    ADD_FAILURE() << accepted;
+  } catch (const ArtifactRejected& rejected) {
+    return {rejected.shard(), rejected.check(), rejected.file(), rejected.what()};
+  }
+  return {};
+}
 
 // Runs every task in this process, in shard order, then reports them in the order given, after
 // `before_report` (which may tamper with the shard directories).
@@ -157,13 +174,10 @@ TEST(ShardsCheckedAsTheyFinish, TheLowestRejectedShardIsReportedWhicheverFinishe
     Lengthen(pass_dir / ShardDirName(2) / "mixw_counts");
     Lengthen(pass_dir / ShardDirName(1) / "mixw_counts");
   });
-  try {
-    RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher);
-    FAIL() << "tampered shards were accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 1u);
-    EXPECT_EQ(rejected.check(), "payload-size");
-  }
+  const Rejection rejected =
+      RejectionOf("tampered shards were accepted", [&] { RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher); });
+  EXPECT_EQ(rejected.shard, 1u);
+  EXPECT_EQ(rejected.check, "payload-size");
 }
 
 // Flips the byte at the middle of a file (its size unchanged).
@@ -186,14 +200,11 @@ TEST(ShardsCheckedAsTheyFinish, AModifiedExactCountsIsRejectedAsItsShardWhicheve
     FlipMiddleByte(pass_dir / ShardDirName(2) / "exact_counts");
     FlipMiddleByte(pass_dir / ShardDirName(1) / "exact_counts");
   });
-  try {
-    RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher);
-    FAIL() << "modified exact_counts files were accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 1u);
-    EXPECT_EQ(rejected.check(), "payload-sha256");
-    EXPECT_EQ(rejected.file(), (pass_dir / ShardDirName(1) / "exact_counts").string());
-  }
+  const Rejection rejected =
+      RejectionOf("modified exact_counts files were accepted", [&] { RunShardedPass(inputs, manifest, 1, 3, pass_dir, launcher); });
+  EXPECT_EQ(rejected.shard, 1u);
+  EXPECT_EQ(rejected.check, "payload-sha256");
+  EXPECT_EQ(rejected.file, (pass_dir / ShardDirName(1) / "exact_counts").string());
 }
 
 // The last shard's exact_counts is added while its artifact is validated (pass_runner.cpp): what
@@ -208,22 +219,16 @@ TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfVal
     Lengthen(both / ShardDirName(2) / "mixw_counts");
     FlipMiddleByte(both / ShardDirName(2) / "exact_counts");
   });
-  try {
-    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, both, both_broken);
-    ADD_FAILURE() << "a tampered last shard was accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 2u);
-    EXPECT_EQ(rejected.check(), "payload-size");
-  }
+  const Rejection tampered = RejectionOf("a tampered last shard was accepted",
+                                         [&] { RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, both, both_broken); });
+  EXPECT_EQ(tampered.shard, 2u);
+  EXPECT_EQ(tampered.check, "payload-size");
   ReorderingLauncher exact_broken({0, 1, 2}, [&] { FlipMiddleByte(exact_only / ShardDirName(2) / "exact_counts"); });
-  try {
-    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, exact_only, exact_broken);
-    ADD_FAILURE() << "a modified exact_counts was accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 2u);
-    EXPECT_EQ(rejected.check(), "payload-sha256");
-    EXPECT_EQ(rejected.file(), (exact_only / ShardDirName(2) / "exact_counts").string());
-  }
+  const Rejection modified = RejectionOf("a modified exact_counts was accepted",
+                                         [&] { RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, exact_only, exact_broken); });
+  EXPECT_EQ(modified.shard, 2u);
+  EXPECT_EQ(modified.check, "payload-sha256");
+  EXPECT_EQ(modified.file, (exact_only / ShardDirName(2) / "exact_counts").string());
   // Its exact_counts cut short as well (the add ahead fails on it too): still the validation's check,
   // on the first file it refuses.
   const fs::path cut = in_order.dir / "cut";
@@ -232,14 +237,11 @@ TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfVal
     const fs::path exact_counts = cut / ShardDirName(2) / "exact_counts";
     fs::resize_file(exact_counts, fs::file_size(exact_counts) - 16);
   });
-  try {
-    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, cut, cut_short);
-    ADD_FAILURE() << "a tampered last shard was accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 2u);
-    EXPECT_EQ(rejected.check(), "payload-size");
-    EXPECT_EQ(rejected.file(), (cut / ShardDirName(2) / "mixw_counts").string());
-  }
+  const Rejection also_cut = RejectionOf("a tampered last shard was accepted",
+                                         [&] { RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, cut, cut_short); });
+  EXPECT_EQ(also_cut.shard, 2u);
+  EXPECT_EQ(also_cut.check, "payload-size");
+  EXPECT_EQ(also_cut.file, (cut / ShardDirName(2) / "mixw_counts").string());
   ReorderingLauncher untouched({1, 0, 2});
   const ShardedPassResult result = RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, neither, untouched);
   EXPECT_TRUE(*result.reduced.exact == *in_order.reference.reduced.exact);
@@ -261,13 +263,10 @@ TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead
     fs::create_symlink(target, exact_counts);
     ASSERT_GE(::inotify_add_watch(watch_fd, target.c_str(), IN_OPEN | IN_ACCESS), 0);
   });
-  try {
-    RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, linked, link_it);
-    ADD_FAILURE() << "a linked exact_counts was accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 2u);
-    EXPECT_EQ(rejected.check(), "symlink");
-  }
+  const Rejection rejected = RejectionOf("a linked exact_counts was accepted",
+                                         [&] { RunShardedPass(in_order.inputs, in_order.manifest, 1, 3, linked, link_it); });
+  EXPECT_EQ(rejected.shard, 2u);
+  EXPECT_EQ(rejected.check, "symlink");
   alignas(inotify_event) char events[4096];
   const ssize_t got = ::read(watch_fd, events, sizeof events);
   const int read_errno = errno;
@@ -297,13 +296,10 @@ TEST(ShardsCheckedAsTheyFinish, ShardsOfAModelChangedAfterTheCoordinatorLoadedIt
   const std::string loaded = ModelFingerprint(inputs.model_dir);
   fs::copy_file(model / "variances", model / "means", fs::copy_options::overwrite_existing);  // still a valid model
   InlineLauncher launcher;
-  try {
-    RunShardedPass(inputs, manifest, 1, 2, dir / "pass", launcher, loaded);
-    FAIL() << "shards of the changed model were accepted";
-  } catch (const ArtifactRejected& rejected) {
-    EXPECT_EQ(rejected.shard(), 0u);
-    EXPECT_EQ(rejected.check(), "model-fingerprint");
-  }
+  const Rejection rejected = RejectionOf("shards of the changed model were accepted",
+                                         [&] { RunShardedPass(inputs, manifest, 1, 2, dir / "pass", launcher, loaded); });
+  EXPECT_EQ(rejected.shard, 0u);
+  EXPECT_EQ(rejected.check, "model-fingerprint");
   // The same pass expecting the model as the directory now holds it is accepted.
   EXPECT_NO_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "pass-now", launcher, ModelFingerprint(inputs.model_dir)));
 }
@@ -406,14 +402,11 @@ TEST(ShardsCheckedAsTheyFinish, AShardOfAnotherShapeOrVarianceKindIsRejectedAsIt
     SCOPED_TRACE(name);
     const fs::path pass_dir = pass.dir / name;
     ReorderingLauncher launcher({2, 0, 1}, [&pass_dir, &change] { ReplaceShard2Statistics(pass_dir, change); });
-    try {
-      RunShardedPass(pass.inputs, pass.manifest, 1, 3, pass_dir, launcher);
-      FAIL() << "shard 2's statistics were accepted";
-    } catch (const ArtifactRejected& rejected) {
-      EXPECT_EQ(rejected.shard(), 2u);
-      EXPECT_EQ(rejected.check(), "payload-format");
-      EXPECT_NE(std::string(rejected.what()).find(message), std::string::npos) << rejected.what();
-    }
+    const Rejection rejected =
+        RejectionOf("shard 2's statistics were accepted", [&] { RunShardedPass(pass.inputs, pass.manifest, 1, 3, pass_dir, launcher); });
+    EXPECT_EQ(rejected.shard, 2u);
+    EXPECT_EQ(rejected.check, "payload-format");
+    EXPECT_NE(rejected.message.find(message), std::string::npos) << rejected.message;
   }
 }
 
