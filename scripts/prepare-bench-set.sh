@@ -22,6 +22,11 @@
 #                     pass of each size, yes afterwards, -topn = Gaussians, -mwfloor 1e-5 -tpfloor
 #                     1e-5); inc_comp doubles the Gaussians (1 -> 2 -> 4 -> 8), each followed by
 #                     bw + norm until converged.
+# OUTDIR/cd_tied_2k_g16  only with LARGE=1: a tied CD model of production size, 2,000 tied CD
+#                    states + the 102 CI states, 16 Gaussians: stages 45 and 50 as above on
+#                    cd_tied_g8's unpruned trees (prunetree -nseno 2000), Gaussians doubled up to 16.
+#                    Not in OUTDIR/SHA256SUMS (which names the standard set); bench-set-info.txt
+#                    describes it.
 # Every bw runs as one process (-part 1 -npart 1), so the result is deterministic. Every tool call
 # this script makes is wrapped in `timeout` (bw waits forever for a missing file; grow-model.sh wraps
 # its own bw calls). mk_mdef_gen's date comment is stripped from the mdefs it writes.
@@ -44,6 +49,7 @@
 #   BW_TIMEOUT    seconds before one bw call is killed (default 1800; grow-model.sh's too)
 #   TOOL_TIMEOUT  seconds before any other SphinxTrain tool is killed (default 600)
 #   ST_BIN        SphinxTrain's tool directory (default /usr/lib/sphinxtrain)
+#   LARGE         1 to build cd_tied_2k_g16 as well (about 5 more minutes; default 0)
 set -euo pipefail
 export LC_ALL=C
 export LANG=C
@@ -65,6 +71,7 @@ N="${2:-2000}"
 JOBS="${JOBS:-2}"
 BW_TIMEOUT="${BW_TIMEOUT:-1800}"
 TOOL_TIMEOUT="${TOOL_TIMEOUT:-600}"
+LARGE="${LARGE:-0}"
 ST_BIN="${ST_BIN:-/usr/lib/sphinxtrain}"
 AN4="/usr/share/pocketsphinx/test/data/an4_ci_cont"
 
@@ -75,9 +82,13 @@ STATES_PER_HMM=3           # $CFG_STATESPERHMM
 MAX_ITERATIONS=10          # $CFG_MAX_ITERATIONS
 CONVERGENCE_RATIO=0.1      # $CFG_CONVERGENCE_RATIO
 CI_PASSES=3                # grow-model.sh's PASSES
+LARGE_PART=cd_tied_2k_g16   # LARGE=1: 2,000 tied CD states + the CI states, 16 Gaussians
+LARGE_TIED_STATES=2000
+LARGE_FINAL_GAU=16
 
 [[ "$N" =~ ^[1-9][0-9]*$ ]] || die "N must be a positive integer, got '$N'"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive integer, got '$JOBS'"
+[[ "$LARGE" =~ ^[01]$ ]] || die "LARGE must be 0 or 1, got '$LARGE'"
 [[ "$BW_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "BW_TIMEOUT must be a positive integer (seconds), got '$BW_TIMEOUT'"
 [[ "$TOOL_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "TOOL_TIMEOUT must be a positive integer (seconds), got '$TOOL_TIMEOUT'"
 for t in bw norm inc_comp init_mixw mk_mdef_gen make_quests bldtree prunetree tiestate; do
@@ -289,13 +300,67 @@ converge() {
                  printf "%.6f %s\n", r, d }')
     fi
     echo "$line, aligned $aligned/$N_UTT, gain $ratio, $decision" >>"$stage/passes.txt"
-    say "cd_tied_g8: $label iter $iter: $line, aligned $aligned/$N_UTT, gain $ratio: $decision ($(elapsed) s)"
+    say "$label iter $iter: $line, aligned $aligned/$N_UTT, gain $ratio: $decision ($(elapsed) s)"
     prev="$out"
     prev_lk="$lk"
     [ "$decision" = continue ] || break
     iter=$((iter + 1))
   done
   LAST="$prev"
+}
+
+# tie_and_train NAME SRC_WORK WORK BUILT NSENO FINAL_GAU : SphinxTrain's stages 45 (from the pruning
+# on) and 50 into BUILT (work files in WORK): the unpruned trees, all-triphones mdef and questions of
+# SRC_WORK pruned to NSENO tied CD states, tied, and trained from ci_g1 up to FINAL_GAU Gaussians;
+# BUILT then holds the model's files.
+tie_and_train() {
+  local name="$1" src="$2" w="$3" b="$4" nseno="$5" final_gau="$6" ci="$OUTDIR/ci_g1" g f
+  # 45.prunetree
+  mkdir -p "$w/trees/pruned"
+  run "$TOOL_TIMEOUT" "$w/prunetree.log" "$ST_BIN/prunetree" -itreedir "$src/trees/unpruned" \
+    -nseno "$nseno" -otreedir "$w/trees/pruned" -moddeffn "$src/alltriphones.mdef" \
+    -psetfn "$src/questions" -minocc 0
+  run "$TOOL_TIMEOUT" "$w/tiestate.log" "$ST_BIN/tiestate" -imoddeffn "$src/alltriphones.mdef" \
+    -omoddeffn "$w/tied.mdef" -treedir "$w/trees/pruned" -psetfn "$src/questions"
+  strip_date "$w/tied.mdef"
+  local n_sen n_ci
+  n_sen=$(awk '$2 == "n_tied_state" { print $1; exit }' "$w/tied.mdef")
+  n_ci=$(awk '$2 == "n_tied_ci_state" { print $1; exit }' "$w/tied.mdef")
+  if [ -z "$n_sen" ] || [ -z "$n_ci" ]; then fail "tiestate wrote no usable mdef" "$w/tiestate.log"; fi
+  say "$name: tied mdef: $n_sen senones ($((n_sen - n_ci)) tied CD + $n_ci CI), $(awk '$2 == "n_tri" { print $1; exit }' "$w/tied.mdef") triphones ($(elapsed) s)"
+
+  # 50.cd_hmm_tied
+  mkdir -p "$w/tied_g1_initial"
+  run "$TOOL_TIMEOUT" "$w/init_mixw.tied.log" "$ST_BIN/init_mixw" \
+    -src_moddeffn "$ci/mdef" -src_ts2cbfn .cont. -src_mixwfn "$ci/mixture_weights" \
+    -src_meanfn "$ci/means" -src_varfn "$ci/variances" -src_tmatfn "$ci/transition_matrices" \
+    -dest_moddeffn "$w/tied.mdef" -dest_ts2cbfn .cont. \
+    -dest_mixwfn "$w/tied_g1_initial/mixture_weights" -dest_meanfn "$w/tied_g1_initial/means" \
+    -dest_varfn "$w/tied_g1_initial/variances" -dest_tmatfn "$w/tied_g1_initial/transition_matrices" \
+    -fullvar no
+  g=$(st_n_density "$w/tied_g1_initial/means")
+  local start="$w/tied_g1_initial"
+  while :; do
+    converge "$name: tied ${g}g" "$w/tied.mdef" "$start" "$w/tied_g$g" "$g" 1e-5 1e-5 no
+    [ "$g" -lt "$final_gau" ] || break
+    # split_gaussians.pl: -ninc = current count while that does not overshoot, else the rest.
+    local inc=$g
+    [ $((2 * g)) -le "$final_gau" ] || inc=$((final_gau - g))
+    start="$w/tied_g$((g + inc))_initial"
+    mkdir -p "$start"
+    cp "$LAST/transition_matrices" "$start/transition_matrices"
+    run "$TOOL_TIMEOUT" "$start/inc_comp.log" "$ST_BIN/inc_comp" -ninc "$inc" \
+      -dcountfn "$LAST/mixture_weights" -inmixwfn "$LAST/mixture_weights" -outmixwfn "$start/mixture_weights" \
+      -inmeanfn "$LAST/means" -outmeanfn "$start/means" -invarfn "$LAST/variances" \
+      -outvarfn "$start/variances" -fullvar no
+    g=$((g + inc))
+    [ "$(st_n_density "$start/means")" -eq "$g" ] || fail "inc_comp did not produce $g Gaussians" "$start/inc_comp.log"
+  done
+
+  for f in means variances mixture_weights transition_matrices; do cp "$LAST/$f" "$b/$f"; done
+  cp "$w/tied.mdef" "$b/mdef"
+  cp "$C/corpus.filler" "$b/noisedict"     # SphinxTrain's norm.pl copies the filler dictionary
+  cp "$C/feat.params" "$b/feat.params"
 }
 
 cd_key() {
@@ -335,7 +400,7 @@ build_cd() {
     -fullvar no
   say "$name: untied mdef: $(awk '$2 == "n_tri" { t = $1 } $2 == "n_tied_state" { s = $1 } END { print t " triphones, " s " senones" }' "$w/untied.mdef")"
   # baum_welch.pl of stage 30: -topn 1 -mwfloor 1e-8 -2passvar yes, bw's default -tpfloor.
-  converge untied "$w/untied.mdef" "$w/untied_initial" "$w/untied" 1 1e-8 "" yes
+  converge "$name: untied" "$w/untied.mdef" "$w/untied_initial" "$w/untied" 1 1e-8 "" yes
   local untied="$LAST"
 
   # 40.buildtrees
@@ -372,51 +437,35 @@ build_cd() {
     -oalltphnmdef "$w/alltriphones.mdef" -dictfn "$C/corpus.dic" -fdictfn "$C/corpus.filler" \
     -n_state_pm "$STATES_PER_HMM"
   strip_date "$w/alltriphones.mdef"
-  mkdir -p "$w/trees/pruned"
-  run "$TOOL_TIMEOUT" "$w/prunetree.log" "$ST_BIN/prunetree" -itreedir "$w/trees/unpruned" \
-    -nseno "$N_TIED_STATES" -otreedir "$w/trees/pruned" -moddeffn "$w/alltriphones.mdef" \
-    -psetfn "$w/questions" -minocc 0
-  run "$TOOL_TIMEOUT" "$w/tiestate.log" "$ST_BIN/tiestate" -imoddeffn "$w/alltriphones.mdef" \
-    -omoddeffn "$w/tied.mdef" -treedir "$w/trees/pruned" -psetfn "$w/questions"
-  strip_date "$w/tied.mdef"
-  local n_sen n_ci
-  n_sen=$(awk '$2 == "n_tied_state" { print $1; exit }' "$w/tied.mdef")
-  n_ci=$(awk '$2 == "n_tied_ci_state" { print $1; exit }' "$w/tied.mdef")
-  if [ -z "$n_sen" ] || [ -z "$n_ci" ]; then fail "tiestate wrote no usable mdef" "$w/tiestate.log"; fi
-  say "$name: tied mdef: $n_sen senones ($((n_sen - n_ci)) tied CD + $n_ci CI), $(awk '$2 == "n_tri" { print $1; exit }' "$w/tied.mdef") triphones ($(elapsed) s)"
+  tie_and_train "$name" "$w" "$w" "$b" "$N_TIED_STATES" "$CD_FINAL_GAU"
+  install_part "$b" "$name" "$k"
+  say "$name: done ($(elapsed) s)"
+}
 
-  # 50.cd_hmm_tied
-  mkdir -p "$w/tied_g1_initial"
-  run "$TOOL_TIMEOUT" "$w/init_mixw.tied.log" "$ST_BIN/init_mixw" \
-    -src_moddeffn "$ci/mdef" -src_ts2cbfn .cont. -src_mixwfn "$ci/mixture_weights" \
-    -src_meanfn "$ci/means" -src_varfn "$ci/variances" -src_tmatfn "$ci/transition_matrices" \
-    -dest_moddeffn "$w/tied.mdef" -dest_ts2cbfn .cont. \
-    -dest_mixwfn "$w/tied_g1_initial/mixture_weights" -dest_meanfn "$w/tied_g1_initial/means" \
-    -dest_varfn "$w/tied_g1_initial/variances" -dest_tmatfn "$w/tied_g1_initial/transition_matrices" \
-    -fullvar no
-  g=$(st_n_density "$w/tied_g1_initial/means")
-  local start="$w/tied_g1_initial"
-  while :; do
-    converge "tied ${g}g" "$w/tied.mdef" "$start" "$w/tied_g$g" "$g" 1e-5 1e-5 no
-    [ "$g" -lt "$CD_FINAL_GAU" ] || break
-    # split_gaussians.pl: -ninc = current count while that does not overshoot, else the rest.
-    local inc=$g
-    [ $((2 * g)) -le "$CD_FINAL_GAU" ] || inc=$((CD_FINAL_GAU - g))
-    start="$w/tied_g$((g + inc))_initial"
-    mkdir -p "$start"
-    cp "$LAST/transition_matrices" "$start/transition_matrices"
-    run "$TOOL_TIMEOUT" "$start/inc_comp.log" "$ST_BIN/inc_comp" -ninc "$inc" \
-      -dcountfn "$LAST/mixture_weights" -inmixwfn "$LAST/mixture_weights" -outmixwfn "$start/mixture_weights" \
-      -inmeanfn "$LAST/means" -outmeanfn "$start/means" -invarfn "$LAST/variances" \
-      -outvarfn "$start/variances" -fullvar no
-    g=$((g + inc))
-    [ "$(st_n_density "$start/means")" -eq "$g" ] || fail "inc_comp did not produce $g Gaussians" "$start/inc_comp.log"
-  done
+# ---------------------------------------------------------------------------------------------
+# 3b. With LARGE=1, a tied CD model of production size: the same stages 45 and 50 on cd_tied_g8's
+# unpruned trees (the untied stage and the trees are not repeated), pruned to LARGE_TIED_STATES tied
+# CD states and trained up to LARGE_FINAL_GAU Gaussians.
 
-  for f in means variances mixture_weights transition_matrices; do cp "$LAST/$f" "$b/$f"; done
-  cp "$w/tied.mdef" "$b/mdef"
-  cp "$C/corpus.filler" "$b/noisedict"     # SphinxTrain's norm.pl copies the filler dictionary
-  cp "$C/feat.params" "$b/feat.params"
+cd_large_key() {
+  key "file:$SCRIPT_DIR/prepare-bench-set.sh" "$(cat "$OUTDIR/cd_tied_g8/.sha256")" \
+      "$(cd "$OUTDIR/cd_tied_g8/work" && sha256sum alltriphones.mdef questions trees/unpruned/*.dtree)" \
+      "tied $LARGE_TIED_STATES gau $LARGE_FINAL_GAU max $MAX_ITERATIONS conv $CONVERGENCE_RATIO"
+}
+
+build_cd_large() {
+  local name=$LARGE_PART k b w
+  k=$(cd_large_key)
+  if up_to_date "$OUTDIR/$name" "$k"; then
+    say "$name: up to date"
+    return 0
+  fi
+  b="$BUILD/$name"
+  w="$b/work"
+  rm -rf "$b"
+  mkdir -p "$w"
+  say "$name: SphinxTrain stages 45-50 on cd_tied_g8's trees into $b ($(elapsed) s)"
+  tie_and_train "$name" "$OUTDIR/cd_tied_g8/work" "$w" "$b" "$LARGE_TIED_STATES" "$LARGE_FINAL_GAU"
   install_part "$b" "$name" "$k"
   say "$name: done ($(elapsed) s)"
 }
@@ -451,6 +500,7 @@ else
   build_ci 16
   build_cd
 fi
+[ "$LARGE" -eq 0 ] || build_cd_large
 
 # ---------------------------------------------------------------------------------------------
 # 5. Checksums and what was built.
@@ -488,6 +538,10 @@ describe() {
   d="$OUTDIR/cd_tied_g8"
   echo "cd_tied_g8  mdef: $(awk '$2 == "n_tri" { t = $1 } $2 == "n_tied_state" { s = $1 } $2 == "n_tied_ci_state" { c = $1 } END { print s " senones = " s - c " tied CD states + " c " CI states, " t " triphones" }' "$d/mdef"); untied stage: $(wc -l <"$d/work/untied/passes.txt") passes on $(awk '$2 == "n_tied_state" { print $1; exit }' "$d/work/untied.mdef") untied senones; $(wc -l <"$d/work/trees/jobs") trees pruned to $N_TIED_STATES leaves"
   echo "SHA256SUMS  $(sha256sum "$OUTDIR/SHA256SUMS" | cut -d' ' -f1)"
+  if [ -f "$OUTDIR/$LARGE_PART/.stamp" ]; then
+    describe "$LARGE_PART"
+    echo "$LARGE_PART  (LARGE=1) mdef: $(awk '$2 == "n_tied_state" { s = $1 } $2 == "n_tied_ci_state" { c = $1 } END { print s " senones = " s - c " tied CD states + " c " CI states" }' "$OUTDIR/$LARGE_PART/mdef"); model files: $(sha256sum "$OUTDIR/$LARGE_PART/.sha256" | cut -d' ' -f1) (sha256 of its .sha256)"
+  fi
 } >"$OUTDIR/bench-set-info.txt.tmp"
 replace_if_changed "$OUTDIR/bench-set-info.txt.tmp" "$OUTDIR/bench-set-info.txt"
 rm -rf "$BUILD"
