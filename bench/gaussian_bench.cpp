@@ -204,8 +204,9 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   std::vector<double> pair_precision(std::size_t(n_senones) * n_model_density * veclen);
   for (std::uint32_t senone = 0; senone < n_senones; ++senone) {
     for (std::uint32_t k = 0; k < n_model_density; ++k) {
-      const float* row = model.Precision(senone, k);
-      std::copy(row, row + veclen, pair_precision.begin() + std::ptrdiff_t((std::size_t(senone) * n_model_density + k) * veclen));
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        pair_precision[(std::size_t(senone) * n_model_density + k) * veclen + l] = model.PrecisionAt(senone, k, l);
+      }
     }
   }
   // The senones of each frame: kSenonesPerFrame of them, stepping by 7 as the other benchmarks do.

@@ -17,12 +17,20 @@ namespace pstrain {
 // The log density of density `k` of `senone` at x.
 inline double EvaluateLogDensity(const AcousticModel& model, std::uint32_t senone, std::uint32_t k, const float* x) {
   const float* mean = model.Mean(senone, k);
-  const float* precision = model.Precision(senone, k);
   const std::uint32_t veclen = model.veclen();
   double dist = 0.0;
-  for (std::uint32_t l = 0; l < veclen; ++l) {
-    const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
-    dist += precision[l] * diff * diff;
+  if (!model.has_grouped_layout()) {
+    // (the statistics' CI densities of a model with 1 to 3 Gaussians a senone come here every frame)
+    const double* precision = model.PairPrecision(senone, k);  // the float32 precisions, exactly
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
+      dist += precision[l] * diff * diff;
+    }
+  } else {
+    for (std::uint32_t l = 0; l < veclen; ++l) {
+      const double diff = x[l] - mean[l];
+      dist += model.PrecisionAt(senone, k, l) * diff * diff;
+    }
   }
   return model.LogNorm(senone, k) - dist;
 }

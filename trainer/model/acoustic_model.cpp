@@ -142,7 +142,12 @@ void ModelFiles::Save(const std::string& dir_string) const {
   ForEachEncodedFile([&](const char* name, const void* data, std::size_t size) { WriteFileAtomic(dir / name, data, size); });
 }
 
-AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) {
+AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& options) : AcousticModel(files, files.means.data, options) {}
+
+AcousticModel::AcousticModel(ModelFiles&& files, const ModelOptions& options)
+    : AcousticModel(files, std::move(files.means.data), options) {}
+
+AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, const ModelOptions& options) {
   n_senones_ = files.means.n_mgau;
   n_density_ = files.means.n_density;
   veclen_ = files.means.veclen[0];
@@ -150,7 +155,7 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
   n_tmat_ = files.mdef.n_tied_tmat();
   topn_ = (options.topn == 0 || options.topn > n_density_) ? n_density_ : options.topn;
 
-  means_ = files.means.data;
+  means_ = std::move(means);
   const std::size_t n_densities_total = std::size_t(n_senones_) * n_density_;
   precision_.resize(files.variances.data.size());
   log_norm_.resize(n_densities_total);
@@ -199,7 +204,7 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
         const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * width;
         for (std::uint32_t j = 0; j < width; ++j) {
           const float* mean = Mean(senone, g * width + j);
-          const float* precision = Precision(senone, g * width + j);
+          const float* precision = precision_.data() + (std::size_t(senone) * n_density_ + g * width + j) * veclen_;
           for (std::uint32_t l = 0; l < veclen_; ++l) {
             grouped_means_[base + std::size_t(l) * width + j] = mean[l];
             grouped_precision_[base + std::size_t(l) * width + j] = precision[l];
@@ -211,6 +216,12 @@ AcousticModel::AcousticModel(const ModelFiles& files, const ModelOptions& option
   // Without the grouped layout the density kernel evaluates one density at a time (its choice is
   // has_grouped_layout() itself), from these.
   if (!has_grouped_layout()) pair_precision_.assign(precision_.begin(), precision_.end());
+  // The float32 precisions stay only for densities in no full group (EvaluateLogDensity's): every
+  // other reader takes the grouped or the pair layout (PrecisionAt).
+  if (!has_grouped_layout() || n_density_ % grouped_width_ == 0) {
+    precision_.clear();
+    precision_.shrink_to_fit();
+  }
 
   mixw_ = files.mixture_weights.data;
   for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {

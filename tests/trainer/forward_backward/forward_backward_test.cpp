@@ -445,11 +445,10 @@ struct TinyModel {
   // log (w_k N_k(x)).
   double LogDensity(std::uint32_t senone, std::uint32_t k, const float* x) const {
     const float* mean = model.Mean(senone, k);
-    const float* precision = model.Precision(senone, k);
     double dist = 0.0;
     for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
       const double diff = double(x[dim]) - double(mean[dim]);
-      dist += double(precision[dim]) * diff * diff;
+      dist += model.PrecisionAt(senone, k, dim) * diff * diff;
     }
     return std::log(double(model.MixtureWeight(senone, k))) + double(model.LogNorm(senone, k)) - dist;
   }

@@ -1,4 +1,5 @@
-// AcousticModel's log normalizers (trainer/model/acoustic_model.h) against one density at a time.
+// AcousticModel (trainer/model/acoustic_model.h): its log normalizers against one density at a time,
+// its precisions in every layout, and the constructor that takes the files' means.
 #include "model/acoustic_model.h"
 
 #include <gtest/gtest.h>
@@ -51,6 +52,60 @@ TEST(AcousticModelTest, LogNormalizersMatchOneDensityAtATime) {
         const float expected = ReferenceLogNorm(files, std::size_t(senone) * n_density + k, options.varfloor);
         ASSERT_EQ(std::bit_cast<std::uint32_t>(model.LogNorm(senone, k)), std::bit_cast<std::uint32_t>(expected))
             << "senone " << senone << ", density " << k << " of " << n_density;
+      }
+    }
+  }
+}
+
+// 1 / (2 sigma^2) of the floored variance in float32, as SphinxTrain computes it: PrecisionAt gives
+// it exactly whichever layout holds it. 1 and 3 densities a senone: no grouped layout (PairPrecision's);
+// 6: one group of 4 and two densities outside it (the float32 copy is kept); 8 and 16: full groups
+// of 8 (only the grouped layout holds them).
+TEST(AcousticModelTest, PrecisionAtIsTheFloat32PrecisionInEveryLayout) {
+  const ModelFiles one = LoadCheckedModel(testing::An4Model().string());
+  std::mt19937 rng(32);
+  for (const std::uint32_t n_density : {1u, 3u, 6u, 8u, 16u}) {
+    ModelFiles files = n_density == 1 ? one : testing::WidenedModel(one, n_density, rng);
+    for (std::size_t i = 0; i < files.variances.data.size(); i += 89) files.variances.data[i] = 1e-6f;
+    ModelOptions options;
+    options.varfloor = 1e-4f;
+    const AcousticModel model(files, options);
+    EXPECT_EQ(model.has_grouped_layout(), n_density >= AcousticModel::kDensityGroup) << n_density;
+    const std::uint32_t veclen = model.veclen();
+    for (std::uint32_t senone = 0; senone < model.n_senones(); ++senone) {
+      for (std::uint32_t k = 0; k < n_density; ++k) {
+        for (std::uint32_t l = 0; l < veclen; ++l) {
+          float var = files.variances.data[(std::size_t(senone) * n_density + k) * veclen + l];
+          if (!(var >= options.varfloor)) var = options.varfloor;
+          const float expected = static_cast<float>(1.0 / (2.0 * var));
+          ASSERT_EQ(model.PrecisionAt(senone, k, l), static_cast<double>(expected))
+              << n_density << " densities: senone " << senone << ", density " << k << ", dimension " << l;
+        }
+      }
+    }
+  }
+}
+
+// Built from the files or from their means taken: the same model, and the files' means are gone.
+TEST(AcousticModelTest, TakingTheMeansGivesTheSameModel) {
+  const ModelFiles one = LoadCheckedModel(testing::An4Model().string());
+  std::mt19937 rng(33);
+  for (const std::uint32_t n_density : {1u, 8u}) {
+    ModelFiles files = n_density == 1 ? one : testing::WidenedModel(one, n_density, rng);
+    const std::vector<float> means = files.means.data;
+    const AcousticModel copied(files, ModelOptions{});
+    const AcousticModel taken(std::move(files), ModelOptions{});
+    EXPECT_TRUE(files.means.data.empty());
+    ASSERT_EQ(taken.n_senones(), copied.n_senones());
+    for (std::uint32_t senone = 0; senone < copied.n_senones(); ++senone) {
+      for (std::uint32_t k = 0; k < n_density; ++k) {
+        for (std::uint32_t l = 0; l < copied.veclen(); ++l) {
+          ASSERT_EQ(taken.Mean(senone, k)[l], means[(std::size_t(senone) * n_density + k) * copied.veclen() + l]);
+          ASSERT_EQ(taken.Mean(senone, k)[l], copied.Mean(senone, k)[l]);
+          ASSERT_EQ(taken.PrecisionAt(senone, k, l), copied.PrecisionAt(senone, k, l));
+        }
+        ASSERT_EQ(taken.LogNorm(senone, k), copied.LogNorm(senone, k));
+        ASSERT_EQ(taken.MixtureWeight(senone, k), copied.MixtureWeight(senone, k));
       }
     }
   }
