@@ -198,7 +198,7 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
-  // The precisions as double (exact), in Precision's layout: AcousticModel::PairPrecision, which the
+  // The precisions as double (exact), in Mean's layout: AcousticModel::PairPrecision, which the
   // model only holds without the grouped layout (fewer than 4 densities a senone).
   const std::uint32_t n_model_density = model.n_density();
   std::vector<double> pair_precision(std::size_t(n_senones) * n_model_density * veclen);

@@ -1,8 +1,6 @@
 // One E-step over a range of the manifest, with retries, outcomes and the retry-beam syntax.
 #include "estep/corpus_pass.h"
 
-#include <malloc.h>
-
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -157,14 +155,11 @@ CorpusPassResult RunCorpusPass(const ModelFiles& model_files, const Manifest& ma
 CorpusPassResult RunCorpusPass(ModelFiles&& model_files, const Manifest& manifest, std::size_t begin, std::size_t end,
                                const std::filesystem::path& corpus_root, const Dictionary& dictionary,
                                const AccumulateOptions& options, std::ostream* log, std::size_t log_offset) {
-  // The E-step reads the parameters from `model` only: it takes the files' means, and the rest of
-  // the files goes before the E-step starts, its memory given back to the system (the model's
-  // arrays and the exact sums that follow are tens of MB for a large tied model: docs/performance.md,
-  // thirty-second round).
+  // The E-step reads the parameters from `model` only: it takes the files' means (the && constructor
+  // moves nothing else out of them), and the rest of the files goes before the E-step starts.
   const AcousticModel model(std::move(model_files), options.model);
   const Mdef mdef = std::move(model_files.mdef);
   model_files = ModelFiles();
-  ::malloc_trim(0);
   return RunCorpusPassOn(mdef, model, manifest, begin, end, corpus_root, dictionary, options, log, log_offset);
 }
 

@@ -216,8 +216,8 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
   // Without the grouped layout the density kernel evaluates one density at a time (its choice is
   // has_grouped_layout() itself), from these.
   if (!has_grouped_layout()) pair_precision_.assign(precision_.begin(), precision_.end());
-  // The float32 precisions stay only for densities in no full group (EvaluateLogDensity's): every
-  // other reader takes the grouped or the pair layout (PrecisionAt).
+  // The float32 precisions stay only when some densities are in no full group (EvaluateLogDensity
+  // reads those from them); otherwise the grouped or the pair layout holds every one (PrecisionAt).
   if (!has_grouped_layout() || n_density_ % grouped_width_ == 0) {
     precision_.clear();
     precision_.shrink_to_fit();

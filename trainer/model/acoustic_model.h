@@ -84,9 +84,9 @@ struct ModelOptions {
 class AcousticModel {
  public:
   AcousticModel(const ModelFiles& files, const ModelOptions& options);
-  // The same, taking the files' means instead of copying them (files.means.data is left empty;
-  // the rest of `files` is read as above): a caller that drops the files afterwards never holds
-  // the means twice.
+  // The same, taking the files' means instead of copying them (files.means.data is left empty,
+  // also if the constructor throws; the rest of `files` is read as above and left as it was): a
+  // caller that drops the files afterwards never holds the means twice.
   AcousticModel(ModelFiles&& files, const ModelOptions& options);
 
   std::uint32_t n_senones() const { return n_senones_; }
@@ -101,9 +101,10 @@ class AcousticModel {
   const float* Mean(std::uint32_t senone, std::uint32_t density) const {
     return means_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
   }
-  // 1 / (2 sigma^2) of dimension l of a density, the float32 value as a double (exact). Each
-  // precision is held once: in the grouped layout, in PairPrecision's, or (only when the densities
-  // are not all in full groups) as float32 in Mean's layout; this reads whichever holds it.
+  // 1 / (2 sigma^2) of dimension l of a density, the float32 value as a double (exact), from
+  // whichever array holds it: the float32 copy in Mean's layout, kept only when some densities are
+  // in no full group of the grouped layout (then it holds all of them); else the grouped layout, or
+  // PairPrecision's without one.
   double PrecisionAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
     const std::size_t at = (std::size_t(senone) * n_density_ + density) * veclen_ + l;
     if (!precision_.empty()) return precision_[at];
@@ -136,18 +137,18 @@ class AcousticModel {
     return grouped_precision_.data() + std::size_t(senone) * grouped_stride_;
   }
   // Without the grouped layout (fewer than kDensityGroup densities a senone), the precisions again
-  // in Precision's layout, converted to double (exact) once, for the kernel that evaluates densities
+  // in Mean's layout, converted to double (exact) once, for the kernel that evaluates densities
   // one at a time in its lanes (numerics/vector_kernels.h pair_distances).
   const double* PairPrecision(std::uint32_t senone, std::uint32_t density) const {
     return pair_precision_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
   }
 
  private:
-  std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
-  std::vector<float> means_;
-  // A private constructor both public ones delegate to, `means` being the files' means (copied or taken).
+  // The constructor both public ones delegate to, `means` being the files' means (copied or taken).
   AcousticModel(const ModelFiles& files, std::vector<float> means, const ModelOptions& options);
 
+  std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
+  std::vector<float> means_;
   // 1 / (2 sigma^2) of the floored variance, float32; kept only when some density is in no full
   // group of the grouped layout (PrecisionAt). For a tied CD model of 2,102 senones x 16 Gaussians
   // this copy was 5.2 MB of a worker's 80 MB.

@@ -59,12 +59,12 @@ TEST(AcousticModelTest, LogNormalizersMatchOneDensityAtATime) {
 
 // 1 / (2 sigma^2) of the floored variance in float32, as SphinxTrain computes it: PrecisionAt gives
 // it exactly whichever layout holds it. 1 and 3 densities a senone: no grouped layout (PairPrecision's);
-// 6: one group of 4 and two densities outside it (the float32 copy is kept); 8 and 16: full groups
-// of 8 (only the grouped layout holds them).
+// 6: one group of 4 and two densities outside it (the float32 copy is kept); 4 and 12: full groups
+// of 4, 8 and 16: full groups of 8 (only the grouped layout holds them).
 TEST(AcousticModelTest, PrecisionAtIsTheFloat32PrecisionInEveryLayout) {
   const ModelFiles one = LoadCheckedModel(testing::An4Model().string());
   std::mt19937 rng(32);
-  for (const std::uint32_t n_density : {1u, 3u, 6u, 8u, 16u}) {
+  for (const std::uint32_t n_density : {1u, 3u, 4u, 6u, 8u, 12u, 16u}) {
     ModelFiles files = n_density == 1 ? one : testing::WidenedModel(one, n_density, rng);
     for (std::size_t i = 0; i < files.variances.data.size(); i += 89) files.variances.data[i] = 1e-6f;
     ModelOptions options;
