@@ -49,7 +49,7 @@
 #   BW_TIMEOUT    seconds before one bw call is killed (default 1800; grow-model.sh's too)
 #   TOOL_TIMEOUT  seconds before any other SphinxTrain tool is killed (default 600)
 #   ST_BIN        SphinxTrain's tool directory (default /usr/lib/sphinxtrain)
-#   LARGE         1 to build cd_tied_2k_g16 as well (about 5 more minutes; default 0)
+#   LARGE         1 to build cd_tied_2k_g16 as well (about 3 more minutes; default 0)
 set -euo pipefail
 export LC_ALL=C
 export LANG=C
@@ -326,7 +326,9 @@ tie_and_train() {
   local n_sen n_ci
   n_sen=$(awk '$2 == "n_tied_state" { print $1; exit }' "$w/tied.mdef")
   n_ci=$(awk '$2 == "n_tied_ci_state" { print $1; exit }' "$w/tied.mdef")
-  if [ -z "$n_sen" ] || [ -z "$n_ci" ]; then fail "tiestate wrote no usable mdef" "$w/tiestate.log"; fi
+  if [ -z "$n_sen" ] || [ -z "$n_ci" ]; then fail "$name: tiestate wrote no usable mdef" "$w/tiestate.log"; fi
+  # prunetree keeps fewer leaves than asked when the unpruned trees have fewer.
+  [ $((n_sen - n_ci)) -eq "$nseno" ] || fail "$name: $((n_sen - n_ci)) tied CD states after pruning, not $nseno" "$w/prunetree.log"
   say "$name: tied mdef: $n_sen senones ($((n_sen - n_ci)) tied CD + $n_ci CI), $(awk '$2 == "n_tri" { print $1; exit }' "$w/tied.mdef") triphones ($(elapsed) s)"
 
   # 50.cd_hmm_tied
@@ -354,7 +356,7 @@ tie_and_train() {
       -inmeanfn "$LAST/means" -outmeanfn "$start/means" -invarfn "$LAST/variances" \
       -outvarfn "$start/variances" -fullvar no
     g=$((g + inc))
-    [ "$(st_n_density "$start/means")" -eq "$g" ] || fail "inc_comp did not produce $g Gaussians" "$start/inc_comp.log"
+    [ "$(st_n_density "$start/means")" -eq "$g" ] || fail "$name: inc_comp did not produce $g Gaussians" "$start/inc_comp.log"
   done
 
   for f in means variances mixture_weights transition_matrices; do cp "$LAST/$f" "$b/$f"; done
@@ -369,7 +371,7 @@ cd_key() {
 }
 
 build_cd() {
-  local name=cd_tied_g8 k b w ci="$OUTDIR/ci_g1" p s g
+  local name=cd_tied_g8 k b w ci="$OUTDIR/ci_g1" p s
   k=$(cd_key)
   if up_to_date "$OUTDIR/$name" "$k"; then
     say "$name: up to date"
@@ -448,8 +450,11 @@ build_cd() {
 # CD states and trained up to LARGE_FINAL_GAU Gaussians.
 
 cd_large_key() {
-  key "file:$SCRIPT_DIR/prepare-bench-set.sh" "$(cat "$OUTDIR/cd_tied_g8/.sha256")" \
-      "$(cd "$OUTDIR/cd_tied_g8/work" && sha256sum alltriphones.mdef questions trees/unpruned/*.dtree)" \
+  local trees
+  trees=$(cd "$OUTDIR/cd_tied_g8/work" && sha256sum alltriphones.mdef questions trees/unpruned/*.dtree) ||
+    die "cd_tied_g8's trees are missing from $OUTDIR/cd_tied_g8/work"
+  key "file:$SCRIPT_DIR/prepare-bench-set.sh" "file:$C/SHA256SUMS" "$(cat "$OUTDIR/ci_g1/.sha256")" \
+      "$(cat "$OUTDIR/cd_tied_g8/.sha256")" "$trees" \
       "tied $LARGE_TIED_STATES gau $LARGE_FINAL_GAU max $MAX_ITERATIONS conv $CONVERGENCE_RATIO"
 }
 
@@ -527,7 +532,7 @@ describe() {
     passes=$(cat "$d"/work/tied_g*/passes.txt | wc -l)
     last=$(tail -n 1 "$d/work/tied_g$gau/passes.txt" | sed 's/, gain.*//')
   fi
-  printf '%-11s %4d senones x %2d Gaussians = %5d Gaussians, %2d bw+norm passes; last pass: %s\n' \
+  printf '%-14s %4d senones x %2d Gaussians = %5d Gaussians, %2d bw+norm passes; last pass: %s\n' \
     "$p" "$sen" "$gau" $((sen * gau)) "$passes" "$last"
 }
 {
@@ -538,7 +543,9 @@ describe() {
   d="$OUTDIR/cd_tied_g8"
   echo "cd_tied_g8  mdef: $(awk '$2 == "n_tri" { t = $1 } $2 == "n_tied_state" { s = $1 } $2 == "n_tied_ci_state" { c = $1 } END { print s " senones = " s - c " tied CD states + " c " CI states, " t " triphones" }' "$d/mdef"); untied stage: $(wc -l <"$d/work/untied/passes.txt") passes on $(awk '$2 == "n_tied_state" { print $1; exit }' "$d/work/untied.mdef") untied senones; $(wc -l <"$d/work/trees/jobs") trees pruned to $N_TIED_STATES leaves"
   echo "SHA256SUMS  $(sha256sum "$OUTDIR/SHA256SUMS" | cut -d' ' -f1)"
-  if [ -f "$OUTDIR/$LARGE_PART/.stamp" ]; then
+  if [ -f "$OUTDIR/$LARGE_PART/.stamp" ] && ! up_to_date "$OUTDIR/$LARGE_PART" "$(cd_large_key)"; then
+    echo "$LARGE_PART  stale: built from other inputs or by another script (LARGE=1 rebuilds it)"
+  elif [ -f "$OUTDIR/$LARGE_PART/.stamp" ]; then
     describe "$LARGE_PART"
     echo "$LARGE_PART  (LARGE=1) mdef: $(awk '$2 == "n_tied_state" { s = $1 } $2 == "n_tied_ci_state" { c = $1 } END { print s " senones = " s - c " tied CD states + " c " CI states" }' "$OUTDIR/$LARGE_PART/mdef"); model files: $(sha256sum "$OUTDIR/$LARGE_PART/.sha256" | cut -d' ' -f1) (sha256 of its .sha256)"
   fi
