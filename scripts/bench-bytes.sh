@@ -8,7 +8,7 @@
 #   scripts/bench-bytes.sh BENCH_SET OUTDIR     (BENCH_SET from scripts/prepare-bench-set.sh)
 #
 # Environment: PSTRAIN (default build/trainer/pstrain of this checkout), MODELS (default
-# "ci_g1 ci_g8 ci_g16 cd_tied_g8"), JOBS_LIST (default "1 2").
+# "ci_g1 ci_g8 ci_g16 cd_tied_g8"; cd_tied_2k_g16 when built with LARGE=1), JOBS_LIST (default "1 2").
 # Output (stdout): "<model> jobs <J> <sha256> <file>" per file, sorted by file within a run.
 set -euo pipefail
 export LC_ALL=C

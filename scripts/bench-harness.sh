@@ -28,7 +28,7 @@
 #   scripts/bench-harness.sh BENCH_SET MODEL JOBS PSTRAIN_A PSTRAIN_B
 #
 # BENCH_SET   from scripts/prepare-bench-set.sh (BENCH_SET/corpus, BENCH_SET/MODEL)
-# MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8
+# MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8 | cd_tied_2k_g16 (LARGE=1 of prepare-bench-set.sh)
 # JOBS        --jobs of both builds
 # Environment: ROUNDS (default 9), WORK (scratch directory, default a fresh mktemp -d, removed).
 # Output: per build, "MODEL jobs JOBS BUILD: harness ms M (min-max); outside ms ...; serial ms ...;

@@ -17,7 +17,7 @@
 #   scripts/bench-neighbors.sh BENCH_SET MODEL
 #
 # BENCH_SET   from scripts/prepare-bench-set.sh (BENCH_SET/corpus, BENCH_SET/MODEL)
-# MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8
+# MODEL       ci_g1 | ci_g8 | ci_g16 | cd_tied_g8 | cd_tied_2k_g16 (LARGE=1 of prepare-bench-set.sh)
 # Environment: ROUNDS (default 5), PSTRAIN (default build/trainer/pstrain), BW (default
 # /usr/lib/sphinxtrain/bw). Needs taskset and two CPUs. Exit status 2 on bad arguments or a failed
 # run.
