@@ -177,6 +177,18 @@ up_to_date() {
   (cd "$dir" && sha256sum --quiet --strict -c .sha256 >/dev/null 2>&1)
 }
 
+# up_to_date_part NAME KEY : OUTDIR/NAME is a finished part with this key (and says so).
+up_to_date_part() {
+  up_to_date "$OUTDIR/$1" "$2" || return 1
+  say "$1: up to date"
+}
+
+# fresh_build_dir NAME : BUILD/NAME emptied, with an empty work/ in it.
+fresh_build_dir() {
+  rm -rf "${BUILD:?}/$1"
+  mkdir -p "$BUILD/$1/work"
+}
+
 # install_part BUILT_DIR NAME KEY : moves a finished part into OUTDIR/NAME, checksums, stamp last.
 install_part() {
   local built="$1" name="$2" k="$3" f
@@ -309,12 +321,24 @@ converge() {
   LAST="$prev"
 }
 
+# init_from_ci LOG MDEF DEST : init_mixw from ci_g1 to the states of MDEF, the model into DEST.
+init_from_ci() {
+  local log="$1" mdef="$2" dest="$3" ci="$OUTDIR/ci_g1"
+  mkdir -p "$dest"
+  run "$TOOL_TIMEOUT" "$log" "$ST_BIN/init_mixw" \
+    -src_moddeffn "$ci/mdef" -src_ts2cbfn .cont. -src_mixwfn "$ci/mixture_weights" \
+    -src_meanfn "$ci/means" -src_varfn "$ci/variances" -src_tmatfn "$ci/transition_matrices" \
+    -dest_moddeffn "$mdef" -dest_ts2cbfn .cont. \
+    -dest_mixwfn "$dest/mixture_weights" -dest_meanfn "$dest/means" \
+    -dest_varfn "$dest/variances" -dest_tmatfn "$dest/transition_matrices" -fullvar no
+}
+
 # tie_and_train NAME SRC_WORK WORK BUILT NSENO FINAL_GAU : SphinxTrain's stages 45 (from the pruning
 # on) and 50 into BUILT (work files in WORK): the unpruned trees, all-triphones mdef and questions of
 # SRC_WORK pruned to NSENO tied CD states, tied, and trained from ci_g1 up to FINAL_GAU Gaussians;
 # BUILT then holds the model's files.
 tie_and_train() {
-  local name="$1" src="$2" w="$3" b="$4" nseno="$5" final_gau="$6" ci="$OUTDIR/ci_g1" g f
+  local name="$1" src="$2" w="$3" b="$4" nseno="$5" final_gau="$6" g f
   # 45.prunetree
   mkdir -p "$w/trees/pruned"
   run "$TOOL_TIMEOUT" "$w/prunetree.log" "$ST_BIN/prunetree" -itreedir "$src/trees/unpruned" \
@@ -332,14 +356,7 @@ tie_and_train() {
   say "$name: tied mdef: $n_sen senones ($((n_sen - n_ci)) tied CD + $n_ci CI), $(awk '$2 == "n_tri" { print $1; exit }' "$w/tied.mdef") triphones ($(elapsed) s)"
 
   # 50.cd_hmm_tied
-  mkdir -p "$w/tied_g1_initial"
-  run "$TOOL_TIMEOUT" "$w/init_mixw.tied.log" "$ST_BIN/init_mixw" \
-    -src_moddeffn "$ci/mdef" -src_ts2cbfn .cont. -src_mixwfn "$ci/mixture_weights" \
-    -src_meanfn "$ci/means" -src_varfn "$ci/variances" -src_tmatfn "$ci/transition_matrices" \
-    -dest_moddeffn "$w/tied.mdef" -dest_ts2cbfn .cont. \
-    -dest_mixwfn "$w/tied_g1_initial/mixture_weights" -dest_meanfn "$w/tied_g1_initial/means" \
-    -dest_varfn "$w/tied_g1_initial/variances" -dest_tmatfn "$w/tied_g1_initial/transition_matrices" \
-    -fullvar no
+  init_from_ci "$w/init_mixw.tied.log" "$w/tied.mdef" "$w/tied_g1_initial"
   g=$(st_n_density "$w/tied_g1_initial/means")
   local start="$w/tied_g1_initial"
   while :; do
@@ -373,14 +390,10 @@ cd_key() {
 build_cd() {
   local name=cd_tied_g8 k b w ci="$OUTDIR/ci_g1" p s
   k=$(cd_key)
-  if up_to_date "$OUTDIR/$name" "$k"; then
-    say "$name: up to date"
-    return 0
-  fi
+  up_to_date_part "$name" "$k" && return 0
   b="$BUILD/$name"
   w="$b/work"
-  rm -rf "$b"
-  mkdir -p "$w"
+  fresh_build_dir "$name"
   say "$name: SphinxTrain stages 30-50 from ci_g1 into $b ($(elapsed) s)"
 
   # The phone list (SphinxTrain's etc/<exp>.phone): the CI phones of the CI mdef, in its order.
@@ -392,14 +405,7 @@ build_cd() {
     -dictfn "$C/corpus.dic" -fdictfn "$C/corpus.filler" -lsnfn "$C/train.transcription" \
     -ountiedmdef "$w/untied.mdef" -n_state_pm "$STATES_PER_HMM"
   strip_date "$w/untied.mdef"
-  mkdir -p "$w/untied_initial"
-  run "$TOOL_TIMEOUT" "$w/init_mixw.untied.log" "$ST_BIN/init_mixw" \
-    -src_moddeffn "$ci/mdef" -src_ts2cbfn .cont. -src_mixwfn "$ci/mixture_weights" \
-    -src_meanfn "$ci/means" -src_varfn "$ci/variances" -src_tmatfn "$ci/transition_matrices" \
-    -dest_moddeffn "$w/untied.mdef" -dest_ts2cbfn .cont. \
-    -dest_mixwfn "$w/untied_initial/mixture_weights" -dest_meanfn "$w/untied_initial/means" \
-    -dest_varfn "$w/untied_initial/variances" -dest_tmatfn "$w/untied_initial/transition_matrices" \
-    -fullvar no
+  init_from_ci "$w/init_mixw.untied.log" "$w/untied.mdef" "$w/untied_initial"
   say "$name: untied mdef: $(awk '$2 == "n_tri" { t = $1 } $2 == "n_tied_state" { s = $1 } END { print t " triphones, " s " senones" }' "$w/untied.mdef")"
   # baum_welch.pl of stage 30: -topn 1 -mwfloor 1e-8 -2passvar yes, bw's default -tpfloor.
   converge "$name: untied" "$w/untied.mdef" "$w/untied_initial" "$w/untied" 1 1e-8 "" yes
@@ -461,14 +467,10 @@ cd_large_key() {
 build_cd_large() {
   local name=$LARGE_PART k b w
   k=$(cd_large_key)
-  if up_to_date "$OUTDIR/$name" "$k"; then
-    say "$name: up to date"
-    return 0
-  fi
+  up_to_date_part "$name" "$k" && return 0
   b="$BUILD/$name"
   w="$b/work"
-  rm -rf "$b"
-  mkdir -p "$w"
+  fresh_build_dir "$name"
   say "$name: SphinxTrain stages 45-50 on cd_tied_g8's trees into $b ($(elapsed) s)"
   tie_and_train "$name" "$OUTDIR/cd_tied_g8/work" "$w" "$b" "$LARGE_TIED_STATES" "$LARGE_FINAL_GAU"
   install_part "$b" "$name" "$k"
