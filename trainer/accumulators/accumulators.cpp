@@ -3,6 +3,7 @@
 
 #include "accumulators/exact_accumulators.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -41,6 +42,7 @@ Accumulators::Accumulators(const AccumulatorShape& shape, bool pass2var) : shape
 
 void Accumulators::Add(const Accumulators& other, const std::string& what) {
   if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
+  if (!has_gaussians() || !other.has_gaussians()) throw TrainingError("internal: " + what + ": a view without its mean and variance sums");
   if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
   auto add = [](std::vector<double>& into, const std::vector<double>& from) {
     for (std::size_t i = 0; i < into.size(); ++i) into[i] += from[i];
@@ -116,6 +118,7 @@ BwCountFileBytes EncodeBwCountFiles(const AccumulatorShape& shape, bool pass2var
 }
 
 GaudenCounts Accumulators::ToGaudenCounts() const {
+  if (!has_gaussians()) throw TrainingError("internal: ToGaudenCounts of a view without its mean and variance sums");
   return MakeGaudenCounts(shape_, pass2var_, ToFloats(mean_), ToFloats(var_), ToFloats(dnom_));
 }
 
@@ -127,16 +130,24 @@ Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFlo
 // file beside them, so that a pass may write it while the exact sums still exist), then the two
 // small files as WriteBwCountFiles writes them: the same bytes.
 std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
+  if (!has_gaussians()) throw TrainingError("internal: Accumulators::Write of a view without its mean and variance blocks");
+  const auto from = [](const std::vector<double>& values) {
+    return [&values](std::size_t first, std::size_t n, double* out) { std::copy_n(values.data() + first, n, out); };
+  };
+  return Write(dir_string, from(mean_), from(var_));
+}
+
+std::vector<std::string> Accumulators::Write(const std::string& dir_string, const DoubleChunks& mean, const DoubleChunks& var) const {
   const fs::path dir(dir_string);
   fs::create_directories(dir);
   std::vector<std::string> digests;
   Sha256Stream gauden_digest;
   WriteFileAtomicStreamed(dir / kBwCountFiles[0], [&](const ByteSink& sink) {
-    EmitGaudenCountsFromDoubles(shape_.n_senones, shape_.n_density, shape_.veclen, pass2var_, mean_.data(), var_.data(), dnom_.data(),
-                                [&](const void* data, std::size_t size) {
-                                  sink(data, size);
-                                  gauden_digest.Add(data, size);
-                                });
+    EmitGaudenCountsFromDoubleChunks(shape_.n_senones, shape_.n_density, shape_.veclen, pass2var_, mean, var, dnom_.data(),
+                                     [&](const void* data, std::size_t size) {
+                                       sink(data, size);
+                                       gauden_digest.Add(data, size);
+                                     });
   });
   digests.push_back(gauden_digest.HexDigest());
   WriteMixwAndTmatCounts(dir, shape_, ToFloats(mixw_), ToFloats(tmat_), digests);
@@ -152,6 +163,7 @@ Accumulators Accumulators::Read(const std::string& dir_string) {
 
 void Accumulators::AddInFloat32(const Accumulators& other, const std::string& what) {
   if (!(shape_ == other.shape_)) throw InputError(what + ": accumulator dimensions do not match");
+  if (!has_gaussians() || !other.has_gaussians()) throw TrainingError("internal: " + what + ": a view without its mean and variance sums");
   if (pass2var_ != other.pass2var_) throw InputError(what + ": mixes 2-pass and 1-pass variance accumulators");
   auto add = [](std::vector<double>& into, const std::vector<double>& from) {
     for (std::size_t i = 0; i < into.size(); ++i) {

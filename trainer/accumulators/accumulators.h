@@ -85,9 +85,18 @@ class Accumulators {
   // Element-wise sum. Shapes and the pass2var flag must agree (InputError otherwise, naming `what`).
   void Add(const Accumulators& other, const std::string& what = "accumulators");
 
+  // Whether the mean and variance blocks are held: not by a view of exact sums built without them
+  // (ExactAccumulators::ToAccumulatorsWithoutGaussians), whose owner gives them a piece at a time.
+  // mean(), var(), Add, Write(dir) and the bw-format views need them.
+  bool has_gaussians() const {
+    return mean_.size() == std::size_t(shape_.n_senones) * shape_.n_density * shape_.veclen && var_.size() == mean_.size();
+  }
+
   // Writes the bw-format files into `dir` (created if needed), each atomically; returns their
   // SHA-256 as WriteBwCountFiles does.
   std::vector<std::string> Write(const std::string& dir) const;
+  // The same, the means and variances asked of `mean` and `var` (a view without them).
+  std::vector<std::string> Write(const std::string& dir, const DoubleChunks& mean, const DoubleChunks& var) const;
   // Reads a directory written by pstrain (exact_counts) or by SphinxTrain's bw.
   static Accumulators Read(const std::string& dir);
   // Reads only the three bw-format (float32) files, ignoring exact_counts; each must be a regular

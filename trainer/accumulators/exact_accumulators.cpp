@@ -163,6 +163,27 @@ Accumulators ExactAccumulators::ToAccumulators(unsigned threads) const {
   return acc;
 }
 
+Accumulators ExactAccumulators::ToAccumulatorsWithoutGaussians() const {
+  RequireSettled();
+  Accumulators acc;
+  acc.shape_ = shape_;
+  acc.pass2var_ = pass2var_;
+  acc.mixw_ = ToDoubles(mixw_, BlockName(Block::kMixw));
+  acc.dnom_ = ToDoubles(dnom_, BlockName(Block::kDnom));
+  acc.tmat_ = ToDoubles(tmat_, BlockName(Block::kTmat));
+  return acc;
+}
+
+void ExactAccumulators::MeanDoubles(std::size_t first, std::size_t n, double* out) const {
+  RequireSettled();
+  mean_.Doubles(first, n, out, BlockName(Block::kMean));
+}
+
+void ExactAccumulators::VarDoubles(std::size_t first, std::size_t n, double* out) const {
+  RequireSettled();
+  var_.Doubles(first, n, out, BlockName(Block::kVar));
+}
+
 std::size_t ExactAccumulators::ExactCountsSize() const {
   return kMagicLength + 4 * kHeaderWords + 16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size());
 }

@@ -45,6 +45,13 @@ class ExactAccumulators {
 
   // The double view (FromFixed of every sum), its blocks converted on up to `threads` threads.
   Accumulators ToAccumulators(unsigned threads = 1) const;
+  // The same without the mean and variance blocks (Accumulators::has_gaussians() false): their
+  // values are asked of MeanDoubles and VarDoubles while these sums exist. A pass's tail then holds
+  // 8 bytes less for each of those elements (21 MB for 2,102 senones x 16 Gaussians).
+  Accumulators ToAccumulatorsWithoutGaussians() const;
+  // Values [first, first + n) of the mean or variance block as doubles: ToAccumulators' values.
+  void MeanDoubles(std::size_t first, std::size_t n, double* out) const;
+  void VarDoubles(std::size_t first, std::size_t n, double* out) const;
   // The float32 values of the bw-format files (what Write writes), without the double view.
   BwCountFloats CountFloats() const;
 

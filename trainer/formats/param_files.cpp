@@ -1,9 +1,11 @@
 // Encoding and decoding Sphinx parameter files and bw accumulator files on the s3 container.
 #include "formats/param_files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <span>
+#include <vector>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -171,6 +173,21 @@ namespace {
 // the dimensions (the counts' own: n_cb, n_density, the feature streams' veclen), the means and
 // variances as 1-D arrays when present, the dimensions again, dnom as a 1-D array. The arrays are
 // `mean`, `var` and `dnom` (not the counts' vectors), each value written as to_float(value).
+// The words of a gauden_counts file around its three arrays, each written by its own function
+// (its length word, then its values).
+template <typename Means, typename Vars, typename Dnoms>
+void EmitGaudenCountsLayout(S3StreamEncoder& out, const GaudenCounts& dims, Means&& means, Vars&& vars, Dnoms&& dnoms) {
+  for (const std::uint32_t word : {dims.has_means ? 1u : 0u, dims.has_vars ? 1u : 0u, dims.pass2var ? 1u : 0u, dims.n_cb,
+                                   dims.n_density, dims.n_feat()}) {
+    out.Word(word);
+  }
+  for (const std::uint32_t v : dims.veclen) out.Word(v);
+  if (dims.has_means) means();
+  if (dims.has_vars) vars();
+  for (const std::uint32_t word : {dims.n_cb, dims.n_feat(), dims.n_density}) out.Word(word);
+  dnoms();
+}
+
 template <typename T, typename ToFloat>
 void EmitGaudenCountsWords(S3StreamEncoder& out, const GaudenCounts& dims, std::span<const T> mean, std::span<const T> var,
                            std::span<const T> dnom, ToFloat to_float) {
@@ -178,15 +195,7 @@ void EmitGaudenCountsWords(S3StreamEncoder& out, const GaudenCounts& dims, std::
     out.Word(static_cast<std::uint32_t>(values.size()));
     for (const T value : values) out.Word(FloatBits(to_float(value)));
   };
-  for (const std::uint32_t word : {dims.has_means ? 1u : 0u, dims.has_vars ? 1u : 0u, dims.pass2var ? 1u : 0u, dims.n_cb,
-                                   dims.n_density, dims.n_feat()}) {
-    out.Word(word);
-  }
-  for (const std::uint32_t v : dims.veclen) out.Word(v);
-  if (dims.has_means) array(mean);
-  if (dims.has_vars) array(var);
-  for (const std::uint32_t word : {dims.n_cb, dims.n_feat(), dims.n_density}) out.Word(word);
-  array(dnom);
+  EmitGaudenCountsLayout(out, dims, [&] { array(mean); }, [&] { array(var); }, [&] { array(dnom); });
 }
 
 }  // namespace
@@ -214,6 +223,37 @@ void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, st
   S3StreamEncoder out(sink);
   EmitGaudenCountsWords<double>(out, dims, {mean, n_dens * veclen}, {var, n_dens * veclen}, {dnom, n_dens},
                                 [](double value) { return ClampTinyMagnitude(static_cast<float>(value)); });
+  out.Finish();
+}
+
+void EmitGaudenCountsFromDoubleChunks(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
+                                      const DoubleChunks& mean, const DoubleChunks& var, const double* dnom, const ByteSink& sink) {
+  GaudenCounts dims;
+  dims.has_means = dims.has_vars = true;
+  dims.pass2var = pass2var;
+  dims.n_cb = n_cb;
+  dims.n_density = n_density;
+  dims.veclen = {veclen};
+  const std::size_t n_dens = std::size_t(n_cb) * n_density;
+  const auto word_of = [](double value) { return FloatBits(ClampTinyMagnitude(static_cast<float>(value))); };
+  S3StreamEncoder out(sink);
+  const auto chunked = [&](const DoubleChunks& chunks) {
+    const std::size_t size = n_dens * veclen;
+    out.Word(static_cast<std::uint32_t>(size));
+    constexpr std::size_t kPiece = 4096;
+    std::vector<double> piece(std::min(kPiece, size));
+    for (std::size_t first = 0; first < size; first += kPiece) {
+      const std::size_t n = std::min(kPiece, size - first);
+      chunks(first, n, piece.data());
+      for (std::size_t i = 0; i < n; ++i) out.Word(word_of(piece[i]));
+    }
+  };
+  EmitGaudenCountsLayout(
+      out, dims, [&] { chunked(mean); }, [&] { chunked(var); },
+      [&] {
+        out.Word(static_cast<std::uint32_t>(n_dens));
+        for (std::size_t i = 0; i < n_dens; ++i) out.Word(word_of(dnom[i]));
+      });
   out.Finish();
 }
 

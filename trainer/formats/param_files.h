@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,13 @@ void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 // veclen values, dnom n_cb * n_density.
 void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
                                  const double* mean, const double* var, const double* dnom, const ByteSink& sink);
+// Fills out[0..n) with values [first, first + n) of an array of doubles.
+using DoubleChunks = std::function<void(std::size_t first, std::size_t n, double* out)>;
+// The same bytes as EmitGaudenCountsFromDoubles, the means and variances asked of `mean` and `var`
+// a piece at a time (in order; no piece twice) instead of read from arrays: statistics held in
+// another form (the exact sums) need no double copy of their Gaussian blocks.
+void EmitGaudenCountsFromDoubleChunks(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
+                                      const DoubleChunks& mean, const DoubleChunks& var, const double* dnom, const ByteSink& sink);
 
 // SphinxTrain's writers clamp tiny non-zero magnitudes up to MIN_POS_FLOAT32 (1.2e-38) before
 // writing; exact zeros stay zero. We do the same so that `norm` and pocketsphinx see the same values.

@@ -16,8 +16,12 @@ ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, Reest
 // the previous means, variances and mixture weights of every activated state before the first one
 // is replaced (its loop ends before the division loop starts).
 ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, ReestimationReport* report_out,
-                      const std::vector<std::uint8_t>* activated) {
+                      const std::vector<std::uint8_t>* activated, const GaussianRows& rows) {
   ModelFiles next = std::move(model);
+  if (!rows && !acc_in.has_gaussians()) throw TrainingError("internal: re-estimation without the mean and variance sums");
+  if (rows && activated != nullptr && !activated->empty()) {
+    throw TrainingError("internal: the survival prior needs the statistics' mean and variance sums in the view");
+  }
   const ModelFiles& previous = next;  // read for a parameter before it is replaced
   const AccumulatorShape& shape = acc_in.shape();
   if (!(shape == StatisticsShape(next.means, next.transition_matrices))) {
@@ -68,6 +72,7 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
     }
   }
   const Accumulators& acc = *statistics;
+  std::vector<double> mean_row(rows ? veclen : 0), var_row(rows ? veclen : 0);  // (with `rows`)
   for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
     bool any_counts = false;
     for (std::uint32_t k = 0; k < shape.n_density; ++k) {
@@ -78,8 +83,14 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
         continue;  // keeps the previous mean and variance
       }
       any_counts = true;
-      const double* mean_acc = acc.mean(senone, k);
-      const double* var_acc = acc.var(senone, k);
+      const double* mean_acc = mean_row.data();
+      const double* var_acc = var_row.data();
+      if (rows) {
+        rows(senone, k, mean_row.data(), var_row.data());
+      } else {
+        mean_acc = acc.mean(senone, k);
+        var_acc = acc.var(senone, k);
+      }
       for (std::uint32_t l = 0; l < veclen; ++l) {
         const double mu = mean_acc[l] / dnom;
         const double var = acc.pass2var() ? var_acc[l] / dnom : var_acc[l] / dnom - mu * mu;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "accumulators/accumulators.h"
@@ -42,10 +43,16 @@ struct ReestimationReport {
 // the prior alone gives, so an activated state nobody observed survives unchanged.
 ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated = nullptr);
+// The mean and variance sums of one density (veclen doubles each, into mean and var): for a view
+// of the statistics that does not hold them (Accumulators::has_gaussians() false).
+using GaussianRows = std::function<void(std::uint32_t senone, std::uint32_t density, double* mean, double* var)>;
+
 // The same, re-estimated in place: `previous` becomes the result (no copy of the model; the
 // training loop's previous model is not needed after its pass). `previous` is moved from even when
-// this throws (the dimension check).
+// this throws (the dimension check). With `rows`, each density's mean and variance sums are asked
+// of it (the same values as a whole view's give the same model); `acc` may then be a view without
+// them, and `activated` must be empty (the survival prior changes the sums it reads).
 ModelFiles Reestimate(const Accumulators& acc, ModelFiles&& previous, ReestimationReport* report,
-                      const std::vector<std::uint8_t>* activated = nullptr);
+                      const std::vector<std::uint8_t>* activated = nullptr, const GaussianRows& rows = {});
 
 }  // namespace pstrain

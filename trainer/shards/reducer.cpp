@@ -164,7 +164,16 @@ std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesyst
 }
 
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
-  std::vector<std::string> digests = view.Write(dir.string());
+  std::vector<std::string> digests;
+  if (view.has_gaussians()) {
+    digests = view.Write(dir.string());
+  } else {
+    if (!reduced.exact) throw TrainingError("internal: a view without mean and variance sums, and no exact sums to ask");
+    const ExactAccumulators& sums = *reduced.exact;
+    digests = view.Write(
+        dir.string(), [&sums](std::size_t first, std::size_t n, double* out) { sums.MeanDoubles(first, n, out); },
+        [&sums](std::size_t first, std::size_t n, double* out) { sums.VarDoubles(first, n, out); });
+  }
   WriteFallbackSidecar(reduced, dir);
   return digests;
 }
@@ -175,6 +184,23 @@ Accumulators DoubleView(const ReducedPass& reduced, unsigned threads) {
 
 Accumulators TakeDoubleView(ReducedPass& reduced, unsigned threads) {
   return reduced.exact ? reduced.exact->ToAccumulators(threads) : std::move(reduced.accumulators);
+}
+
+Accumulators TailView(ReducedPass& reduced, unsigned threads) {
+  if (reduced.exact && reduced.fallback_senones.empty()) return reduced.exact->ToAccumulatorsWithoutGaussians();
+  return TakeDoubleView(reduced, threads);
+}
+
+GaussianRows ReducedGaussianRows(const ReducedPass& reduced, const Accumulators& view) {
+  if (view.has_gaussians()) return {};
+  if (!reduced.exact) throw TrainingError("internal: a view without mean and variance sums, and no exact sums to ask");
+  const ExactAccumulators* sums = &*reduced.exact;
+  const AccumulatorShape shape = view.shape();
+  return [sums, shape](std::uint32_t senone, std::uint32_t density, double* mean, double* var) {
+    const std::size_t first = (std::size_t(senone) * shape.n_density + density) * shape.veclen;
+    sums->MeanDoubles(first, shape.veclen, mean);
+    sums->VarDoubles(first, shape.veclen, var);
+  };
 }
 
 }  // namespace pstrain

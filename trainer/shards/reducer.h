@@ -17,6 +17,7 @@
 
 #include "accumulators/exact_accumulators.h"
 #include "provenance/fingerprints.h"
+#include "reestimate/reestimate.h"
 #include "shards/artifact.h"
 
 namespace pstrain {
@@ -102,11 +103,13 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
 //    the buffers of the bw-format files; returns the SHA-256 of the bytes written (empty in
 //    float32 mode). With `readers_done`, the sums are freed only once it is ready: the double view
-//    may then be built from them (DoubleView, TakeDoubleView) while they are written;
-//  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced) or
-//    TakeDoubleView(reduced) (in exact mode its float32 values are those of the exact sums: FromFixed,
-//    then float32, so nothing is converted twice), and the multipron sidecar. Reads `view` and
-//    `reduced.fallback_senones` only (so re-estimation may read them meanwhile).
+//    may then be built from them (DoubleView, TakeDoubleView) while they are written, or, after a
+//    TailView without the mean and variance sums, re-estimation and WriteReducedCountFiles read them;
+//  - WriteReducedCountFiles: the bw-format files from `view`, which must be DoubleView(reduced),
+//    TakeDoubleView(reduced) or TailView(reduced) (in exact mode its float32 values are those of the
+//    exact sums: FromFixed, then float32), and the multipron sidecar. Reads `view`,
+//    `reduced.fallback_senones` and, for a view without the mean and variance sums, the exact sums
+//    (which must then not be released before it returns), so re-estimation may read them meanwhile.
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
 std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir,
                                        const std::shared_future<void>& readers_done = {});
@@ -119,5 +122,13 @@ Accumulators DoubleView(const ReducedPass& reduced, unsigned threads = 1);
 // The same for a pass that goes on to write its files from the view: in float32 mode
 // `accumulators` is moved out (not copied), in exact mode the exact sums stay for the write.
 Accumulators TakeDoubleView(ReducedPass& reduced, unsigned threads = 1);
+// The view a pass's tail re-estimates from. In exact mode without a survival prior (no activation
+// flags) it leaves out the mean and variance sums (Accumulators::has_gaussians() false), which
+// re-estimation and WriteReducedCountFiles read from the exact sums (ReducedGaussianRows): for 2,102
+// senones x 16 Gaussians that is 21 MB fewer held beside them. Otherwise TakeDoubleView.
+Accumulators TailView(ReducedPass& reduced, unsigned threads = 1);
+// The mean and variance sums of one density from the exact sums, for a TailView without them (the
+// sums must outlive its use); empty when the view holds them.
+GaussianRows ReducedGaussianRows(const ReducedPass& reduced, const Accumulators& view);
 
 }  // namespace pstrain

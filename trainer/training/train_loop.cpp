@@ -421,11 +421,11 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The workers have ended, so the tail runs in three parts at once. First, the longest: one thread
   // writes accum/exact_counts from the exact sums, hashing the bytes as it writes them (on a tied
-  // CD model about 6 ms, most of it SHA-256), and frees them once the double view re-estimation
-  // reads is built (on this thread, meanwhile). Then one writes bw's files of accum/ from the view,
-  // also hashing each as it is written (gauden_counts streamed from the doubles: no copy of the
-  // statistics is held beside the exact sums), and this thread re-estimates and writes model/
-  // (docs/performance.md).
+  // CD model about 6 ms, most of it SHA-256), and frees them once nothing reads them any more. This
+  // thread builds the view re-estimation reads (in exact mode without its mean and variance sums,
+  // which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
+  // hashing each as it is written (gauden_counts streamed: no copy of the statistics is held beside
+  // the exact sums), and this thread re-estimates and writes model/ (docs/performance.md).
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
@@ -450,10 +450,16 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
       if (written.valid()) written.wait();
     }
   } finish_exact_counts{view_built, false, exact_counts};
-  // (On all CPUs but the one the sums' writer has.)
-  const Accumulators statistics = TakeDoubleView(reduced, std::max(1u, CheckParallelism() - 1));
-  view_built.set_value();
-  finish_exact_counts.view_signalled = true;
+  // (On all CPUs but the one the sums' writer has.) Without the mean and variance sums in exact
+  // mode (TailView): re-estimation and the count files' writer then read those from the exact sums,
+  // which their writer frees only once both are done (below).
+  const Accumulators statistics = TailView(reduced, std::max(1u, CheckParallelism() - 1));
+  const GaussianRows rows = ReducedGaussianRows(reduced, statistics);
+  const auto sums_read = [&] {
+    view_built.set_value();
+    finish_exact_counts.view_signalled = true;
+  };
+  if (!rows) sums_read();
   StandbyFuture<std::vector<PassFileDigest>> count_files = RunOnStandby(count_files_writer, [&] {
     const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
     std::vector<PassFileDigest> written;
@@ -472,7 +478,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // after this (state.model becomes `next` below).
   ReestimationReport report;
   if (mdef.valid()) state.mdef = mdef.get();
-  ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones);
+  ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones, rows);
   const auto reestimated_at = std::chrono::steady_clock::now();
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);
@@ -497,8 +503,11 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }, state.mdef ? &state.mdef->text : nullptr);
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
+  // The count files first: with `rows` they read the exact sums, which go once they are written.
+  std::vector<PassFileDigest> count_digests = count_files.get();
+  if (rows) sums_read();
   for (PassFileDigest& digest : exact_counts.get()) hashed.push_back(std::move(digest));
-  for (PassFileDigest& digest : count_files.get()) hashed.push_back(std::move(digest));
+  for (PassFileDigest& digest : count_digests) hashed.push_back(std::move(digest));
   std::vector<PassFileDigest> files = PassFileDigests(pass_dir, PassFiles::kAll, CheckParallelism(), hashed);
   // When the steps so far happened (not deterministic: beside pass.json, never in it).
   WriteFileAtomic(pass_dir / kPassTelemetryFile,

@@ -314,6 +314,54 @@ TEST_F(AccumulatorsTest, ExactWriteReadRoundTripIsExact) {
   }
 }
 
+// A view of exact sums without their mean and variance blocks: the bw-format files written with
+// those values asked piece by piece are the whole view's bytes, and re-estimation asking each
+// density's sums gives the whole view's model and report. Used where it cannot be, it refuses.
+TEST_F(AccumulatorsTest, AViewWithoutGaussiansWritesAndReestimatesAsTheWholeView) {
+  for (bool pass2var : {false, true}) {
+    SCOPED_TRACE(pass2var ? "2-pass" : "1-pass");
+    Accumulators filled = FilledAccumulators(pass2var, 13);
+    filled.dnom(4, 1) = 0.0;  // a density without counts keeps its previous parameters
+    const ExactAccumulators exact = ExactFrom(filled);
+    const Accumulators whole = exact.ToAccumulators();
+    const Accumulators partial = exact.ToAccumulatorsWithoutGaussians();
+    EXPECT_TRUE(whole.has_gaussians());
+    EXPECT_FALSE(partial.has_gaussians());
+
+    const fs::path a = dir_ / (pass2var ? "two" : "one") / "whole", b = dir_ / (pass2var ? "two" : "one") / "partial";
+    const std::vector<std::string> whole_digests = whole.Write(a.string());
+    const std::vector<std::string> partial_digests = partial.Write(
+        b.string(), [&exact](std::size_t first, std::size_t n, double* out) { exact.MeanDoubles(first, n, out); },
+        [&exact](std::size_t first, std::size_t n, double* out) { exact.VarDoubles(first, n, out); });
+    EXPECT_EQ(partial_digests, whole_digests);
+    for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
+      EXPECT_EQ(ReadFileBytes(b / name), ReadFileBytes(a / name)) << name;
+    }
+
+    const GaussianRows rows = [&exact](std::uint32_t senone, std::uint32_t k, double* mean, double* var) {
+      const std::size_t first = (std::size_t(senone) * kDensity + k) * kVeclen;
+      exact.MeanDoubles(first, kVeclen, mean);
+      exact.VarDoubles(first, kVeclen, var);
+    };
+    ReestimationReport whole_report, rows_report;
+    const ModelFiles from_whole = Reestimate(whole, PreviousModel(), &whole_report);
+    const ModelFiles from_rows = Reestimate(partial, PreviousModel(), &rows_report, nullptr, rows);
+    ExpectSameParameters(from_whole, from_rows);
+    EXPECT_GT(rows_report.densities_without_counts, 0u);
+    EXPECT_EQ(rows_report.densities_without_counts, whole_report.densities_without_counts);
+    EXPECT_EQ(rows_report.negative_variances, whole_report.negative_variances);
+    EXPECT_EQ(rows_report.unseen_senones, whole_report.unseen_senones);
+
+    EXPECT_THROW(Reestimate(partial, PreviousModel(), nullptr), TrainingError);
+    const std::vector<std::uint8_t> activated(kSenones, 1);
+    EXPECT_THROW(Reestimate(partial, PreviousModel(), nullptr, &activated, rows), TrainingError);
+    EXPECT_THROW(partial.Write((dir_ / "refused").string()), TrainingError);
+    Accumulators sum = whole;
+    EXPECT_THROW(sum.Add(partial), TrainingError);
+    EXPECT_THROW(partial.ToGaudenCounts(), TrainingError);
+  }
+}
+
 TEST_F(AccumulatorsTest, CorruptExactCountsAreRejected) {
   const fs::path accum_dir = dir_ / "corrupt";
   ExactFrom(FilledAccumulators(false, 14)).Write(accum_dir.string());

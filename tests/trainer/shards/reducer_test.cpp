@@ -1,6 +1,7 @@
 // The double view of a reduced pass and the files written from it (shards/reducer.h): DoubleView
 // gives re-estimation the reduced statistics and leaves the exact sums; TakeDoubleView moves the
-// float32 accumulators out and leaves the exact sums; WriteAndReleaseExactCounts and
+// float32 accumulators out and leaves the exact sums; TailView leaves out the mean and variance sums
+// in exact mode without activation flags; WriteAndReleaseExactCounts and
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
 // bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
 // wrote, and free the exact sums. The exact reducer: the same sums in every order, the range checked
@@ -138,6 +139,52 @@ TEST_F(ReducedPassFiles, TheExactSumsAreFreedOnlyOnceTheirReadersAreDone) {
   EXPECT_EQ(digest, Sha256OfFile(dir / "exact_counts"));
   EXPECT_EQ(ReadFileBytes(dir / "exact_counts"), ReadFileBytes(dir_ / "direct" / "exact_counts"));
   EXPECT_EQ(view.mean_data(), ExactPass().exact->ToAccumulators().mean_data());
+}
+
+// The tail's view in exact mode without activation flags leaves out the mean and variance sums;
+// the count files written from it (those values asked of the exact sums while exact_counts is
+// written from them on another thread, the sums freed only after) are the same bytes. With
+// activation flags (the survival prior changes the sums it reads) the view is whole.
+TEST_F(ReducedPassFiles, TheTailViewWithoutGaussiansWritesTheSameFiles) {
+  ReducedPass reduced = ExactPass();
+  reduced.fallback_senones.clear();
+  WriteReducedStatistics(reduced, dir_ / "direct");
+  const Accumulators view = TailView(reduced);
+  EXPECT_FALSE(view.has_gaussians());
+  const GaussianRows rows = ReducedGaussianRows(reduced, view);
+  ASSERT_TRUE(static_cast<bool>(rows));
+  {
+    // Each density's row is the whole view's.
+    const Accumulators whole = reduced.exact->ToAccumulators();
+    const AccumulatorShape& shape = whole.shape();
+    std::vector<double> mean(shape.veclen), var(shape.veclen);
+    for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+        rows(senone, k, mean.data(), var.data());
+        EXPECT_EQ(mean, std::vector<double>(whole.mean(senone, k), whole.mean(senone, k) + shape.veclen)) << senone << " " << k;
+        EXPECT_EQ(var, std::vector<double>(whole.var(senone, k), whole.var(senone, k) + shape.veclen)) << senone << " " << k;
+      }
+    }
+  }
+  const fs::path dir = dir_ / "from-tail-view";
+  fs::create_directories(dir);
+  std::promise<void> count_files_written;
+  const std::shared_future<void> readers_done = count_files_written.get_future().share();
+  std::string exact_digest;
+  std::thread writer([&] { exact_digest = WriteAndReleaseExactCounts(reduced, dir, readers_done); });
+  const std::vector<std::string> count_digests = WriteReducedCountFiles(reduced, view, dir);
+  count_files_written.set_value();
+  writer.join();
+  EXPECT_FALSE(reduced.exact.has_value());
+  EXPECT_EQ(exact_digest, Sha256OfFile(dir / "exact_counts"));
+  for (std::size_t f = 0; f < count_digests.size(); ++f) EXPECT_EQ(count_digests[f], Sha256OfFile(dir / kBwCountFiles[f])) << kBwCountFiles[f];
+  ExpectSameFiles(dir_ / "direct", dir);
+
+  ReducedPass with_flags = ExactPass();
+  const Accumulators whole = TailView(with_flags);
+  EXPECT_TRUE(whole.has_gaussians());
+  EXPECT_FALSE(static_cast<bool>(ReducedGaussianRows(with_flags, whole)));
+  EXPECT_EQ(whole.mean_data(), ExactPass().exact->ToAccumulators().mean_data());
 }
 
 TEST_F(ReducedPassFiles, Float32ModeFilesFromTheViewAreTheSameBytes) {
