@@ -429,35 +429,35 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   const fs::path accum_dir = pass_dir / "accum";
   fs::create_directories(accum_dir);
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
-  std::promise<void> view_built;
-  const std::shared_future<void> view_ready = view_built.get_future().share();
+  std::promise<void> sums_read_by_all;  // the double view built, or (TailView) re-estimation and the count files done
+  const std::shared_future<void> readers_done = sums_read_by_all.get_future().share();
   StandbyFuture<std::vector<PassFileDigest>> exact_counts = RunOnStandby(exact_counts_writer, [&] {
-    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, view_ready);  // of the bytes written; frees the sums
+    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, readers_done);  // of the bytes written; frees the sums
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", digest});
     return written;
   });
   // Should this thread throw before it collects them, each writer ends first (a deferred one runs
   // in wait()), before what it reads is freed: no file of the pass directory is still being written
-  // when its scope ends. The view is declared built first (if this thread did not get that far),
-  // so that the sums' writer ends.
+  // when its scope ends. The sums are declared read first (if this thread did not get that far; the
+  // count files' writer, declared later, has ended by then), so that the sums' writer ends.
   struct FinishExactCounts {
-    std::promise<void>& view_built;
-    bool view_signalled = false;
+    std::promise<void>& sums_read_by_all;
+    bool signalled = false;
     StandbyFuture<std::vector<PassFileDigest>>& written;
     ~FinishExactCounts() {
-      if (!view_signalled) view_built.set_value();
+      if (!signalled) sums_read_by_all.set_value();
       if (written.valid()) written.wait();
     }
-  } finish_exact_counts{view_built, false, exact_counts};
+  } finish_exact_counts{sums_read_by_all, false, exact_counts};
   // (On all CPUs but the one the sums' writer has.) Without the mean and variance sums in exact
   // mode (TailView): re-estimation and the count files' writer then read those from the exact sums,
   // which their writer frees only once both are done (below).
   const Accumulators statistics = TailView(reduced, std::max(1u, CheckParallelism() - 1));
   const GaussianRows rows = ReducedGaussianRows(reduced, statistics);
   const auto sums_read = [&] {
-    view_built.set_value();
-    finish_exact_counts.view_signalled = true;
+    sums_read_by_all.set_value();
+    finish_exact_counts.signalled = true;
   };
   if (!rows) sums_read();
   StandbyFuture<std::vector<PassFileDigest>> count_files = RunOnStandby(count_files_writer, [&] {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accumulators/accumulators.h"
@@ -359,6 +361,47 @@ TEST_F(AccumulatorsTest, AViewWithoutGaussiansWritesAndReestimatesAsTheWholeView
     Accumulators sum = whole;
     EXPECT_THROW(sum.Add(partial), TrainingError);
     EXPECT_THROW(partial.ToGaudenCounts(), TrainingError);
+  }
+}
+
+// The bw-format files with the means and variances asked a piece at a time are Write's bytes, for
+// arrays of several pieces and a short last one (5 x 7 x 239 = 8,365 values: 4,096 + 4,096 + 173);
+// the pieces are asked in order, each once, and cover each array.
+TEST_F(AccumulatorsTest, TheMeansAndVariancesAskedInPiecesGiveWritesBytes) {
+  const AccumulatorShape shape{5, 7, 239, 1, 3};
+  Accumulators acc(shape, true);
+  std::mt19937_64 rng(41);
+  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+      acc.dnom(senone, k) = double(rng() % 1000) / 7.0;
+      for (std::uint32_t l = 0; l < shape.veclen; ++l) {
+        acc.mean(senone, k)[l] = (double(rng() >> 11) / 9007199254740992.0 - 0.5) * 100.0;
+        acc.var(senone, k)[l] = double(rng() >> 11) / 9007199254740992.0 * 50.0;
+      }
+    }
+  }
+  const std::vector<std::string> whole = acc.Write((dir_ / "whole").string());
+  std::vector<std::pair<std::size_t, std::size_t>> mean_asked, var_asked;
+  const auto from = [](const std::vector<double>& values, std::vector<std::pair<std::size_t, std::size_t>>& asked) {
+    return [&values, &asked](std::size_t first, std::size_t n, double* out) {
+      asked.emplace_back(first, n);
+      std::copy_n(values.data() + first, n, out);
+    };
+  };
+  const std::vector<std::string> pieces = acc.Write((dir_ / "pieces").string(), from(acc.mean_data(), mean_asked), from(acc.var_data(), var_asked));
+  EXPECT_EQ(pieces, whole);
+  for (const char* name : {"gauden_counts", "mixw_counts", "tmat_counts"}) {
+    EXPECT_EQ(ReadFileBytes(dir_ / "pieces" / name), ReadFileBytes(dir_ / "whole" / name)) << name;
+  }
+  const std::size_t size = std::size_t(shape.n_senones) * shape.n_density * shape.veclen;
+  for (const auto* asked : {&mean_asked, &var_asked}) {
+    ASSERT_EQ(asked->size(), 3u);
+    std::size_t next = 0;
+    for (const auto& [first, n] : *asked) {
+      EXPECT_EQ(first, next);
+      next = first + n;
+    }
+    EXPECT_EQ(next, size);
   }
 }
 

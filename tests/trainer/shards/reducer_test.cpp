@@ -173,6 +173,10 @@ TEST_F(ReducedPassFiles, TheTailViewWithoutGaussiansWritesTheSameFiles) {
   std::string exact_digest;
   std::thread writer([&] { exact_digest = WriteAndReleaseExactCounts(reduced, dir, readers_done); });
   const std::vector<std::string> count_digests = WriteReducedCountFiles(reduced, view, dir);
+  // exact_counts written meanwhile, and the sums still held until their readers are declared done.
+  for (int i = 0; i < 2000 && !fs::exists(dir / "exact_counts"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(reduced.exact.has_value()) << "the sums were freed before their readers were done";
   count_files_written.set_value();
   writer.join();
   EXPECT_FALSE(reduced.exact.has_value());
