@@ -213,17 +213,10 @@ void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
 // ToFloats does in accumulators.cpp.
 void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
                                  const double* mean, const double* var, const double* dnom, const ByteSink& sink) {
-  GaudenCounts dims;
-  dims.has_means = dims.has_vars = true;
-  dims.pass2var = pass2var;
-  dims.n_cb = n_cb;
-  dims.n_density = n_density;
-  dims.veclen = {veclen};
-  const std::size_t n_dens = std::size_t(n_cb) * n_density;
-  S3StreamEncoder out(sink);
-  EmitGaudenCountsWords<double>(out, dims, {mean, n_dens * veclen}, {var, n_dens * veclen}, {dnom, n_dens},
-                                [](double value) { return ClampTinyMagnitude(static_cast<float>(value)); });
-  out.Finish();
+  const auto from = [](const double* values) {
+    return [values](std::size_t first, std::size_t n, double* out) { std::copy_n(values + first, n, out); };
+  };
+  EmitGaudenCountsFromDoubleChunks(n_cb, n_density, veclen, pass2var, from(mean), from(var), dnom, sink);
 }
 
 void EmitGaudenCountsFromDoubleChunks(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
