@@ -3,7 +3,6 @@
 
 #include "accumulators/exact_accumulators.h"
 
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -131,10 +130,7 @@ Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFlo
 // small files as WriteBwCountFiles writes them: the same bytes.
 std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
   if (!has_gaussians()) throw TrainingError("internal: Accumulators::Write of a view without its mean and variance blocks");
-  const auto from = [](const std::vector<double>& values) {
-    return [&values](std::size_t first, std::size_t n, double* out) { std::copy_n(values.data() + first, n, out); };
-  };
-  return Write(dir_string, from(mean_), from(var_));
+  return Write(dir_string, ChunksOf(mean_.data()), ChunksOf(var_.data()));
 }
 
 std::vector<std::string> Accumulators::Write(const std::string& dir_string, const DoubleChunks& mean, const DoubleChunks& var) const {

@@ -134,14 +134,6 @@ void CarrySaveSums::Fold(const char* what) {
   }
 }
 
-void CarrySaveSums::Assign(const std::vector<FixedPoint>& values) {
-  size_ = values.size();
-  base_.assign(values.begin(), values.end());
-  hi_.clear();
-  lo_.clear();
-  counts_.clear();
-}
-
 FixedPoint* CarrySaveSums::UninitializedBase() {
   if (!untouched()) throw std::logic_error("CarrySaveSums::UninitializedBase: values were added before");
   base_.resize(size_);  // (default-initialized: not zeroed)

@@ -66,8 +66,6 @@ class CarrySaveSums {
   void Doubles(std::size_t first, std::size_t n, double* out, const char* what) const;
   // Folds every limb into base (the limbs become zero); the values do not change.
   void Fold(const char* what);
-  // Replaces every value by values[i] (size must match).
-  void Assign(const std::vector<FixedPoint>& values);
   // Whether nothing was ever added (every value zero, no memory held).
   bool untouched() const { return base_.empty() && hi_.empty(); }
   // For sums nothing was added to (untouched()): base, allocated and not zeroed, to be written

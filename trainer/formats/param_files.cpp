@@ -213,10 +213,11 @@ void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& c) {
 // ToFloats does in accumulators.cpp.
 void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,
                                  const double* mean, const double* var, const double* dnom, const ByteSink& sink) {
-  const auto from = [](const double* values) {
-    return [values](std::size_t first, std::size_t n, double* out) { std::copy_n(values + first, n, out); };
-  };
-  EmitGaudenCountsFromDoubleChunks(n_cb, n_density, veclen, pass2var, from(mean), from(var), dnom, sink);
+  EmitGaudenCountsFromDoubleChunks(n_cb, n_density, veclen, pass2var, ChunksOf(mean), ChunksOf(var), dnom, sink);
+}
+
+DoubleChunks ChunksOf(const double* values) {
+  return [values](std::size_t first, std::size_t n, double* out) { std::copy_n(values + first, n, out); };
 }
 
 void EmitGaudenCountsFromDoubleChunks(std::uint32_t n_cb, std::uint32_t n_density, std::uint32_t veclen, bool pass2var,

@@ -89,6 +89,8 @@ void EmitGaudenCountsFromDoubles(std::uint32_t n_cb, std::uint32_t n_density, st
                                  const double* mean, const double* var, const double* dnom, const ByteSink& sink);
 // Fills out[0..n) with values [first, first + n) of an array of doubles.
 using DoubleChunks = std::function<void(std::size_t first, std::size_t n, double* out)>;
+// The pieces of an array held in memory.
+DoubleChunks ChunksOf(const double* values);
 // The same bytes as EmitGaudenCountsFromDoubles, the means and variances asked of `mean` and `var`
 // a piece at a time (in order; no piece twice) instead of read from arrays: statistics held in
 // another form (the exact sums) need no double copy of their Gaussian blocks.

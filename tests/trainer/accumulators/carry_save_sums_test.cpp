@@ -145,12 +145,16 @@ TEST(CarrySaveSums, LimbBoundAndFoldBoundary) {
   }
 }
 
-// Canonical values from elsewhere (a reduction) and from a file (Assign) add to the limbs' values.
-TEST(CarrySaveSums, FixedValuesAndAssign) {
+// Canonical values from elsewhere (a reduction) and from a file (stored into base) add to the
+// limbs' values.
+TEST(CarrySaveSums, FixedValuesAndAStoredBase) {
   CarrySaveSums sums(3);
   ExpectSame(sums, {0, 0, 0}, "never added to");
-  sums.Assign({FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}});
-  ExpectSame(sums, {FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}}, "assigned, no limbs");
+  FixedPoint* base = sums.UninitializedBase();
+  base[0] = FixedPoint{5};
+  base[1] = -(FixedPoint{1} << 100);
+  base[2] = FixedPoint{0};
+  ExpectSame(sums, {FixedPoint{5}, -(FixedPoint{1} << 100), FixedPoint{0}}, "stored, no limbs");
   const double values[3] = {1.5, -2.25, std::ldexp(1.0, 35)};
   sums.AddValues(0, values, 3, "x");
   sums.AddFixedValue(2, FixedPoint{7}, "x");
