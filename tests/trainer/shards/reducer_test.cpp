@@ -74,6 +74,13 @@ class ReducedPassFiles : public ::testing::Test {
     ASSERT_EQ(count_digests.size(), std::size(kBwCountFiles));
     for (std::size_t f = 0; f < count_digests.size(); ++f) EXPECT_EQ(count_digests[f], Sha256OfFile(dir / kBwCountFiles[f])) << kBwCountFiles[f];
   }
+  // WriteAndReleaseExactCounts with readers not yet done, on another thread: once DIR/exact_counts
+  // is in place (written before the wait) and a little after, the sums are still held.
+  static void ExpectSumsHeldOnceTheirFileIsWritten(const ReducedPass& reduced, const fs::path& dir) {
+    for (int i = 0; i < 2000 && !fs::exists(dir / "exact_counts"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(reduced.exact.has_value()) << "the sums were freed before their readers were done";
+  }
   static void ExpectSameFiles(const fs::path& a, const fs::path& b) {
     std::size_t n = 0;
     for (const auto& entry : fs::directory_iterator(a)) {
@@ -129,10 +136,7 @@ TEST_F(ReducedPassFiles, TheExactSumsAreFreedOnlyOnceTheirReadersAreDone) {
   std::string digest;
   std::thread writer([&] { digest = WriteAndReleaseExactCounts(reduced, dir, view_ready); });
   const Accumulators view = DoubleView(reduced);  // while the sums are written
-  // The file is in place (written before the wait), and the sums are still held.
-  for (int i = 0; i < 2000 && !fs::exists(dir / "exact_counts"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_TRUE(reduced.exact.has_value()) << "the sums were freed before their readers were done";
+  ExpectSumsHeldOnceTheirFileIsWritten(reduced, dir);
   view_built.set_value();
   writer.join();
   EXPECT_FALSE(reduced.exact.has_value()) << "the exact sums must be freed";
@@ -173,10 +177,7 @@ TEST_F(ReducedPassFiles, TheTailViewWithoutGaussiansWritesTheSameFiles) {
   std::string exact_digest;
   std::thread writer([&] { exact_digest = WriteAndReleaseExactCounts(reduced, dir, readers_done); });
   const std::vector<std::string> count_digests = WriteReducedCountFiles(reduced, view, dir);
-  // exact_counts written meanwhile, and the sums still held until their readers are declared done.
-  for (int i = 0; i < 2000 && !fs::exists(dir / "exact_counts"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_TRUE(reduced.exact.has_value()) << "the sums were freed before their readers were done";
+  ExpectSumsHeldOnceTheirFileIsWritten(reduced, dir);
   count_files_written.set_value();
   writer.join();
   EXPECT_FALSE(reduced.exact.has_value());
