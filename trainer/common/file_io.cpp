@@ -264,21 +264,34 @@ std::string ReadFileText(const fs::path& path) {
   return text;
 }
 
-std::vector<std::uint8_t> ReadRegularFileBytes(const fs::path& path) {
+RegularFileReader::RegularFileReader(const fs::path& path) : path_(path) {
   struct stat st {};
-  const int fd = OpenRegularFile(path, /*no_follow=*/false, st);
-  const FdCloser closer(fd);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+  fd_ = OpenRegularFile(path, /*no_follow=*/false, st);
+  size_ = left_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+RegularFileReader::~RegularFileReader() { ::close(fd_); }
+
+std::size_t RegularFileReader::Read(void* out, std::size_t n) {
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n, left_));
   std::size_t used = 0;
-  while (used < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + used, bytes.size() - used);
-    if (n < 0) {
+  while (used < want) {
+    const ssize_t got = ::read(fd_, static_cast<std::uint8_t*>(out) + used, want - used);
+    if (got < 0) {
       if (errno == EINTR) continue;
-      throw FileError(path.string(), "read error: " + ErrnoText());
+      throw FileError(path_.string(), "read error: " + ErrnoText());
     }
-    if (n == 0) throw FileError(path.string(), "read error (file shrank?)");
-    used += static_cast<std::size_t>(n);
+    if (got == 0) throw FileError(path_.string(), "read error (file shrank?)");
+    used += static_cast<std::size_t>(got);
   }
+  left_ -= want;
+  return want;
+}
+
+std::vector<std::uint8_t> ReadRegularFileBytes(const fs::path& path) {
+  RegularFileReader file(path);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(file.size()));
+  file.Read(bytes.data(), bytes.size());
   return bytes;
 }
 

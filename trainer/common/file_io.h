@@ -24,6 +24,26 @@ std::string ReadFileText(const std::filesystem::path& path);
 // Reads a file that must be a regular file (symbolic links followed; a FIFO, device or directory is
 // refused, opened without blocking), the size fstat gives. Throws InputError naming the file.
 std::vector<std::uint8_t> ReadRegularFileBytes(const std::filesystem::path& path);
+// A file that must be a regular file (opened as ReadRegularFileBytes opens it) read forward in
+// pieces: its size is fstat's at open, and the reads give exactly that many bytes.
+class RegularFileReader {
+ public:
+  explicit RegularFileReader(const std::filesystem::path& path);
+  ~RegularFileReader();
+  RegularFileReader(const RegularFileReader&) = delete;
+  RegularFileReader& operator=(const RegularFileReader&) = delete;
+  std::uint64_t size() const { return size_; }
+  std::uint64_t left() const { return left_; }
+  // Reads the next min(n, left()) bytes into `out` and returns their number. Throws InputError
+  // naming the file on a read error or when the file ends early (it shrank).
+  std::size_t Read(void* out, std::size_t n);
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::uint64_t left_ = 0;
+};
 // Reads a file that must be a regular file (not a symlink, FIFO, device or directory; opened without
 // blocking) of at most `max_bytes`. Throws InputError naming the file and the reason otherwise.
 std::string ReadRegularFileText(const std::filesystem::path& path, std::size_t max_bytes);

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "formats/s3_stream_cursor.h"
 
 namespace pstrain {
 
@@ -93,8 +94,10 @@ Array3D ReadArray3DFile(const std::string& path) { return DecodeArray3DFile(Read
 
 namespace {
 
-// An Array3D file's payload from `in`: its values only when `keep` (else checked and skipped).
-Array3D Array3DFrom(S3Cursor& in, const std::string& path, bool keep) {
+// An Array3D file's payload from `in` (an S3Cursor, or an S3StreamCursor without `keep`): its
+// values only when `keep` (else checked and skipped).
+template <typename Cursor>
+Array3D Array3DFrom(Cursor& in, const std::string& path, bool keep) {
   Array3D a;
   a.d1 = in.U32("d1");
   a.d2 = in.U32("d2");
@@ -107,11 +110,11 @@ Array3D Array3DFrom(S3Cursor& in, const std::string& path, bool keep) {
 }  // namespace
 
 Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  return FromPayload(bytes, path, Array3DFrom, /*keep=*/true);
+  return FromPayload(bytes, path, Array3DFrom<S3Cursor>, /*keep=*/true);
 }
 
-void CheckArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  FromPayload(bytes, path, Array3DFrom, /*keep=*/false);
+void CheckArray3DFile(const std::filesystem::path& path, const ByteSink& on_bytes, std::size_t piece_bytes) {
+  CheckS3FileForward(path, on_bytes, piece_bytes, Array3DFrom<S3StreamCursor>);
 }
 
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& a) {
@@ -127,8 +130,10 @@ GaudenCounts ReadGaudenCountsFile(const std::string& path) { return DecodeGauden
 
 namespace {
 
-// A gauden_counts file's payload from `in`: its arrays only when `keep` (else checked and skipped).
-GaudenCounts GaudenCountsFrom(S3Cursor& in, const std::string& path, bool keep) {
+// A gauden_counts file's payload from `in` (an S3Cursor, or an S3StreamCursor without `keep`): its
+// arrays only when `keep` (else checked and skipped).
+template <typename Cursor>
+GaudenCounts GaudenCountsFrom(Cursor& in, const std::string& path, bool keep) {
   GaudenCounts c;
   auto flag = [&](const char* name) {
     std::uint32_t v = in.U32(name);
@@ -160,11 +165,11 @@ GaudenCounts GaudenCountsFrom(S3Cursor& in, const std::string& path, bool keep) 
 }  // namespace
 
 GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  return FromPayload(bytes, path, GaudenCountsFrom, /*keep=*/true);
+  return FromPayload(bytes, path, GaudenCountsFrom<S3Cursor>, /*keep=*/true);
 }
 
-void CheckGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  FromPayload(bytes, path, GaudenCountsFrom, /*keep=*/false);
+void CheckGaudenCountsFile(const std::filesystem::path& path, const ByteSink& on_bytes, std::size_t piece_bytes) {
+  CheckS3FileForward(path, on_bytes, piece_bytes, GaudenCountsFrom<S3StreamCursor>);
 }
 
 namespace {

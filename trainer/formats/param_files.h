@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -52,9 +53,12 @@ struct Array3D {
 
 Array3D ReadArray3DFile(const std::string& path);
 Array3D DecodeArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
-// DecodeArray3DFile's checks, with the same errors, without keeping the values (a shard's
-// validation: the reducer reads the file again).
-void CheckArray3DFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
+// DecodeArray3DFile's checks on the file at `path`, with the same errors (naming `path`), without
+// keeping the values: the file is read forward in pieces of `piece_bytes` (S3StreamCursor), never
+// held whole, and every byte read goes to `on_bytes` (when set) so that the caller can hash it in
+// the same read. A shard's validation checks its count files so.
+void CheckArray3DFile(const std::filesystem::path& path, const ByteSink& on_bytes = {},
+                      std::size_t piece_bytes = kS3StreamPieceBytes);
 std::vector<std::uint8_t> EncodeArray3DFile(const Array3D& array);
 void WriteArray3DFile(const std::string& path, const Array3D& array);
 
@@ -76,8 +80,9 @@ struct GaudenCounts {
 GaudenCounts ReadGaudenCountsFile(const std::string& path);
 // The same from the file's bytes (`path` names it in errors).
 GaudenCounts DecodeGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
-// DecodeGaudenCountsFile's checks, with the same errors, without keeping the values.
-void CheckGaudenCountsFile(const std::vector<std::uint8_t>& bytes, const std::string& path);
+// DecodeGaudenCountsFile's checks on the file at `path`, as CheckArray3DFile's.
+void CheckGaudenCountsFile(const std::filesystem::path& path, const ByteSink& on_bytes = {},
+                           std::size_t piece_bytes = kS3StreamPieceBytes);
 std::vector<std::uint8_t> EncodeGaudenCountsFile(const GaudenCounts& counts);
 void WriteGaudenCountsFile(const std::string& path, const GaudenCounts& counts);
 // The same bytes as EncodeGaudenCountsFile of the counts bw writes for statistics held in double

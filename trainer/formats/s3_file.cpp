@@ -31,82 +31,117 @@ std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words) {
   return sum;
 }
 
-std::uint32_t S3View::Word(std::size_t i) const {
-  const std::uint32_t word = LoadLittle(payload + 4 * i);
-  return byte_order == ByteOrder::kBig ? S3ByteSwap(word) : word;
+std::uint32_t LoadS3Word(const std::uint8_t* in, ByteOrder order) {
+  const std::uint32_t word = LoadLittle(in);
+  return order == ByteOrder::kBig ? S3ByteSwap(word) : word;
 }
 
-S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& path) {
-  S3View file;
-  std::size_t pos = 0;
-  auto next_line = [&](std::string& line) -> bool {
-    if (pos >= bytes.size()) return false;
-    std::size_t end = pos;
-    while (end < bytes.size() && bytes[end] != '\n') ++end;
-    if (end == bytes.size()) return false;  // header lines must end in '\n'
-    line.assign(reinterpret_cast<const char*>(bytes.data()) + pos, end - pos);
-    pos = end + 1;
-    return true;
-  };
-  std::string line;
-  if (bytes.size() < 3) throw FileError(path, "empty or truncated s3 file (" + std::to_string(bytes.size()) + " bytes)");
-  if (!next_line(line) || line != "s3") {
-    throw FileError(path, "not an s3 binary file (first line is not \"s3\")");
-  }
-  bool found_end = false;
-  while (next_line(line)) {
-    std::size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line.compare(first, std::string::npos, "endhdr") == 0) {
-      found_end = true;
-      break;
-    }
-    if (first == std::string::npos) throw FileError(path, "blank line inside the s3 header");
-    std::size_t space = line.find(' ', first);
-    if (space == std::string::npos) throw FileError(path, "s3 header line without a value: " + Quoted(line));
-    file.header.emplace_back(line.substr(first, space - first), line.substr(space + 1));
-  }
-  if (!found_end) throw FileError(path, "s3 header is not terminated by \"endhdr\" (file truncated?)");
+std::uint32_t S3View::Word(std::size_t i) const { return LoadS3Word(payload + 4 * i, byte_order); }
 
+bool S3HeaderLines::Add(std::string_view line) {
+  if (!started_) {
+    if (line != "s3") End();
+    started_ = true;
+    return false;
+  }
+  const std::size_t first = line.find_first_not_of(" \t");
+  if (first != std::string_view::npos && line.compare(first, std::string_view::npos, "endhdr") == 0) return true;
+  if (first == std::string_view::npos) throw FileError(path_, "blank line inside the s3 header");
+  const std::size_t space = line.find(' ', first);
+  if (space == std::string_view::npos) throw FileError(path_, "s3 header line without a value: " + Quoted(line));
+  header_.emplace_back(line.substr(first, space - first), line.substr(space + 1));
+  return false;
+}
+
+void S3HeaderLines::End() const {
+  if (!started_) throw FileError(path_, "not an s3 binary file (first line is not \"s3\")");
+  throw FileError(path_, "s3 header is not terminated by \"endhdr\" (file truncated?)");
+}
+
+void S3HeaderLines::Finish() {
   bool version_ok = false;
-  for (const auto& [key, value] : file.header) {
+  for (const auto& [key, value] : header_) {
     if (key == "version") {
-      if (value != "1.0") throw FileError(path, "unsupported s3 version " + Quoted(value) + " (expected 1.0)");
+      if (value != "1.0") throw FileError(path_, "unsupported s3 version " + Quoted(value) + " (expected 1.0)");
       version_ok = true;
     } else if (key == "chksum0") {
-      file.has_checksum = (value == "yes");
+      has_checksum_ = (value == "yes");
     }
   }
-  if (!version_ok) throw FileError(path, "s3 header has no \"version\" key");
+  if (!version_ok) throw FileError(path_, "s3 header has no \"version\" key");
+}
 
-  if (bytes.size() - pos < 4) throw FileError(path, "truncated: no byte-order magic after the header");
-  std::uint32_t magic = LoadLittle(bytes.data() + pos);
-  if (magic == kByteOrderMagic) {
-    file.byte_order = ByteOrder::kLittle;
-  } else if (magic == S3ByteSwap(kByteOrderMagic)) {
-    file.byte_order = ByteOrder::kBig;
+void CheckS3FileSize(std::uint64_t size, const std::string& path) {
+  if (size < 3) throw FileError(path, "empty or truncated s3 file (" + std::to_string(size) + " bytes)");
+}
+
+void CheckS3Payload(std::uint64_t after_header, const std::uint8_t* magic, S3View& view, const std::string& path) {
+  if (after_header < 4) throw FileError(path, "truncated: no byte-order magic after the header");
+  const std::uint32_t word = LoadLittle(magic);
+  if (word == kByteOrderMagic) {
+    view.byte_order = ByteOrder::kLittle;
+  } else if (word == S3ByteSwap(kByteOrderMagic)) {
+    view.byte_order = ByteOrder::kBig;
   } else {
     throw FileError(path, "bad byte-order magic word (corrupt file)");
   }
-  pos += 4;
-  std::size_t remaining = bytes.size() - pos;
+  const std::uint64_t remaining = after_header - 4;
   if (remaining % 4 != 0) {
     throw FileError(path, "payload size " + std::to_string(remaining) + " is not a multiple of 4 bytes (truncated?)");
   }
-  std::size_t n_words = remaining / 4;
-  if (file.has_checksum) {
-    if (n_words == 0) throw FileError(path, "truncated: checksum missing");
-    --n_words;
+  view.n_words = static_cast<std::size_t>(remaining / 4);
+  if (view.has_checksum) {
+    if (view.n_words == 0) throw FileError(path, "truncated: checksum missing");
+    --view.n_words;
   }
-  file.payload = bytes.data() + pos;
-  file.n_words = n_words;
+}
+
+void CheckS3Checksum(std::uint32_t stored, std::uint32_t computed, const std::string& path) {
+  if (stored != computed) {
+    throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " + std::to_string(computed) +
+                              "): the file is corrupt or truncated");
+  }
+}
+
+void CheckS3WordsLeft(std::size_t count, std::size_t left, const char* field, const std::string& path) {
+  if (left < count) {
+    throw FileError(path, std::string("truncated: payload ends inside ") + field + " (needs " + std::to_string(count) + " more words, " +
+                              std::to_string(left) + " left)");
+  }
+}
+
+void CheckS3ArrayCount(std::uint32_t n, std::size_t expected, const char* field, const std::string& path) {
+  if (n != expected) {
+    throw FileError(path, std::string(field) + ": element count " + std::to_string(n) + " does not match the dimensions (expected " +
+                              std::to_string(expected) + ")");
+  }
+}
+
+void CheckS3NoWordsLeft(std::size_t left, const std::string& path) {
+  if (left != 0) throw FileError(path, "wrong size: " + std::to_string(left) + " unexpected words after the payload");
+}
+
+S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& path) {
+  CheckS3FileSize(bytes.size(), path);
+  S3HeaderLines lines(path);
+  std::size_t pos = 0;
+  for (;;) {
+    const auto* first = bytes.data() + pos;
+    const auto* newline = static_cast<const std::uint8_t*>(std::memchr(first, '\n', bytes.size() - pos));
+    if (newline == nullptr) lines.End();  // a header line must end in '\n'
+    pos = static_cast<std::size_t>(newline - bytes.data()) + 1;
+    if (lines.Add(std::string_view(reinterpret_cast<const char*>(first), static_cast<std::size_t>(newline - first)))) break;
+  }
+  lines.Finish();
+  S3View file;
+  file.header = std::move(lines.header());
+  file.has_checksum = lines.has_checksum();
+  CheckS3Payload(bytes.size() - pos, bytes.data() + pos, file, path);
+  file.payload = bytes.data() + pos + 4;
   if (file.has_checksum) {
-    const std::uint32_t stored = file.Word(n_words);
     std::uint32_t computed = 0;
-    for (std::size_t i = 0; i < n_words; ++i) computed = S3ChecksumStep(computed, file.Word(i));
-    if (stored != computed) {
-      throw FileError(path, "checksum mismatch (stored " + std::to_string(stored) + ", computed " +
-                                std::to_string(computed) + "): the file is corrupt or truncated");
-    }
+    for (std::size_t i = 0; i < file.n_words; ++i) computed = S3ChecksumStep(computed, file.Word(i));
+    CheckS3Checksum(file.Word(file.n_words), computed, path);
   }
   return file;
 }
@@ -174,13 +209,7 @@ std::vector<std::uint8_t> EncodeS3(const S3File& file) {
   return out;
 }
 
-void S3Cursor::Need(std::size_t count, const char* field) const {
-  if (file_.n_words - pos_ < count) {
-    throw FileError(path_, std::string("truncated: payload ends inside ") + field + " (needs " +
-                               std::to_string(count) + " more words, " +
-                               std::to_string(file_.n_words - pos_) + " left)");
-  }
-}
+void S3Cursor::Need(std::size_t count, const char* field) const { CheckS3WordsLeft(count, file_.n_words - pos_, field, path_); }
 
 std::uint32_t S3Cursor::U32(const char* field) {
   Need(1, field);
@@ -200,22 +229,14 @@ std::vector<float> S3Cursor::Floats(std::size_t count, const char* field) {
 }
 
 std::vector<float> S3Cursor::FloatArray1D(std::size_t expected, const char* field, bool keep) {
-  std::uint32_t n = U32(field);
-  if (n != expected) {
-    throw FileError(path_, std::string(field) + ": element count " + std::to_string(n) +
-                               " does not match the dimensions (expected " + std::to_string(expected) + ")");
-  }
+  const std::uint32_t n = U32(field);
+  CheckS3ArrayCount(n, expected, field, path_);
   if (keep) return Floats(n, field);
   Need(n, field);
   pos_ += n;
   return {};
 }
 
-void S3Cursor::ExpectEnd() {
-  if (pos_ != file_.n_words) {
-    throw FileError(path_, "wrong size: " + std::to_string(file_.n_words - pos_) +
-                               " unexpected words after the payload");
-  }
-}
+void S3Cursor::ExpectEnd() { CheckS3NoWordsLeft(file_.n_words - pos_, path_); }
 
 }  // namespace pstrain

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,38 @@ S3View ParseS3View(const std::vector<std::uint8_t>& bytes, const std::string& pa
 S3File ParseS3(const std::vector<std::uint8_t>& bytes, const std::string& path);
 S3File ReadS3(const std::string& path);
 
+// The checks ParseS3View and S3StreamCursor (s3_stream_cursor.h) share, each with its message.
+//
+// The header's lines in file order, each without its '\n': Add returns true at the end marker, and
+// End (no '\n' before the file ended) throws. Finish, after the end marker, checks the keys.
+class S3HeaderLines {
+ public:
+  explicit S3HeaderLines(std::string path) : path_(std::move(path)) {}
+  bool Add(std::string_view line);
+  [[noreturn]] void End() const;
+  void Finish();
+  bool has_checksum() const { return has_checksum_; }
+  std::vector<std::pair<std::string, std::string>>& header() { return header_; }
+
+ private:
+  std::string path_;
+  bool started_ = false;  // the first line ("s3") was seen
+  bool has_checksum_ = false;
+  std::vector<std::pair<std::string, std::string>> header_;
+};
+// A file of `size` bytes is long enough to be an s3 file.
+void CheckS3FileSize(std::uint64_t size, const std::string& path);
+// The layout after the header: `after_header` bytes, of which the first four (`magic`, read only
+// when there are four) are the byte-order magic. Sets the payload's byte order and word count
+// (without the checksum) into `view`.
+void CheckS3Payload(std::uint64_t after_header, const std::uint8_t* magic, S3View& view, const std::string& path);
+void CheckS3Checksum(std::uint32_t stored, std::uint32_t computed, const std::string& path);
+// A cursor's read of `count` words of `field` with `left` words left; a 1-D array's element count
+// `n` against the dimensions' `expected`; the words `left` after the last field.
+void CheckS3WordsLeft(std::size_t count, std::size_t left, const char* field, const std::string& path);
+void CheckS3ArrayCount(std::uint32_t n, std::size_t expected, const char* field, const std::string& path);
+void CheckS3NoWordsLeft(std::size_t left, const std::string& path);
+
 // Encodes header + payload exactly as SphinxTrain writes it: keys in the given order, spaces before
 // `endhdr` so the magic starts on an 8-byte boundary, then payload words and the checksum when the
 // header says `chksum0 yes`.
@@ -65,6 +98,8 @@ std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words);
 inline std::uint32_t S3ChecksumStep(std::uint32_t sum, std::uint32_t word) { return std::rotl(sum, 20) + word; }
 // A word with its bytes reversed (the other byte order's).
 inline std::uint32_t S3ByteSwap(std::uint32_t v) { return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24); }
+// The word at `in` (4 bytes) stored in `order`, as a native value.
+std::uint32_t LoadS3Word(const std::uint8_t* in, ByteOrder order);
 // Writes `word` at `out` (4 bytes) in `order`.
 inline void StoreS3Word(std::uint8_t* out, std::uint32_t word, ByteOrder order) {
   if (order == ByteOrder::kBig) word = S3ByteSwap(word);
@@ -132,6 +167,9 @@ inline float BitsToFloat(std::uint32_t bits) {
   std::memcpy(&value, &bits, sizeof(value));
   return value;
 }
+
+// The size of the pieces in which S3StreamCursor (s3_stream_cursor.h) reads a file.
+inline constexpr std::size_t kS3StreamPieceBytes = std::size_t{64} << 10;
 
 // Sequential reader over an s3 file's payload (an S3View) with errors that name the file and the
 // field.

@@ -11,7 +11,6 @@
 #include <exception>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <set>
 
 #include "accumulators/exact_accumulators.h"
@@ -62,10 +61,11 @@ std::vector<std::uint8_t> ReadFileHead(const fs::path& path, std::size_t n) {
 
 // The payload file's format. exact_counts by its header and size alone: decoding it checks
 // nothing more (its values are any 128-bit integers), so its sums are not read here. bw's count
-// files are checked as their decoders check them, every word (the checksum), without keeping their
-// values: from `bytes` when given (the file's bytes, read once to be hashed too), else read here.
+// files are checked as their decoders check them, every word (the checksum), read forward in pieces
+// without keeping their values, each byte given to `on_bytes` when set (to hash the file in the same
+// read).
 void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint32_t shard, const PassExpectation& expected,
-                        const std::vector<std::uint8_t>* bytes = nullptr) {
+                        const ByteSink& on_bytes = {}) {
   if (name == kFallbackSidecarFile) {
     std::vector<std::uint8_t> flags;
     if (auto problem = DecodeFallbackSidecar(ReadFileText(path), expected.n_tied_states, flags)) {
@@ -74,11 +74,8 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
     return;
   }
   try {
-    // A count file's bytes: those given, else read now.
-    std::vector<std::uint8_t> read;
-    const auto count_file_bytes = [&]() -> const std::vector<std::uint8_t>& { return bytes ? *bytes : (read = ReadFileBytes(path)); };
     if (name == "gauden_counts") {
-      CheckGaudenCountsFile(count_file_bytes(), path.string());
+      CheckGaudenCountsFile(path, on_bytes);
     } else if (name == "exact_counts") {
       const std::vector<std::uint8_t> head = ReadFileHead(path, ExactAccumulators::ExactCountsHeaderSize());
       bool pass2var = false;
@@ -97,7 +94,7 @@ void CheckPayloadHeader(const fs::path& path, const std::string& name, std::uint
                                    (*expected.pass2var ? "2-pass" : "1-pass") + " ones");
       }
     } else {
-      CheckArray3DFile(count_file_bytes(), path.string());
+      CheckArray3DFile(path, on_bytes);
     }
   } catch (const InputError& error) {
     throw ArtifactRejected(shard, path.string(), "payload-format", error.what());
@@ -190,11 +187,12 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     reject("payload-names", "payload must list exactly the files " + list);
   }
   // The payload files are hashed and their formats checked first, on a few threads (exact_counts,
-  // the largest, beside the others). Each of bw's count files is read once, hashed and checked from
-  // the same bytes (its format check reads every word). The checks below then run in order as
-  // before, each format check's outcome reported where it always was (after the file's size and
-  // digest); a file not taken here (another name than expected, not a regular file, another size,
-  // unreadable) is hashed and checked there if it gets that far, where its error is reported.
+  // the largest, beside the others). Each of bw's count files is read once, forward in pieces,
+  // hashed and checked in the same read (its format check reads every word). The checks below then
+  // run in order as before, each format check's outcome reported where it always was (after the
+  // file's size and digest); a file not taken here (another name than expected, not a regular file,
+  // another size, unreadable) is hashed and checked there if it gets that far, where its error is
+  // reported.
   struct Prechecked {
     std::string digest;
     bool format_checked = false;
@@ -217,26 +215,33 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     const fs::path path = dir / names[i];
     if (!fs::is_regular_file(fs::symlink_status(path, status_ec)) || status_ec) return;
     if (fs::file_size(path, status_ec) != a.payload[i].size || status_ec) return;  // refused below without hashing it
-    std::optional<std::vector<std::uint8_t>> bytes;  // a count file's, when this check hashes it
-    if (!digest_left_to_reducer(names[i])) {
+    const bool hash = !digest_left_to_reducer(names[i]);
+    const bool hash_while_checking = hash && is_count_file(names[i]);
+    Sha256Stream hashing;
+    std::uint64_t hashed = 0;
+    ByteSink on_bytes;
+    if (hash_while_checking) {
+      on_bytes = [&](const void* data, std::size_t size) {
+        hashing.Add(data, size);
+        hashed += size;
+      };
+    } else if (hash) {
       try {
-        if (is_count_file(names[i])) {
-          bytes = ReadRegularFileBytes(path);
-          if (bytes->size() != a.payload[i].size) return;  // changed since its size was read: checked below
-          prechecked[i].digest = Sha256Hex(bytes->data(), bytes->size());
-        } else {
-          prechecked[i].digest = Sha256OfFile(path);
-        }
+        prechecked[i].digest = Sha256OfFile(path);
       } catch (const std::exception&) {
         return;  // left empty: hashed again below, where its error is reported
       }
     }
     try {
-      CheckPayloadHeader(path, names[i], shard, expected, bytes ? &*bytes : nullptr);
+      CheckPayloadHeader(path, names[i], shard, expected, on_bytes);
     } catch (const ArtifactRejected&) {
       prechecked[i].format_error = std::current_exception();
     } catch (const std::exception&) {
       return;  // not an outcome of the file's format (e.g. a read error): checked again below
+    }
+    if (hash_while_checking) {
+      if (hashed != a.payload[i].size) return;  // not read whole (it changed, or a read failed): checked below
+      prechecked[i].digest = hashing.HexDigest();
     }
     prechecked[i].format_checked = true;
   });

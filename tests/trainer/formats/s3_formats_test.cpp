@@ -598,17 +598,20 @@ TEST_F(S3FormatsScratchTest, CorruptGaudenCountsAreRejected) {
   }
 }
 
-// The check-only readers a shard's validation uses (CheckGaudenCountsFile, CheckArray3DFile) give
-// the decoders' verdict with the decoders' message on every file: the valid ones (both byte
-// orders), each truncation, each flipped byte, and each payload word replaced (checksum valid).
-TEST(S3FormatsContainerTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
+// The check-only readers a shard's validation uses (CheckGaudenCountsFile, CheckArray3DFile) read
+// the file forward in pieces and give the decoders' verdict with the decoders' message on every
+// file: the valid ones (both byte orders, with and without a checksum, a header line longer than a
+// piece), each truncation, each flipped byte, and each payload word replaced (checksum valid). Each
+// reader gives every byte of the file to its sink once, in order, whatever its verdict, in pieces
+// of any size (one byte; three, so that words straddle pieces; the default).
+TEST_F(S3FormatsScratchTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
   const GaudenCounts counts = SmallGaudenCounts(true);
   Array3D mixw;
   mixw.d1 = 2;
   mixw.d2 = 1;
   mixw.d3 = 3;
   mixw.data = {0.5f, 1, 2, 3, 4, 5};
-  // The decoder's outcome: "" when it accepts the bytes, else its message.
+  // The reader's outcome: "" when it accepts the file, else its message.
   const auto outcome = [](const std::function<void()>& read) -> std::string {
     try {
       read();
@@ -617,32 +620,40 @@ TEST(S3FormatsContainerTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
       return error.what();
     }
   };
+  using Check = void (*)(const fs::path&, const ByteSink&, std::size_t);
   const struct {
     const char* name;
     Bytes bytes;
-    std::function<void(const Bytes&)> decode, check;
+    std::function<void(const Bytes&, const std::string&)> decode;
+    Check check;
   } files[] = {
-      {"gauden_counts", EncodeGaudenCountsFile(counts), [](const Bytes& b) { DecodeGaudenCountsFile(b, "f"); },
-       [](const Bytes& b) { CheckGaudenCountsFile(b, "f"); }},
-      {"mixw_counts", EncodeArray3DFile(mixw), [](const Bytes& b) { DecodeArray3DFile(b, "f"); },
-       [](const Bytes& b) { CheckArray3DFile(b, "f"); }},
+      {"gauden_counts", EncodeGaudenCountsFile(counts), [](const Bytes& b, const std::string& p) { DecodeGaudenCountsFile(b, p); },
+       &CheckGaudenCountsFile},
+      {"mixw_counts", EncodeArray3DFile(mixw), [](const Bytes& b, const std::string& p) { DecodeArray3DFile(b, p); }, &CheckArray3DFile},
   };
+  const fs::path path = dir_ / "counts";
   for (const auto& file : files) {
     SCOPED_TRACE(file.name);
+    const std::vector<std::uint32_t> words = Words(file.bytes);
     S3File big_endian = ParseS3(file.bytes, "f");
     big_endian.byte_order = ByteOrder::kBig;
-    std::vector<Bytes> variants = {file.bytes, EncodeS3(big_endian)};
+    S3File big_endian_without_checksum = big_endian;
+    big_endian_without_checksum.header = {{"version", "1.0"}};
+    big_endian_without_checksum.has_checksum = false;
+    std::vector<Bytes> variants = {file.bytes, EncodeS3(big_endian), EncodeS3(big_endian_without_checksum),
+                                   Reencode(words, {{"version", "1.0"}}),
+                                   Reencode(words, {{"version", "1.0"}, {"comment", std::string(300, 'x')}, {"chksum0", "yes"}})};
     for (std::size_t size = 0; size < file.bytes.size(); ++size) variants.emplace_back(file.bytes.begin(), file.bytes.begin() + static_cast<long>(size));
     for (std::size_t pos = 0; pos < file.bytes.size(); ++pos) {
       variants.push_back(file.bytes);
       variants.back()[pos] ^= 0x10;
     }
-    const std::vector<std::uint32_t> words = Words(file.bytes);
     for (std::size_t i = 0; i < words.size(); ++i) {
       for (const std::uint32_t value : {0u, 1u, 3u, 7u, words[i] + 1, 0xFFFFFFFFu}) {
         std::vector<std::uint32_t> changed = words;
         changed[i] = value;
         variants.push_back(Reencode(changed));
+        variants.push_back(Reencode(changed, {{"version", "1.0"}}));
       }
     }
     std::vector<std::uint32_t> longer = words;
@@ -650,11 +661,19 @@ TEST(S3FormatsContainerTest, CheckOnlyReadersGiveTheDecodersVerdicts) {
     variants.push_back(Reencode(longer));
     std::size_t accepted = 0;
     for (std::size_t v = 0; v < variants.size(); ++v) {
-      const std::string decoded = outcome([&] { file.decode(variants[v]); });
-      EXPECT_EQ(outcome([&] { file.check(variants[v]); }), decoded) << "variant " << v;
+      WriteBytes(path, variants[v]);
+      const std::string decoded = outcome([&] { file.decode(variants[v], path.string()); });
+      for (const std::size_t piece : {std::size_t{1}, std::size_t{3}, kS3StreamPieceBytes}) {
+        Bytes given;
+        const ByteSink sink = [&](const void* data, std::size_t size) {
+          given.insert(given.end(), static_cast<const std::uint8_t*>(data), static_cast<const std::uint8_t*>(data) + size);
+        };
+        EXPECT_EQ(outcome([&] { file.check(path, sink, piece); }), decoded) << "variant " << v << ", pieces of " << piece;
+        EXPECT_EQ(given, variants[v]) << "variant " << v << ", pieces of " << piece;
+      }
       accepted += decoded.empty() ? 1 : 0;
     }
-    EXPECT_GE(accepted, 2u) << "both byte orders of the valid file";
+    EXPECT_GE(accepted, 5u) << "the valid files";
     EXPECT_LT(accepted, variants.size() / 2) << "most variants are rejected";
   }
 }
