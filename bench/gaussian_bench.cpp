@@ -198,13 +198,16 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
-  // The precisions as double (exact), in Mean's layout: AcousticModel::PairPrecision, which the
-  // model only holds without the grouped layout (fewer than 4 densities a senone).
+  // The means and the precisions as double (exact) in Mean's layout: AcousticModel::Mean and
+  // PairPrecision, which the model holds only without the grouped layout (fewer than 4 densities a
+  // senone; the means also when densities lie outside its full groups).
   const std::uint32_t n_model_density = model.n_density();
-  std::vector<double> pair_precision(std::size_t(n_senones) * n_model_density * veclen);
+  std::vector<float> mean_rows(std::size_t(n_senones) * n_model_density * veclen);
+  std::vector<double> pair_precision(mean_rows.size());
   for (std::uint32_t senone = 0; senone < n_senones; ++senone) {
     for (std::uint32_t k = 0; k < n_model_density; ++k) {
       for (std::uint32_t l = 0; l < veclen; ++l) {
+        mean_rows[(std::size_t(senone) * n_model_density + k) * veclen + l] = model.MeanAt(senone, k, l);
         pair_precision[(std::size_t(senone) * n_model_density + k) * veclen + l] = model.PrecisionAt(senone, k, l);
       }
     }
@@ -216,7 +219,7 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   for (std::uint32_t t = 0, senone = 0, p = 0; t < kFrames; ++t) {
     for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
       for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
-        means[p] = model.Mean(senone, k);
+        means[p] = mean_rows.data() + (std::size_t(senone) * n_model_density + k) * veclen;
         precisions[p] = pair_precision.data() + (std::size_t(senone) * n_model_density + k) * veclen;
         log_norms[p] = model.LogNorm(senone, k);
       }

@@ -16,11 +16,11 @@ namespace pstrain {
 
 // The log density of density `k` of `senone` at x.
 inline double EvaluateLogDensity(const AcousticModel& model, std::uint32_t senone, std::uint32_t k, const float* x) {
-  const float* mean = model.Mean(senone, k);
   const std::uint32_t veclen = model.veclen();
   double dist = 0.0;
   if (!model.has_grouped_layout()) {
     // (the statistics' CI densities of a model with 1 to 3 Gaussians a senone come here every frame)
+    const float* mean = model.Mean(senone, k);
     const double* precision = model.PairPrecision(senone, k);  // the float32 precisions, exactly
     for (std::uint32_t l = 0; l < veclen; ++l) {
       const double diff = x[l] - mean[l];  // float32 difference, as bw computes it
@@ -28,7 +28,7 @@ inline double EvaluateLogDensity(const AcousticModel& model, std::uint32_t senon
     }
   } else {
     for (std::uint32_t l = 0; l < veclen; ++l) {
-      const double diff = x[l] - mean[l];
+      const double diff = x[l] - model.MeanAt(senone, k, l);
       dist += model.PrecisionAt(senone, k, l) * diff * diff;
     }
   }

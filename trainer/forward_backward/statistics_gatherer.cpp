@@ -41,6 +41,7 @@ void StatisticsGatherer::Reset(const AcousticModel& model, const SentenceHmm& hm
   run_gamma_.resize(std::size_t(block_capacity_) * n_density_);
   run_x_.resize(std::size_t(block_capacity_) * n_density_);
   run_n_.assign(n_density_, 0);
+  input_mean_.resize(model.veclen());
 }
 
 std::int32_t StatisticsGatherer::NewRecord(std::uint32_t local) {
@@ -148,16 +149,15 @@ void StatisticsGatherer::Flush() {
   const double* const record_gamma = record_gamma_.data();
   const std::int32_t* const record_next = record_next_.data();
   const std::uint32_t* const record_slot = record_slot_.data();
-  const std::size_t mean_bytes = std::size_t(model.veclen()) * sizeof(float);
+  // A senone's means, all its densities' together in either layout (Mean's rows or the grouped one).
+  const std::size_t senone_mean_bytes = std::size_t(n_density) * model.veclen() * sizeof(float);
   for (const std::uint32_t local : block_locals_) {
     const std::uint32_t senone = hmm_->senones[local];
     if (pass2var_) {
       // The input means the kernel calls below start from: a tied CD model's (750 KB) are mostly
       // not in this core's cache, and their loads were a tenth of the kernel's time.
-      for (std::uint32_t k = 0; k < n_density; ++k) {
-        const char* mean = reinterpret_cast<const char*>(model.InputMean(senone, k));
-        for (std::size_t offset = 0; offset < mean_bytes; offset += 64) __builtin_prefetch(mean + offset);
-      }
+      const char* means = reinterpret_cast<const char*>(model.has_mean_rows() ? model.Mean(senone, 0) : model.GroupedMeans(senone));
+      for (std::size_t offset = 0; offset < senone_mean_bytes; offset += 64) __builtin_prefetch(means + offset);
     }
     std::fill(run_n, run_n + n_density, 0u);
     for (std::int32_t record = chain_head_[local]; record >= 0; record = record_next[record]) {
@@ -174,8 +174,8 @@ void StatisticsGatherer::Flush() {
     }
     for (std::uint32_t k = 0; k < n_density; ++k) {
       if (run_n[k] == 0) continue;
-      stats_->AddFrames(local, k, run_gamma + k * capacity, run_x + k * capacity, run_n[k], pass2var_ ? model.InputMean(senone, k) : nullptr,
-                        *kernels_);
+      const float* input_mean = pass2var_ ? model.InputMean(senone, k, input_mean_.data()) : nullptr;
+      stats_->AddFrames(local, k, run_gamma + k * capacity, run_x + k * capacity, run_n[k], input_mean, *kernels_);
     }
     chain_head_[local] = chain_tail_[local] = -1;
   }

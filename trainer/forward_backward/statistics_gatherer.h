@@ -93,6 +93,7 @@ class StatisticsGatherer {
   std::vector<double> run_gamma_;
   std::vector<const float*> run_x_;
   std::vector<std::uint32_t> run_n_;
+  std::vector<float> input_mean_;  // a density's input means, when the model holds no rows of them (AcousticModel::InputMean)
   // CI senones' densities at the frame being accumulated, each scaled by its own best log density:
   // only their ratios matter, and the forward pass's frame scale (which bw uses here) can be
   // hundreds of nats away from a CI senone the forward pass never evaluated (exp would overflow to

@@ -218,9 +218,14 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
   if (!has_grouped_layout()) pair_precision_.assign(precision_.begin(), precision_.end());
   // The float32 precisions stay only when some densities are in no full group (EvaluateLogDensity
   // reads those from them); otherwise the grouped or the pair layout holds every one (PrecisionAt).
+  // The means' rows likewise, but also without the grouped layout (the pair kernel reads them).
   if (!has_grouped_layout() || n_density_ % grouped_width_ == 0) {
     precision_.clear();
     precision_.shrink_to_fit();
+  }
+  if (has_grouped_layout() && n_density_ % grouped_width_ == 0) {
+    means_.clear();
+    means_.shrink_to_fit();
   }
 
   mixw_ = files.mixture_weights.data;

@@ -98,8 +98,19 @@ class AcousticModel {
   std::uint32_t n_emit_state() const { return n_emit_state_; }
   std::uint32_t n_tmat() const { return n_tmat_; }
 
+  // A density's float32 means, its veclen() values side by side: held only when has_mean_rows(),
+  // i.e. without the grouped layout or when some densities are in no full group of it (the grouped
+  // layout holds every mean otherwise: a second copy was 5.2 MB of a worker's 74 MB for a tied CD
+  // model of 2,102 senones x 16 Gaussians). MeanAt and InputMean read any layout.
+  bool has_mean_rows() const { return !means_.empty(); }
   const float* Mean(std::uint32_t senone, std::uint32_t density) const {
     return means_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
+  }
+  // Dimension l of a density's mean, from whichever array holds it.
+  float MeanAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
+    if (!means_.empty()) return means_[(std::size_t(senone) * n_density_ + density) * veclen_ + l];
+    const std::uint32_t group = density / grouped_width_, lane = density % grouped_width_;
+    return grouped_means_[std::size_t(senone) * grouped_stride_ + (std::size_t(group) * veclen_ + l) * grouped_width_ + lane];
   }
   // 1 / (2 sigma^2) of dimension l of a density, the float32 value as a double (exact), from
   // whichever array holds it: the float32 copy in Mean's layout, kept only when some densities are
@@ -118,8 +129,13 @@ class AcousticModel {
   float Transition(std::uint32_t tmat, std::uint32_t from, std::uint32_t to) const {
     return tmat_[(std::size_t(tmat) * n_emit_state_ + from) * (n_emit_state_ + 1) + to];
   }
-  // The unfloored input means (2-pass variance accumulates around these).
-  const float* InputMean(std::uint32_t senone, std::uint32_t density) const { return Mean(senone, density); }
+  // The unfloored input means (2-pass variance accumulates around these), side by side: Mean's row
+  // when has_mean_rows(), else copied into `scratch` (veclen() floats), which is returned.
+  const float* InputMean(std::uint32_t senone, std::uint32_t density, float* scratch) const {
+    if (has_mean_rows()) return Mean(senone, density);
+    for (std::uint32_t l = 0; l < veclen_; ++l) scratch[l] = MeanAt(senone, density, l);
+    return scratch;
+  }
 
   // The Gaussians again, laid out once for the grouped density kernel
   // (forward_backward/gaussian_eval.h): per senone, groups of grouped_width() densities, each group
@@ -148,7 +164,7 @@ class AcousticModel {
   AcousticModel(const ModelFiles& files, std::vector<float> means, const ModelOptions& options);
 
   std::uint32_t n_senones_ = 0, n_density_ = 0, veclen_ = 0, topn_ = 0, n_emit_state_ = 0, n_tmat_ = 0;
-  std::vector<float> means_;
+  std::vector<float> means_;  // kept as has_mean_rows() says
   // 1 / (2 sigma^2) of the floored variance, float32; kept only when some density is in no full
   // group of the grouped layout (PrecisionAt). For a tied CD model of 2,102 senones x 16 Gaussians
   // this copy was 5.2 MB of a worker's 80 MB.

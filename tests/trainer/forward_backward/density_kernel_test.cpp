@@ -53,7 +53,7 @@ TEST(DensityKernelTest, EvaluateManyGivesEvaluatesIndicesAndBits) {
     for (std::uint32_t frame = 0; frame < 6; ++frame) {
       std::vector<float> x(veclen);
       const std::uint32_t near = (frame * 37) % n_senones;
-      for (std::uint32_t l = 0; l < veclen; ++l) x[l] = model.Mean(near, 0)[l] + noise(rng) * float(frame);
+      for (std::uint32_t l = 0; l < veclen; ++l) x[l] = model.MeanAt(near, 0, l) + noise(rng) * float(frame);
       // Batches of every length 1..9 (tails of 1-3 pairs), over a shuffled senone order.
       std::vector<std::uint32_t> senones(n_senones);
       for (std::uint32_t s = 0; s < n_senones; ++s) senones[s] = (s * 29 + frame) % n_senones;

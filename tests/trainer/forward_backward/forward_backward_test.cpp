@@ -382,9 +382,8 @@ TEST_F(An4Test, TwoPassVarianceIsTheExpandedOnePassVariance) {
     for (std::uint32_t senone : hmm.senones) {
       const double dnom = one_pass.dnom(senone, 0);
       if (dnom == 0.0) continue;
-      const float* mu_old = model_->InputMean(senone, 0);
       for (std::uint32_t dim = 0; dim < model_->veclen(); ++dim) {
-        const double mu = mu_old[dim];
+        const double mu = model_->MeanAt(senone, 0, dim);
         const double expected = one_pass.var(senone, 0)[dim] - 2.0 * mu * one_pass.mean(senone, 0)[dim] + mu * mu * dnom;
         EXPECT_PRED4(NearRelative, two_pass.var(senone, 0)[dim], expected, 1e-6, 0.0) << "senone " << senone << " dim " << dim;
         ++checked;
@@ -444,10 +443,9 @@ struct TinyModel {
   }
   // log (w_k N_k(x)).
   double LogDensity(std::uint32_t senone, std::uint32_t k, const float* x) const {
-    const float* mean = model.Mean(senone, k);
     double dist = 0.0;
     for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {
-      const double diff = double(x[dim]) - double(mean[dim]);
+      const double diff = double(x[dim]) - double(model.MeanAt(senone, k, dim));
       dist += model.PrecisionAt(senone, k, dim) * diff * diff;
     }
     return std::log(double(model.MixtureWeight(senone, k))) + double(model.LogNorm(senone, k)) - dist;

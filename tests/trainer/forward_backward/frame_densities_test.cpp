@@ -106,7 +106,7 @@ TEST(FrameDensitiesTest, EntriesMatchTheReferenceBitForBit) {
     for (std::uint32_t t = 0; t < frames.size(); ++t) {
       SCOPED_TRACE("building frame " + std::to_string(t));
       const std::uint32_t near = locals_to_global[(t * 3) % locals_to_global.size()];
-      for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.Mean(near, 0)[l] + noise(rng) * float(t + 1);
+      for (std::uint32_t l = 0; l < veclen; ++l) frames[t][l] = model.MeanAt(near, 0, l) + noise(rng) * float(t + 1);
       // 3 + 2t local senones, the first two requested twice; frame 2 repeats two of frame 0.
       for (std::uint32_t i = 0; i < 3 + 2 * t; ++i) requested[t].push_back((i * 2 + t) % std::uint32_t(locals_to_global.size()));
       std::vector<std::uint32_t> asks;

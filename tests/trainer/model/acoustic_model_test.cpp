@@ -60,8 +60,9 @@ TEST(AcousticModelTest, LogNormalizersMatchOneDensityAtATime) {
 // 1 / (2 sigma^2) of the floored variance in float32, as SphinxTrain computes it: PrecisionAt gives
 // it exactly whichever layout holds it. 1 and 3 densities a senone: no grouped layout (PairPrecision's);
 // 6: one group of 4 and two densities outside it (the float32 copy is kept); 4 and 12: full groups
-// of 4, 8 and 16: full groups of 8 (only the grouped layout holds them).
-TEST(AcousticModelTest, PrecisionAtIsTheFloat32PrecisionInEveryLayout) {
+// of 4, 8 and 16: full groups of 8 (only the grouped layout holds them). MeanAt and InputMean give
+// the files' means likewise, from rows of them or the grouped layout.
+TEST(AcousticModelTest, PrecisionAtAndMeanAtAreTheFilesValuesInEveryLayout) {
   const ModelFiles one = LoadCheckedModel(testing::An4Model().string());
   std::mt19937 rng(32);
   for (const std::uint32_t n_density : {1u, 3u, 4u, 6u, 8u, 12u, 16u}) {
@@ -71,7 +72,10 @@ TEST(AcousticModelTest, PrecisionAtIsTheFloat32PrecisionInEveryLayout) {
     options.varfloor = 1e-4f;
     const AcousticModel model(files, options);
     EXPECT_EQ(model.has_grouped_layout(), n_density >= AcousticModel::kDensityGroup) << n_density;
+    // Rows of means only where the grouped layout does not hold every density (1, 3 and 6 densities).
+    EXPECT_EQ(model.has_mean_rows(), n_density == 1 || n_density == 3 || n_density == 6) << n_density;
     const std::uint32_t veclen = model.veclen();
+    std::vector<float> scratch(veclen);
     for (std::uint32_t senone = 0; senone < model.n_senones(); ++senone) {
       for (std::uint32_t k = 0; k < n_density; ++k) {
         for (std::uint32_t l = 0; l < veclen; ++l) {
@@ -80,6 +84,9 @@ TEST(AcousticModelTest, PrecisionAtIsTheFloat32PrecisionInEveryLayout) {
           const float expected = static_cast<float>(1.0 / (2.0 * var));
           ASSERT_EQ(model.PrecisionAt(senone, k, l), static_cast<double>(expected))
               << n_density << " densities: senone " << senone << ", density " << k << ", dimension " << l;
+          const float mean = files.means.data[(std::size_t(senone) * n_density + k) * veclen + l];
+          ASSERT_EQ(model.MeanAt(senone, k, l), mean) << n_density << " densities: senone " << senone << ", density " << k;
+          ASSERT_EQ(model.InputMean(senone, k, scratch.data())[l], mean) << n_density << " densities: senone " << senone << ", density " << k;
         }
       }
     }
@@ -100,8 +107,8 @@ TEST(AcousticModelTest, TakingTheMeansGivesTheSameModel) {
     for (std::uint32_t senone = 0; senone < copied.n_senones(); ++senone) {
       for (std::uint32_t k = 0; k < n_density; ++k) {
         for (std::uint32_t l = 0; l < copied.veclen(); ++l) {
-          ASSERT_EQ(taken.Mean(senone, k)[l], means[(std::size_t(senone) * n_density + k) * copied.veclen() + l]);
-          ASSERT_EQ(taken.Mean(senone, k)[l], copied.Mean(senone, k)[l]);
+          ASSERT_EQ(taken.MeanAt(senone, k, l), means[(std::size_t(senone) * n_density + k) * copied.veclen() + l]);
+          ASSERT_EQ(taken.MeanAt(senone, k, l), copied.MeanAt(senone, k, l));
           ASSERT_EQ(taken.PrecisionAt(senone, k, l), copied.PrecisionAt(senone, k, l));
         }
         ASSERT_EQ(taken.LogNorm(senone, k), copied.LogNorm(senone, k));
