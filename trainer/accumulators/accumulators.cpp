@@ -97,19 +97,6 @@ void WriteMixwAndTmatCounts(const fs::path& dir, const AccumulatorShape& shape, 
 
 }  // namespace
 
-std::vector<std::string> WriteBwCountFiles(const std::string& dir_string, const AccumulatorShape& shape, bool pass2var,
-                                           BwCountFloats floats) {
-  const fs::path dir(dir_string);
-  fs::create_directories(dir);
-  std::vector<std::string> digests;
-  // One file's bytes at a time (a CD model's gauden_counts is a few MB).
-  WriteCountFile(dir, kBwCountFiles[0],
-                 EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))),
-                 digests);
-  WriteMixwAndTmatCounts(dir, shape, std::move(floats.mixw), std::move(floats.tmat), digests);
-  return digests;
-}
-
 BwCountFileBytes EncodeBwCountFiles(const AccumulatorShape& shape, bool pass2var, BwCountFloats floats) {
   return BwCountFileBytes{
       EncodeGaudenCountsFile(MakeGaudenCounts(shape, pass2var, std::move(floats.mean), std::move(floats.var), std::move(floats.dnom))),
@@ -127,7 +114,7 @@ Array3D Accumulators::ToTmatCounts() const { return MakeTmatCounts(shape_, ToFlo
 
 // gauden_counts streamed from the doubles (a CD model's is 1.5 MB: no float32 copy and no encoded
 // file beside them, so that a pass may write it while the exact sums still exist), then the two
-// small files as WriteBwCountFiles writes them: the same bytes.
+// small files: the bytes EncodeBwCountFiles gives for the same values.
 std::vector<std::string> Accumulators::Write(const std::string& dir_string) const {
   if (!has_gaussians()) throw TrainingError("internal: Accumulators::Write of a view without its mean and variance blocks");
   return Write(dir_string, ChunksOf(mean_.data()), ChunksOf(var_.data()));

@@ -33,16 +33,12 @@ struct BwCountFloats {
   std::vector<float> mixw, dnom, mean, var, tmat;
 };
 
-// The names of bw's three count files, the files WriteBwCountFiles writes and ReadBwFormat reads.
+// The names of bw's three count files, the files Accumulators::Write writes and ReadBwFormat reads.
 inline constexpr const char* kBwCountFiles[] = {"gauden_counts", "mixw_counts", "tmat_counts"};
 
-// Writes gauden_counts, mixw_counts and tmat_counts of statistics of `shape` into `dir` (created if
-// needed), each atomically: what Accumulators::Write writes, from values that are already float32
-// (ExactAccumulators writes them so, without a double copy of its sums). Returns the SHA-256 of
-// each file's bytes, in kBwCountFiles order, hashed from memory as they were written (the files are
-// not read back).
-std::vector<std::string> WriteBwCountFiles(const std::string& dir, const AccumulatorShape& shape, bool pass2var, BwCountFloats floats);
-// The bytes WriteBwCountFiles writes, in memory (e.g. to compare with files on disk).
+// The bytes of gauden_counts, mixw_counts and tmat_counts of statistics of `shape` whose values are
+// already float32 (ExactAccumulators::CountFloats), in memory (e.g. to compare with files on disk):
+// what Accumulators::Write and ExactAccumulators::WriteCountFiles write.
 struct BwCountFileBytes {
   std::vector<std::uint8_t> gauden_counts, mixw_counts, tmat_counts;
 };
@@ -93,7 +89,7 @@ class Accumulators {
   }
 
   // Writes the bw-format files into `dir` (created if needed), each atomically; returns their
-  // SHA-256 as WriteBwCountFiles does.
+  // SHA-256 in kBwCountFiles order, hashed as written (the files are not read back).
   std::vector<std::string> Write(const std::string& dir) const;
   // The same, the means and variances asked of `mean` and `var` (a view without them).
   std::vector<std::string> Write(const std::string& dir, const DoubleChunks& mean, const DoubleChunks& var) const;

@@ -314,8 +314,16 @@ BwCountFloats ExactAccumulators::CountFloats() const {
 }
 
 void ExactAccumulators::Write(const std::string& dir_string) const {
-  WriteBwCountFiles(dir_string, shape_, pass2var_, CountFloats());
+  WriteCountFiles(dir_string);
   WriteExactCounts(dir_string);
+}
+
+std::vector<std::string> ExactAccumulators::WriteCountFiles(const std::string& dir_string) const {
+  // The view holds the small blocks as doubles; the Gaussian blocks are asked of the sums.
+  const Accumulators view = ToAccumulatorsWithoutGaussians();
+  return view.Write(
+      dir_string, [this](std::size_t first, std::size_t n, double* out) { MeanDoubles(first, n, out); },
+      [this](std::size_t first, std::size_t n, double* out) { VarDoubles(first, n, out); });
 }
 
 std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {

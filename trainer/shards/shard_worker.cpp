@@ -179,8 +179,7 @@ void RunShardTask(const ShardTask& task) {
     std::size_t exact_counts_at = names.size();
     try {
       // bw's count files hashed as they are written; the multipron sidecar (small) read back.
-      const std::vector<std::string> count_digests = WriteBwCountFiles(dir.string(), result.accumulators.shape(),
-                                                                       result.accumulators.pass2var(), result.accumulators.CountFloats());
+      const std::vector<std::string> count_digests = result.accumulators.WriteCountFiles(dir.string());
       if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
       for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i] == "exact_counts") {

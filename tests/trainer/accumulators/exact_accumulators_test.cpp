@@ -1,6 +1,7 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
 // several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads
-// (and into fresh sums stores it), WriteExactCounts returns the digest of what it wrote, and a file cut short or grown, or of
+// (and into fresh sums stores it), WriteExactCounts returns the digest of what it wrote,
+// WriteCountFiles writes bw's count files of the same sums, and a file cut short or grown, or of
 // another shape, is refused with its path.
 #include <gtest/gtest.h>
 
@@ -69,6 +70,21 @@ TEST_F(ExactCountsFileTest, WriteExactCountsReturnsTheDigestOfTheFile) {
   const std::string digest = acc.WriteExactCounts(dir_.string());
   EXPECT_EQ(digest, Sha256OfFile(dir_ / "exact_counts"));
   EXPECT_EQ(digest, Sha256Hex(acc.EncodeExactCounts().data(), acc.ExactCountsSize()));
+}
+
+// WriteCountFiles streams bw's three count files from the sums: the bytes of their float32 values
+// (EncodeBwCountFiles of CountFloats), and those bytes' digests; gauden_counts' mean and variance
+// blocks are asked of the sums in two pieces each.
+TEST_F(ExactCountsFileTest, WriteCountFilesWritesTheBytesOfTheCountFloats) {
+  const ExactAccumulators acc = Filled();
+  const std::vector<std::string> digests = acc.WriteCountFiles(dir_.string());
+  const BwCountFileBytes expected = EncodeBwCountFiles(acc.shape(), acc.pass2var(), acc.CountFloats());
+  const std::vector<std::uint8_t>* want[] = {&expected.gauden_counts, &expected.mixw_counts, &expected.tmat_counts};
+  ASSERT_EQ(digests.size(), std::size(want));
+  for (std::size_t f = 0; f < std::size(want); ++f) {
+    EXPECT_EQ(ReadFileBytes(dir_ / kBwCountFiles[f]), *want[f]) << kBwCountFiles[f];
+    EXPECT_EQ(digests[f], Sha256Hex(want[f]->data(), want[f]->size())) << kBwCountFiles[f];
+  }
 }
 
 TEST_F(ExactCountsFileTest, AFileOfTheWrongSizeIsRefusedWithItsPath) {
