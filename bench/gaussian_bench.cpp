@@ -198,7 +198,7 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
   const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
-  // The means and the precisions as double (exact) in Mean's layout: AcousticModel::Mean and
+  // The float32 means, and the precisions as double (exact), in Mean's layout: AcousticModel::Mean and
   // PairPrecision, which the model holds only without the grouped layout (fewer than 4 densities a
   // senone; the means also when densities lie outside its full groups).
   const std::uint32_t n_model_density = model.n_density();

@@ -59,8 +59,9 @@ class ExactAccumulators {
   // exact_counts, streamed to disk in 64 KiB pieces.
   void Write(const std::string& dir) const;
   // Only the bw-format files (the bytes of CountFloats()), gauden_counts streamed from the sums a
-  // piece at a time: no float32 copy of the mean and variance blocks and no file's bytes in memory
-  // (21 MB at a worker's end for 2,102 senones x 16 Gaussians). Returns each file's SHA-256, in
+  // piece at a time: no float32 copy of the mean and variance blocks and no gauden_counts bytes in
+  // memory (21 MB at a worker's end for 2,102 senones x 16 Gaussians; the small blocks are held as
+  // doubles and mixw_counts and tmat_counts encoded whole). Returns each file's SHA-256, in
   // kBwCountFiles order, hashed as written. Safe beside WriteExactCounts on another thread.
   std::vector<std::string> WriteCountFiles(const std::string& dir) const;
   // Only exact_counts (Write = the bw-format files of CountFloats() + this). Returns the SHA-256

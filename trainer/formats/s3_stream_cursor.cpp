@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
-#include <string_view>
-
 
 namespace pstrain {
 

@@ -15,7 +15,9 @@ namespace pstrain {
 
 // The regular file at `path` read forward in pieces of `piece_bytes`, with ParseS3View's container
 // checks and S3Cursor's reads, each check with the same message. The payload's values are skipped,
-// never kept: a check-only decoder (FloatArray1D without keep) runs in a piece's memory. Every byte
+// never kept: a check-only decoder (FloatArray1D without keep) runs in a piece's memory (and a
+// header line's: a corrupt file without a line end is held until its end, as ParseS3View holds
+// it). Every byte
 // of the file goes to `on_bytes` (when set) once, in file order, as it is read, so that a caller
 // can hash the file in the same read.
 //

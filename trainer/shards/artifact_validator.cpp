@@ -240,7 +240,8 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
       return;  // not an outcome of the file's format (e.g. a read error): checked again below
     }
     if (hash_while_checking) {
-      if (hashed != a.payload[i].size) return;  // not read whole (it changed, or a read failed): checked below
+      // Not read whole (it changed, a read failed, or an empty file could not be opened): checked below.
+      if (hashed != a.payload[i].size || hashed == 0) return;
       prechecked[i].digest = hashing.HexDigest();
     }
     prechecked[i].format_checked = true;

@@ -22,10 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // 20 senones x 8 densities x 39 dims: 6,240 mean and 6,240 variance sums (two pieces each).
-ExactAccumulators Filled() {
+ExactAccumulators Filled(bool pass2var = true) {
   using Block = ExactAccumulators::Block;
   const AccumulatorShape shape{20, 8, 39, 3, 3};
-  ExactAccumulators acc(shape, true);
+  ExactAccumulators acc(shape, pass2var);
   std::mt19937_64 rng(12);
   std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-60, 40);  // some go past the limbs, to base
@@ -76,14 +76,17 @@ TEST_F(ExactCountsFileTest, WriteExactCountsReturnsTheDigestOfTheFile) {
 // (EncodeBwCountFiles of CountFloats), and those bytes' digests; gauden_counts' mean and variance
 // blocks are asked of the sums in two pieces each.
 TEST_F(ExactCountsFileTest, WriteCountFilesWritesTheBytesOfTheCountFloats) {
-  const ExactAccumulators acc = Filled();
-  const std::vector<std::string> digests = acc.WriteCountFiles(dir_.string());
-  const BwCountFileBytes expected = EncodeBwCountFiles(acc.shape(), acc.pass2var(), acc.CountFloats());
-  const std::vector<std::uint8_t>* want[] = {&expected.gauden_counts, &expected.mixw_counts, &expected.tmat_counts};
-  ASSERT_EQ(digests.size(), std::size(want));
-  for (std::size_t f = 0; f < std::size(want); ++f) {
-    EXPECT_EQ(ReadFileBytes(dir_ / kBwCountFiles[f]), *want[f]) << kBwCountFiles[f];
-    EXPECT_EQ(digests[f], Sha256Hex(want[f]->data(), want[f]->size())) << kBwCountFiles[f];
+  for (const bool pass2var : {true, false}) {
+    SCOPED_TRACE(pass2var ? "2-pass variances" : "1-pass variances");
+    const ExactAccumulators acc = Filled(pass2var);
+    const std::vector<std::string> digests = acc.WriteCountFiles(dir_.string());
+    const BwCountFileBytes expected = EncodeBwCountFiles(acc.shape(), acc.pass2var(), acc.CountFloats());
+    const std::vector<std::uint8_t>* want[] = {&expected.gauden_counts, &expected.mixw_counts, &expected.tmat_counts};
+    ASSERT_EQ(digests.size(), std::size(want));
+    for (std::size_t f = 0; f < std::size(want); ++f) {
+      EXPECT_EQ(ReadFileBytes(dir_ / kBwCountFiles[f]), *want[f]) << kBwCountFiles[f];
+      EXPECT_EQ(digests[f], Sha256Hex(want[f]->data(), want[f]->size())) << kBwCountFiles[f];
+    }
   }
 }
 

@@ -243,6 +243,7 @@ class ArtifactValidationTest : public ::testing::Test {
     std::string file;
     std::string run = "base";
     std::uint32_t pass = 1;
+    std::string detail;  // when set, a part of the rejection's message
   };
 
   void ExpectRejected(const Mutation& m) {
@@ -260,6 +261,7 @@ class ArtifactValidationTest : public ::testing::Test {
     } else {
       EXPECT_THAT(r.output, HasSubstr("check \"" + m.check + "\"" + where)) << r.output;
     }
+    if (!m.detail.empty()) EXPECT_THAT(r.output, HasSubstr(m.detail)) << r.output;
     if (!::testing::Test::HasFailure()) fs::remove_all(copy.parent_path());  // keep a failing case for inspection
   }
 
@@ -454,6 +456,19 @@ TEST_F(ArtifactValidationTest, PayloadRules) {
          EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { RedescribePayload(a, c / ShardDirName(1), "tmat_counts"); });
        },
        "payload-format", 1, InShard(1, "tmat_counts")},
+      {"gauden_counts with a byte of its payload flipped, size and digests updated (its checksum fails)",
+       [](T&, const fs::path& c) {
+         const fs::path file = c / InShard(1, "gauden_counts");
+         FlipByte(file, fs::file_size(file) / 2);
+         EditJson(c / InShard(1, "artifact.json"), [&](json::object& a) { RedescribePayload(a, c / ShardDirName(1), "gauden_counts"); });
+       },
+       "payload-format", 1, InShard(1, "gauden_counts"), "base", 1, "checksum mismatch"},
+      {"gauden_counts emptied, size and digests updated",
+       [](T&, const fs::path& c) {
+         WriteBytes(c / InShard(2, "gauden_counts"), Bytes());
+         EditJson(c / InShard(2, "artifact.json"), [&](json::object& a) { RedescribePayload(a, c / ShardDirName(2), "gauden_counts"); });
+       },
+       "payload-format", 2, InShard(2, "gauden_counts"), "base", 1, "empty or truncated s3 file (0 bytes)"},
       {"payload_sha256 altered",
        [](T&, const fs::path& c) {
          EditJson(c / InShard(1, "artifact.json"), [](json::object& a) {
