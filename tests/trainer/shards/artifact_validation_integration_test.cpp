@@ -243,7 +243,7 @@ class ArtifactValidationTest : public ::testing::Test {
     std::string file;
     std::string run = "base";
     std::uint32_t pass = 1;
-    std::string detail;  // when set, a part of the rejection's message
+    std::string detail = {};  // when set, a part of the rejection's message
   };
 
   void ExpectRejected(const Mutation& m) {
@@ -261,7 +261,9 @@ class ArtifactValidationTest : public ::testing::Test {
     } else {
       EXPECT_THAT(r.output, HasSubstr("check \"" + m.check + "\"" + where)) << r.output;
     }
-    if (!m.detail.empty()) EXPECT_THAT(r.output, HasSubstr(m.detail)) << r.output;
+    if (!m.detail.empty()) {
+      EXPECT_THAT(r.output, HasSubstr(m.detail)) << r.output;
+    }
     if (!::testing::Test::HasFailure()) fs::remove_all(copy.parent_path());  // keep a failing case for inspection
   }
 
