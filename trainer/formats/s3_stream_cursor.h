@@ -17,9 +17,8 @@ namespace pstrain {
 // checks and S3Cursor's reads, each check with the same message. The payload's values are skipped,
 // never kept: a check-only decoder (FloatArray1D without keep) runs in a piece's memory (and a
 // header line's: a corrupt file without a line end is held until its end, as ParseS3View holds
-// it). Every byte
-// of the file goes to `on_bytes` (when set) once, in file order, as it is read, so that a caller
-// can hash the file in the same read.
+// it). Every byte of the file goes to `on_bytes` (when set) once, in file order, as it is read,
+// so that a caller can hash the file in the same read.
 //
 // ParseS3View checks the checksum before a decoder reads the payload; this cursor knows it only at
 // the end of the file. Finish() reads what is left, giving it to `on_bytes`, and checks the
