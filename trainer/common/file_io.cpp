@@ -237,19 +237,30 @@ void ReadToEnd(int fd, const fs::path& path, std::size_t expected, std::size_t m
   std::size_t used = 0;
   for (;;) {
     if (used == text.size()) text.resize(std::min(std::max<std::size_t>(65536, 2 * text.size()), cap));
-    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(path.string(), "read error: " + ErrnoText());
-    }
-    if (n == 0) break;
-    used += static_cast<std::size_t>(n);
+    const std::size_t want = text.size() - used;
+    const std::size_t got = ReadUpTo(fd, text.data() + used, want, path);
+    used += got;
     if (used > max_bytes) throw FileError(path.string(), "exceeds " + std::to_string(max_bytes) + " bytes");  // grew while being read
+    if (got < want) break;  // the end
   }
   text.resize(used);
 }
 
 }  // namespace
+
+std::size_t ReadUpTo(int fd, void* out, std::size_t n, const fs::path& path) {
+  std::size_t used = 0;
+  while (used < n) {
+    const ssize_t got = ::read(fd, static_cast<std::uint8_t*>(out) + used, n - used);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw FileError(path.string(), "read error: " + ErrnoText());
+    }
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  return used;
+}
 
 std::string ReadFileText(const fs::path& path) {
   // read(2), not an istreambuf_iterator, which took about 16 instructions a byte (a CD mdef is
@@ -274,16 +285,7 @@ RegularFileReader::~RegularFileReader() { ::close(fd_); }
 
 std::size_t RegularFileReader::Read(void* out, std::size_t n) {
   const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n, left_));
-  std::size_t used = 0;
-  while (used < want) {
-    const ssize_t got = ::read(fd_, static_cast<std::uint8_t*>(out) + used, want - used);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(path_.string(), "read error: " + ErrnoText());
-    }
-    if (got == 0) throw FileError(path_.string(), "read error (file shrank?)");
-    used += static_cast<std::size_t>(got);
-  }
+  if (ReadUpTo(fd_, out, want, path_) != want) throw FileError(path_.string(), "read error (file shrank?)");
   left_ -= want;
   return want;
 }

@@ -24,6 +24,10 @@ std::string ReadFileText(const std::filesystem::path& path);
 // Reads a file that must be a regular file (symbolic links followed; a FIFO, device or directory is
 // refused, opened without blocking), the size fstat gives. Throws InputError naming the file.
 std::vector<std::uint8_t> ReadRegularFileBytes(const std::filesystem::path& path);
+// Reads from `fd` into `out` until `n` bytes are read or the file ends (interrupted reads retried);
+// returns how many were read, fewer than `n` only at the end. Throws InputError naming `path` on a
+// read error.
+std::size_t ReadUpTo(int fd, void* out, std::size_t n, const std::filesystem::path& path);
 // A file that must be a regular file (opened as ReadRegularFileBytes opens it) read forward in
 // pieces: its size is fstat's at open, and the reads give exactly that many bytes.
 class RegularFileReader {

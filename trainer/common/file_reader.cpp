@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "common/error.h"
@@ -71,19 +70,8 @@ void SequentialFileReader::NextBlock() {
     if (hash_error_) std::rethrow_exception(hash_error_);
   }
   if (!buffers_[slot]) buffers_[slot].reset(new unsigned char[kBlock]);  // not zeroed: read over
-  std::size_t filled = 0;
-  while (filled < kBlock) {
-    const ssize_t n = ::read(fd_, buffers_[slot].get() + filled, kBlock - filled);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw FileError(path_.string(), std::string("read error: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      end_of_file_ = true;
-      break;
-    }
-    filled += static_cast<std::size_t>(n);
-  }
+  const std::size_t filled = ReadUpTo(fd_, buffers_[slot].get(), kBlock, path_);
+  if (filled < kBlock) end_of_file_ = true;
   if (filled == 0) return;  // nothing more: the current block stays the last one
   filled_[slot] = filled;
   blocks_read_ = block + 1;
