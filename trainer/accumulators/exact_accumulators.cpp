@@ -184,6 +184,14 @@ void ExactAccumulators::VarDoubles(std::size_t first, std::size_t n, double* out
   var_.Doubles(first, n, out, BlockName(Block::kVar));
 }
 
+DoubleChunks ExactAccumulators::MeanChunks() const {
+  return [this](std::size_t first, std::size_t n, double* out) { MeanDoubles(first, n, out); };
+}
+
+DoubleChunks ExactAccumulators::VarChunks() const {
+  return [this](std::size_t first, std::size_t n, double* out) { VarDoubles(first, n, out); };
+}
+
 std::size_t ExactAccumulators::ExactCountsSize() const {
   return kMagicLength + 4 * kHeaderWords + 16 * (mixw_.size() + dnom_.size() + mean_.size() + var_.size() + tmat_.size());
 }
@@ -320,10 +328,7 @@ void ExactAccumulators::Write(const std::string& dir_string) const {
 
 std::vector<std::string> ExactAccumulators::WriteCountFiles(const std::string& dir_string) const {
   // The view holds the small blocks as doubles; the Gaussian blocks are asked of the sums.
-  const Accumulators view = ToAccumulatorsWithoutGaussians();
-  return view.Write(
-      dir_string, [this](std::size_t first, std::size_t n, double* out) { MeanDoubles(first, n, out); },
-      [this](std::size_t first, std::size_t n, double* out) { VarDoubles(first, n, out); });
+  return ToAccumulatorsWithoutGaussians().Write(dir_string, MeanChunks(), VarChunks());
 }
 
 std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {

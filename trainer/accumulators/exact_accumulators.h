@@ -52,6 +52,10 @@ class ExactAccumulators {
   // Values [first, first + n) of the mean or variance block as doubles: ToAccumulators' values.
   void MeanDoubles(std::size_t first, std::size_t n, double* out) const;
   void VarDoubles(std::size_t first, std::size_t n, double* out) const;
+  // The same as the pieces Accumulators::Write asks of a view without those blocks (these sums
+  // must outlive them).
+  DoubleChunks MeanChunks() const;
+  DoubleChunks VarChunks() const;
   // The float32 values of the bw-format files (what Write writes), without the double view.
   BwCountFloats CountFloats() const;
 

@@ -169,10 +169,7 @@ std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, cons
     digests = view.Write(dir.string());
   } else {
     if (!reduced.exact) throw TrainingError("internal: a view without mean and variance sums, and no exact sums to ask");
-    const ExactAccumulators& sums = *reduced.exact;
-    digests = view.Write(
-        dir.string(), [&sums](std::size_t first, std::size_t n, double* out) { sums.MeanDoubles(first, n, out); },
-        [&sums](std::size_t first, std::size_t n, double* out) { sums.VarDoubles(first, n, out); });
+    digests = view.Write(dir.string(), reduced.exact->MeanChunks(), reduced.exact->VarChunks());
   }
   WriteFallbackSidecar(reduced, dir);
   return digests;
