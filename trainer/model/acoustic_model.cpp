@@ -204,7 +204,7 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
         const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * width;
         for (std::uint32_t j = 0; j < width; ++j) {
           const float* mean = Mean(senone, g * width + j);
-          const float* precision = precision_.data() + (std::size_t(senone) * n_density_ + g * width + j) * veclen_;
+          const float* precision = precision_.data() + RowAt(senone, g * width + j, 0);
           for (std::uint32_t l = 0; l < veclen_; ++l) {
             grouped_means_[base + std::size_t(l) * width + j] = mean[l];
             grouped_precision_[base + std::size_t(l) * width + j] = precision[l];

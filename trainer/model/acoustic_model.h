@@ -103,25 +103,19 @@ class AcousticModel {
   // layout holds every mean otherwise: a second copy was 5.2 MB of a worker's 74 MB for a tied CD
   // model of 2,102 senones x 16 Gaussians). MeanAt and InputMean read any layout.
   bool has_mean_rows() const { return !means_.empty(); }
-  const float* Mean(std::uint32_t senone, std::uint32_t density) const {
-    return means_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
-  }
+  const float* Mean(std::uint32_t senone, std::uint32_t density) const { return means_.data() + RowAt(senone, density, 0); }
   // Dimension l of a density's mean, from whichever array holds it.
   float MeanAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
-    if (!means_.empty()) return means_[(std::size_t(senone) * n_density_ + density) * veclen_ + l];
-    const std::uint32_t group = density / grouped_width_, lane = density % grouped_width_;
-    return grouped_means_[std::size_t(senone) * grouped_stride_ + (std::size_t(group) * veclen_ + l) * grouped_width_ + lane];
+    return !means_.empty() ? means_[RowAt(senone, density, l)] : grouped_means_[GroupedAt(senone, density, l)];
   }
   // 1 / (2 sigma^2) of dimension l of a density, the float32 value as a double (exact), from
   // whichever array holds it: the float32 copy in Mean's layout, kept only when some densities are
   // in no full group of the grouped layout (then it holds all of them); else the grouped layout, or
   // PairPrecision's without one.
   double PrecisionAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
-    const std::size_t at = (std::size_t(senone) * n_density_ + density) * veclen_ + l;
-    if (!precision_.empty()) return precision_[at];
-    if (!pair_precision_.empty()) return pair_precision_[at];
-    const std::uint32_t group = density / grouped_width_, lane = density % grouped_width_;
-    return grouped_precision_[std::size_t(senone) * grouped_stride_ + (std::size_t(group) * veclen_ + l) * grouped_width_ + lane];
+    if (!precision_.empty()) return precision_[RowAt(senone, density, l)];
+    if (!pair_precision_.empty()) return pair_precision_[RowAt(senone, density, l)];
+    return grouped_precision_[GroupedAt(senone, density, l)];
   }
   float LogNorm(std::uint32_t senone, std::uint32_t density) const { return log_norm_[std::size_t(senone) * n_density_ + density]; }
   float MixtureWeight(std::uint32_t senone, std::uint32_t density) const { return mixw_[std::size_t(senone) * n_density_ + density]; }
@@ -156,10 +150,19 @@ class AcousticModel {
   // in Mean's layout, converted to double (exact) once, for the kernel that evaluates densities
   // one at a time in its lanes (numerics/vector_kernels.h pair_distances).
   const double* PairPrecision(std::uint32_t senone, std::uint32_t density) const {
-    return pair_precision_.data() + (std::size_t(senone) * n_density_ + density) * veclen_;
+    return pair_precision_.data() + RowAt(senone, density, 0);
   }
 
  private:
+  // Where dimension l of a density is in Mean's layout (its rows), and in the grouped one.
+  std::size_t RowAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
+    return (std::size_t(senone) * n_density_ + density) * veclen_ + l;
+  }
+  std::size_t GroupedAt(std::uint32_t senone, std::uint32_t density, std::uint32_t l) const {
+    const std::uint32_t group = density / grouped_width_, lane = density % grouped_width_;
+    return std::size_t(senone) * grouped_stride_ + (std::size_t(group) * veclen_ + l) * grouped_width_ + lane;
+  }
+
   // The constructor both public ones delegate to, `means` being the files' means (copied or taken).
   AcousticModel(const ModelFiles& files, std::vector<float> means, const ModelOptions& options);
 
