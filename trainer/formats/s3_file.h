@@ -115,13 +115,17 @@ inline std::uint32_t FloatBits(float value) {
   std::memcpy(&bits, &value, sizeof(bits));
   return bits;
 }
+// The size of the pieces in which s3 files are streamed: written by S3StreamEncoder, read by
+// S3StreamCursor (s3_stream_cursor.h).
+inline constexpr std::size_t kS3StreamPieceBytes = std::size_t{64} << 10;
+
 // EncodeS3's bytes for S3Builder's files (the standard header, little-endian, with the checksum),
 // written piece by piece: the header and the byte-order magic first, each Word in order, then the
 // checksum at Finish. `sink` gets the bytes in pieces of at most kPieceBytes, so a file of any size
 // is written in that much memory. Nothing is written after an exception from `sink`.
 class S3StreamEncoder {
  public:
-  static constexpr std::size_t kPieceBytes = 64 << 10;
+  static constexpr std::size_t kPieceBytes = kS3StreamPieceBytes;
   explicit S3StreamEncoder(ByteSink sink);
   void Word(std::uint32_t word) {
     checksum_ = S3ChecksumStep(checksum_, word);
@@ -167,9 +171,6 @@ inline float BitsToFloat(std::uint32_t bits) {
   std::memcpy(&value, &bits, sizeof(value));
   return value;
 }
-
-// The size of the pieces in which S3StreamCursor (s3_stream_cursor.h) reads a file.
-inline constexpr std::size_t kS3StreamPieceBytes = std::size_t{64} << 10;
 
 // Sequential reader over an s3 file's payload (an S3View) with errors that name the file and the
 // field.
