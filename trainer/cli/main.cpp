@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/malloc_thresholds.h"
 #include "numerics/isa.h"
 
 namespace {
@@ -34,6 +35,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  pstrain::FixMallocThresholds();  // (a refusal only leaves glibc's defaults: nothing to report)
   // Invoked as `bw` or `norm` (a link in a SphinxTrain $CFG_BIN_DIR): SphinxTrain's command line.
   const std::string invoked = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "";
   if (invoked == "bw" || invoked == "norm") {
