@@ -64,6 +64,32 @@ ModelFiles ModelFiles::LoadAndHash(const std::string& dir_string, ModelFileDiges
 
 ModelFiles ModelFiles::LoadFiles(const ModelPaths& paths) { return LoadFilesAndHash(paths, nullptr); }
 
+void ModelFiles::ReleaseGaussianValues() {
+  std::vector<float>().swap(means.data);
+  std::vector<float>().swap(variances.data);
+}
+
+void ModelFiles::ReloadGaussianValues(const std::string& dir, const ModelFileDigests& digests) {
+  const ModelPaths paths = ModelPaths::InDirectory(dir);
+  const auto reread = [&](const char* name, const std::string& path, const GaussianParams& shape) {
+    const auto listed = std::find_if(digests.begin(), digests.end(), [name](const auto& digest) { return digest.first == name; });
+    if (listed == digests.end()) throw TrainingError(path + ": no recorded SHA-256 to read it back against");
+    const std::vector<std::uint8_t> bytes = ReadFileBytes(path);
+    const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
+    if (sha256 != listed->second) {
+      throw TrainingError(path + ": SHA-256 " + sha256 + " differs from " + listed->second +
+                          ", the file's when the pass started: it changed during the pass");
+    }
+    GaussianParams read = DecodeGaussianFile(bytes, path);
+    if (!read.SameShape(shape)) throw TrainingError(path + ": not the shape of the model held");  // (same bytes: never)
+    return read;
+  };
+  GaussianParams read_means = reread("means", paths.means, means);
+  GaussianParams read_variances = reread("variances", paths.variances, variances);
+  means = std::move(read_means);
+  variances = std::move(read_variances);
+}
+
 // Each file is read once: parsed from the bytes read, and hashed from them when asked.
 ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigests* digests) {
   ModelFiles files;

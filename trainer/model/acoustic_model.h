@@ -69,6 +69,15 @@ struct ModelFiles {
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 
+  // Frees the means' and variances' values (their shapes stay): for a time when nothing reads them
+  // and something else needs the memory (training/train_loop.cpp: a shard run in this process).
+  void ReleaseGaussianValues();
+  // Reads them back from `dir`'s means and variances, each file required to have the SHA-256
+  // `digests` lists for it (those it was loaded or written with) and the shape held: otherwise a
+  // TrainingError naming the file (it changed since), and nothing is taken. The values are then
+  // the ones released (a file's float32 words are its values, read back bit for bit).
+  void ReloadGaussianValues(const std::string& dir, const ModelFileDigests& digests);
+
  private:
   static ModelFiles LoadAndHash(const std::string& dir, ModelFileDigests* digests);
   static ModelFiles LoadFilesAndHash(const ModelPaths& paths, ModelFileDigests* digests);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "common/file_io.h"
 #include "common/sha256.h"
@@ -23,9 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string TrainCommand(const fs::path& run_dir, const std::string& extra) {
+std::string TrainCommand(const fs::path& run_dir, const std::string& extra, const fs::path& model = An4Model()) {
   const fs::path corpus = CorpusDir();
-  return Pstrain("train --model " + ShellQuote(An4Model().string()) + " --manifest " + ShellQuote(TrainManifest().string()) +
+  return Pstrain("train --model " + ShellQuote(model.string()) + " --manifest " + ShellQuote(TrainManifest().string()) +
                  " --dict " + ShellQuote((corpus / "corpus.dic").string()) + " --filler " +
                  ShellQuote((corpus / "corpus.filler").string()) + " --out " + ShellQuote(run_dir.string()) + " " + extra);
 }
@@ -131,6 +132,39 @@ TEST(Train, EachPassRecordsWhenItsStepsHappened) {
     ASSERT_TRUE(t.children_user_cpu_seconds.has_value());
     EXPECT_GT(*t.children_user_cpu_seconds + *t.children_system_cpu_seconds, 0.0);
   }
+}
+
+// With one job the coordinator releases its means and variances while the shard runs in its
+// process, and reads them back once it has finished (training/train_loop.cpp). A means file changed
+// after the shard loaded it (its first utterance logged; the shard then waits 3 s before writing its
+// statistics) is refused when read back, naming the file: the pass is never re-estimated from it,
+// and nothing is published.
+TEST(Train, AModelFileChangedDuringAOneJobPassIsRefusedWhenReadBack) {
+  const fs::path dir = FreshDir("train-model-changed");
+  const fs::path model = dir / "model", run = dir / "run";
+  fs::copy(An4Model(), model, fs::copy_options::recursive);
+  const fs::path worker_log = StagingPassDir(run, 1) / ShardDirName(0) / "worker.log";
+  bool changed = false;
+  std::thread changer([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    std::error_code ec;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (fs::file_size(worker_log, ec) > 0 && !ec) {
+        fs::copy_file(model / "variances", model / "means", fs::copy_options::overwrite_existing);  // still a valid file
+        changed = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const CommandResult r = RunCommand("PSTRAIN_FAULT_INJECTION=delay:0:3000 " + TrainCommand(run, "--max-passes 1 --quiet --jobs 1", model));
+  changer.join();
+  ASSERT_TRUE(changed) << "the shard's log never appeared: " << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find((model / "means").string() + ": SHA-256 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("changed during the pass"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(PassDir(run, 1)));
+  EXPECT_FALSE(fs::exists(run / "model"));
 }
 
 // The statistics and model bytes of one pass on the bundled corpus, recorded (2026-12-04, commit
