@@ -78,7 +78,7 @@ void ModelFiles::ReloadGaussianValues(const std::string& dir, const ModelFileDig
     const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
     if (sha256 != listed->second) {
       throw TrainingError(path + ": SHA-256 " + sha256 + " differs from " + listed->second +
-                          ", the file's when the pass started: it changed during the pass");
+                          ", the digest the pass's model fingerprint was made of: it changed during the pass");
     }
     GaussianParams read = DecodeGaussianFile(bytes, path);
     if (!read.SameShape(shape)) throw TrainingError(path + ": not the shape of the model held");  // (same bytes: never)

@@ -46,6 +46,11 @@ TEST(FixMallocThresholds, ABlockAboveTheThresholdIsMappedAfterALargerOneWasFreed
   EXPECT_FALSE(FixMallocThresholds()) << "the sanitizer's malloc took a glibc threshold";
   return;
 #endif
+  // The children inherit the environment: glibc's own settings of its thresholds, which would fix
+  // them in the default child too, are taken out of it.
+  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "GLIBC_TUNABLES"}) {
+    ::unsetenv(name);
+  }
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(ProbeAndExit(true), ::testing::ExitedWithCode(0), "") << "with the fix";
   EXPECT_EXIT(ProbeAndExit(false), ::testing::ExitedWithCode(1), "") << "glibc's default, which the probe must tell apart";
