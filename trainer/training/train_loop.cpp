@@ -260,7 +260,8 @@ struct LoopState {
   // the last pass was resumed (PromoteFinalModel then copies its model/).
   std::unique_ptr<DirectorySyncScope> final_model_sync;
   // model/mdef as every pass of this process writes it (re-estimation never changes the mdef):
-  // encoded and hashed once, off the first pass's serial tail (RunPass).
+  // encoded and hashed once, off the first pass's serial tail (RunPass); with one job again in each
+  // pass's tail, as it is not kept beside the next pass's shard.
   struct EncodedMdef {
     std::string text;    // ModelFiles::mdef.Serialize()
     std::string sha256;  // of text
@@ -385,8 +386,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     count_files_writer.reset();
   }
   // The mdef's bytes for model/, encoded (0.8 ms for a tied CD model's) and hashed on a CPU the
-  // workers leave free: with one job beside the shard this thread runs (the other CPUs idle), with
-  // several once the first worker has ended. Taken before re-estimation (which moves the model).
+  // workers leave free, once the first shard has finished: with several jobs the first worker's
+  // CPU, with one the tail's second CPU. (With one job the text is not held beside the shard: 0.7 MB
+  // for 2,102 senones; it was encoded beside the shard before the thirty-fourth round,
+  // docs/performance.md.) Taken before re-estimation (which moves the model).
   std::future<LoopState::EncodedMdef> mdef;
   const auto encode_mdef = [&] {
     if (state.mdef || mdef.valid()) return;
@@ -400,12 +403,13 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
       // (no thread: model/ serializes it as before)
     }
   };
-  if (checked.launcher->runs_tasks_on_this_thread()) encode_mdef();
   // With one job the shard runs in this process, with a model of its own (prepared for evaluation):
-  // the float32 means and variances held here for re-estimation are released meanwhile (10.5 MB of
-  // a 1-job pass's 87 MB peak on 2,102 senones x 16 Gaussians), and read back from the files the
-  // shard read once it has finished, each required to have the digest the pass's model fingerprint
-  // was made of, on a thread of their own while the shard is validated and added.
+  // the float32 means and variances held here for re-estimation are released meanwhile (10.5 MB for
+  // 2,102 senones x 16 Gaussians; with the fixed mmap threshold of common/malloc_thresholds.h a
+  // 1-job pass's peak fell from 87.0 to 71.5 MB, docs/performance.md, thirty-fourth round), and read
+  // back from the files the shard read once it has finished, each required to have the digest the
+  // pass's model fingerprint was made of, on a thread of their own while the shard is validated and
+  // added.
   const bool gaussians_released = checked.launcher->runs_tasks_on_this_thread();
   std::future<void> gaussians_back;  // (a std::async future: its destructor waits for the task)
   const auto reload_gaussians = [&] { state.model.ReloadGaussianValues(inputs.model_dir, input_digests); };
@@ -521,6 +525,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     const bool encoded_mdef = state.mdef && std::string_view(name) == kModelFiles[0];  // (its bytes are state.mdef->text)
     hashed.push_back({std::string("model/") + name, encoded_mdef ? state.mdef->sha256 : Sha256Hex(data, size)});
   }, state.mdef ? &state.mdef->text : nullptr);
+  // With one job, the next pass's shard runs in this process: the text is encoded again in its tail
+  // rather than held beside it.
+  if (gaussians_released) state.mdef.reset();
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
   // The count files first: with `rows` they read the exact sums, which go once they are written.
@@ -733,8 +740,9 @@ TrainResult Train(const TrainOptions& options, const fs::path& run_dir, std::ost
     features_present = FeatureFilesPresent(checked->manifest, options.inputs.corpus_root);
   }
   LoadedModel loaded = model.get();  // throws the model's error, which comes first
-  // The model's thread freed the file bytes it parsed (a few MB for a CD model) into its own malloc
-  // arena, where they would stay resident for the whole run: given back now (peak RSS, docs/performance.md).
+  // The model's thread freed the file bytes it parsed into its own malloc arena: those below the
+  // mmap threshold (common/malloc_thresholds.h) would stay resident there for the whole run; given
+  // back now (peak RSS, docs/performance.md).
   ::malloc_trim(0);
   if (load_error) std::rethrow_exception(load_error);
   // The feature files once the model is known to be good: with Slurm, or when a file is missing,
