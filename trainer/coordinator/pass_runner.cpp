@@ -77,9 +77,18 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint,
-                                 const std::function<void()>& first_shard_done) {
+                                 const std::function<void()>& first_shard_done, const LentModel& lent_model) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
-  const std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
+  std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
+  if (lent_model.files != nullptr) {
+    if (shard_count != 1 || !launcher.runs_tasks_on_this_thread() || lent_model.digests == nullptr) {
+      throw TrainingError("pass " + std::to_string(pass) + ": internal: a model lent to a pass of " + std::to_string(shard_count) +
+                          " shards, or run elsewhere, or without digests");
+    }
+    tasks[0].lent_model = lent_model.files;
+    tasks[0].lent_model_digests = lent_model.digests;
+    tasks[0].lent_model_freed = lent_model.freed;
+  }
   // Each shard is validated as soon as its worker ends, and reduced while the other workers still
   // run: in exact mode at once (the sums do not depend on the order, shards/reducer.h), in float32
   // mode as soon as it and every lower shard are validated. What is reported stays what a check

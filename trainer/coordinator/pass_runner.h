@@ -58,10 +58,19 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // `first_shard_done`, if given, is called once, when the launcher reports the first shard finished
 // (before it is validated): a CPU has just become free, for work of the caller's that does not
 // depend on the statistics. It must not throw.
+// `lent_model`, if given (its `files` set): the coordinator's copy of inputs.model_dir's parameter
+// files and their digests, for a pass of one shard run on this thread (anything else is a
+// TrainingError): the shard takes the files instead of loading them, and calls `freed` (if set)
+// once its E-step has ended (ShardTask::lent_model, lent_model_freed).
+struct LentModel {
+  ModelFiles* files = nullptr;
+  const ModelFileDigests* digests = nullptr;
+  std::function<void()> freed;
+};
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher,
                                  const std::optional<std::string>& model_fingerprint = std::nullopt,
-                                 const std::function<void()>& first_shard_done = {});
+                                 const std::function<void()>& first_shard_done = {}, const LentModel& lent_model = {});
 
 enum class LauncherKind { kLocal, kSlurm };
 const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -64,30 +65,34 @@ ModelFiles ModelFiles::LoadAndHash(const std::string& dir_string, ModelFileDiges
 
 ModelFiles ModelFiles::LoadFiles(const ModelPaths& paths) { return LoadFilesAndHash(paths, nullptr); }
 
-void ModelFiles::ReleaseGaussianValues() {
-  std::vector<float>().swap(means.data);
-  std::vector<float>().swap(variances.data);
+ModelFiles ModelFiles::TakeParameterFiles() {
+  ModelFiles taken;
+  taken.mdef = std::exchange(mdef, Mdef());
+  taken.means = std::exchange(means, GaussianParams());
+  taken.variances = std::exchange(variances, GaussianParams());
+  taken.mixture_weights = std::exchange(mixture_weights, Array3D());
+  taken.transition_matrices = std::exchange(transition_matrices, Array3D());
+  return taken;
 }
 
-void ModelFiles::ReloadGaussianValues(const std::string& dir, const ModelFileDigests& digests) {
+void ModelFiles::ReloadParameterFiles(const std::string& dir, const ModelFileDigests& digests) {
   const ModelPaths paths = ModelPaths::InDirectory(dir);
-  const auto reread = [&](const char* name, const std::string& path, const GaussianParams& shape) {
-    const auto listed = std::find_if(digests.begin(), digests.end(), [name](const auto& digest) { return digest.first == name; });
+  ModelFileDigests read_digests;
+  ModelFiles read = LoadFilesAndHash(paths, &read_digests);
+  for (const auto& [name, sha256] : read_digests) {
+    const auto listed = std::find_if(digests.begin(), digests.end(), [&name = name](const auto& digest) { return digest.first == name; });
+    const std::string path = (std::filesystem::path(dir) / name).string();
     if (listed == digests.end()) throw TrainingError(path + ": no recorded SHA-256 to read it back against");
-    const std::vector<std::uint8_t> bytes = ReadFileBytes(path);
-    const std::string sha256 = Sha256Hex(bytes.data(), bytes.size());
     if (sha256 != listed->second) {
       throw TrainingError(path + ": SHA-256 " + sha256 + " differs from " + listed->second +
                           ", the digest the pass's model fingerprint was made of: it changed during the pass");
     }
-    GaussianParams read = DecodeGaussianFile(bytes, path);
-    if (!read.SameShape(shape)) throw TrainingError(path + ": not the shape of the model held");  // (same bytes: never)
-    return read;
-  };
-  GaussianParams read_means = reread("means", paths.means, means);
-  GaussianParams read_variances = reread("variances", paths.variances, variances);
-  means = std::move(read_means);
-  variances = std::move(read_variances);
+  }
+  mdef = std::move(read.mdef);
+  means = std::move(read.means);
+  variances = std::move(read.variances);
+  mixture_weights = std::move(read.mixture_weights);
+  transition_matrices = std::move(read.transition_matrices);
 }
 
 // Each file is read once: parsed from the bytes read, and hashed from them when asked.

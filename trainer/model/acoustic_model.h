@@ -69,14 +69,16 @@ struct ModelFiles {
   // Writes every file into `dir` (which must exist), each atomically.
   void Save(const std::string& dir) const;
 
-  // Frees the means' and variances' values (their shapes stay): for a time when nothing reads them
-  // and something else needs the memory (training/train_loop.cpp: a shard run in this process).
-  void ReleaseGaussianValues();
-  // Reads them back from `dir`'s means and variances, each file required to have the SHA-256
-  // `digests` lists for it (those it was loaded or written with) and the shape held: otherwise a
-  // TrainingError naming the file (it changed since), and nothing is taken. The values are then
-  // the ones released (a file's float32 words are its values, read back bit for bit).
-  void ReloadGaussianValues(const std::string& dir, const ModelFileDigests& digests);
+  // Moves the five parameter files' contents (mdef, means, variances, mixture_weights,
+  // transition_matrices) out into a ModelFiles of their own, which it returns; feat.params and
+  // noisedict stay. For a time when this copy is not read and another user can take it
+  // (training/train_loop.cpp: the shard run in this process).
+  ModelFiles TakeParameterFiles();
+  // Reads them back from `dir` with LoadFiles' checks, each file required to have the SHA-256
+  // `digests` lists for it (those it was loaded or written with): otherwise a TrainingError naming
+  // the file (it changed since), and nothing is taken. The same bytes parse to the same values: the
+  // ones taken, bit for bit.
+  void ReloadParameterFiles(const std::string& dir, const ModelFileDigests& digests);
 
  private:
   static ModelFiles LoadAndHash(const std::string& dir, ModelFileDigests* digests);

@@ -89,7 +89,16 @@ void RunShardTask(const ShardTask& task) {
   // The model's fingerprint is that of the bytes loaded, not of the directory after the pass: an
   // input model replaced while the shard ran cannot be claimed by a shard trained on the old one.
   ModelFileDigests model_digests;
-  ModelFiles model = LoadCheckedModel(inputs.model_dir, model_digests);
+  ModelFiles model;
+  if (task.lent_model != nullptr) {
+    if (task.lent_model_digests == nullptr || task.lent_model->means.data.empty()) {
+      throw TrainingError("shard " + std::to_string(task.shard) + ": internal: a lent model without digests, or taken already");
+    }
+    model = std::move(*task.lent_model);
+    model_digests = *task.lent_model_digests;
+  } else {
+    model = LoadCheckedModel(inputs.model_dir, model_digests);
+  }
   // Only this shard's lines of the manifest are parsed; the file's SHA-256, recorded in the
   // artifact as the manifest fingerprint and compared by the coordinator with the manifest it
   // parsed whole, stands for the others.
@@ -110,6 +119,7 @@ void RunShardTask(const ShardTask& task) {
   CorpusPassResult result =
       RunCorpusPass(std::move(model), entries, 0, entries.size(), inputs.corpus_root, dictionary, inputs.options, &log, range.first);
   log.close();
+  if (task.lent_model != nullptr && task.lent_model_freed) task.lent_model_freed();
 
   // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
   // unless its stamp was accepted) and exact_counts (hashed as it is written) beside the bw count

@@ -1,10 +1,12 @@
 // One shard of one pass: the work a `pstrain worker` process (or, with one job, the coordinator
-// itself) does. Reads the pass's input model, the manifest range of the shard and the dictionaries,
+// itself) does. Reads the pass's input model (or, run in the coordinator, takes the coordinator's
+// copy: ShardTask::lent_model), the manifest range of the shard and the dictionaries,
 // runs the E-step, and writes the shard's payload, artifact.json, telemetry.json and worker.log into
 // the shard directory.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "provenance/fingerprints.h"
@@ -42,6 +44,18 @@ struct ShardTask {
   // a shard run inline in the coordinator, and ignored by a sanitizer build (whose checks run at
   // exit). Not passed on a command line.
   bool end_process_when_written = false;
+  // The pass's only shard, run inline in the coordinator (InlineLauncher): the coordinator's copy
+  // of inputs.model_dir's parameter files, lent so that the shard does not load them a second time,
+  // with the digests of their files (what the shard's model fingerprint is then made of: the bytes
+  // the coordinator loaded or wrote). RunShardTask takes them (moves them out, once); the
+  // coordinator reads its copy back afterwards (training/train_loop.cpp). Not passed on a command
+  // line.
+  ModelFiles* lent_model = nullptr;
+  const ModelFileDigests* lent_model_digests = nullptr;
+  // With a lent model, if set: called once the E-step has ended and the model it was built from is
+  // freed, before the shard writes its files (the lender may then read its copy back meanwhile).
+  // Must not throw.
+  std::function<void()> lent_model_freed;
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard

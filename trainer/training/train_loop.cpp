@@ -386,47 +386,56 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     count_files_writer.reset();
   }
   // The mdef's bytes for model/, encoded (0.8 ms for a tied CD model's) and hashed on a CPU the
-  // workers leave free, once the first shard has finished: with several jobs the first worker's
-  // CPU, with one the tail's second CPU. (With one job the text is not held beside the shard: 0.7 MB
-  // for 2,102 senones; it was encoded beside the shard before the thirty-fourth round,
-  // docs/performance.md.) Taken before re-estimation (which moves the model).
+  // workers leave free, once the first shard has finished: with several jobs on the first worker's
+  // CPU, with one on the tail's second CPU, after the model is read back (below). Taken before
+  // re-estimation (which moves the model).
+  const auto encode_mdef_now = [](const Mdef& model_mdef) {
+    LoopState::EncodedMdef encoded{model_mdef.Serialize(), ""};
+    encoded.sha256 = Sha256Hex(encoded.text);
+    return encoded;
+  };
   std::future<LoopState::EncodedMdef> mdef;
   const auto encode_mdef = [&] {
     if (state.mdef || mdef.valid()) return;
     try {
-      mdef = std::async(std::launch::async | std::launch::deferred, [&model_mdef = state.model.mdef] {
-        LoopState::EncodedMdef encoded{model_mdef.Serialize(), ""};
-        encoded.sha256 = Sha256Hex(encoded.text);
-        return encoded;
-      });
+      mdef = std::async(std::launch::async | std::launch::deferred, [&] { return encode_mdef_now(state.model.mdef); });
     } catch (const std::exception&) {
       // (no thread: model/ serializes it as before)
     }
   };
-  // With one job the shard runs in this process, with a model of its own (prepared for evaluation):
-  // the float32 means and variances held here for re-estimation are released meanwhile (10.5 MB for
-  // 2,102 senones x 16 Gaussians; with the fixed mmap threshold of common/malloc_thresholds.h a
-  // 1-job pass's peak fell from 87.0 to 71.5 MB, docs/performance.md, thirty-fourth round), and read
-  // back from the files the shard read once it has finished, each required to have the digest the
-  // pass's model fingerprint was made of, on a thread of their own while the shard is validated and
-  // added.
-  const bool gaussians_released = checked.launcher->runs_tasks_on_this_thread();
-  std::future<void> gaussians_back;  // (a std::async future: its destructor waits for the task)
-  const auto reload_gaussians = [&] { state.model.ReloadGaussianValues(inputs.model_dir, input_digests); };
-  const auto first_shard_done = [&] {
-    encode_mdef();
-    if (!gaussians_released || gaussians_back.valid()) return;
+  // With one job the shard runs in this process: the parameter files held here for re-estimation
+  // (mdef, means, variances, mixture weights, transition matrices: 11.5 MB for 2,102 senones x 16
+  // Gaussians) are lent to it instead of being loaded a second time (LentModel), and read back from
+  // the same files once its E-step has ended (and the model it built from them is freed), each
+  // required to have the digest the pass's model fingerprint was made of, on a thread of their own
+  // while the shard writes its files and they are validated and added; the mdef's bytes for model/
+  // are encoded there too, after it. With the fixed mmap threshold of
+  // common/malloc_thresholds.h, a 1-job pass of that model peaks at about 70 MB instead of 87.0
+  // (docs/performance.md, thirty-fourth round).
+  const bool model_lent = checked.launcher->runs_tasks_on_this_thread() && checked.shard_count == 1;
+  std::optional<LoopState::EncodedMdef> mdef_read_back;
+  const auto read_back = [&] {
+    state.model.ReloadParameterFiles(inputs.model_dir, input_digests);
+    if (!state.mdef) mdef_read_back = encode_mdef_now(state.model.mdef);
+  };
+  std::future<void> model_back;  // (a std::async future: its destructor waits for the task)
+  const auto start_read_back = [&] {
+    if (model_back.valid()) return;
     try {
-      gaussians_back = std::async(std::launch::async | std::launch::deferred, reload_gaussians);
+      model_back = std::async(std::launch::async | std::launch::deferred, read_back);
     } catch (const std::exception&) {
       // (no thread: read back before re-estimation)
     }
   };
-  if (gaussians_released) state.model.ReleaseGaussianValues();
+  const auto first_shard_done = [&] {
+    if (model_lent) start_read_back();  // (if the shard did not get that far)
+    else encode_mdef();
+  };
+  ModelFiles lent = model_lent ? state.model.TakeParameterFiles() : ModelFiles();  // (taken by the shard)
   ShardedPassResult sharded;
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint,
-                             first_shard_done);
+                             first_shard_done, model_lent ? LentModel{&lent, &input_digests, start_read_back} : LentModel{});
   } catch (...) {
     if (checked.feature_files->Failed()) {
       std::error_code ec;
@@ -499,9 +508,10 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // shard); the next pass starts from a fresh bitmap. In place: the previous model is not needed
   // after this (state.model becomes `next` below).
   ReestimationReport report;
+  if (model_back.valid()) model_back.get();
+  else if (model_lent) read_back();
+  if (mdef_read_back) state.mdef = std::move(mdef_read_back);
   if (mdef.valid()) state.mdef = mdef.get();
-  if (gaussians_back.valid()) gaussians_back.get();
-  else if (gaussians_released) reload_gaussians();
   ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones, rows);
   const auto reestimated_at = std::chrono::steady_clock::now();
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
@@ -527,7 +537,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }, state.mdef ? &state.mdef->text : nullptr);
   // With one job, the next pass's shard runs in this process: the text is encoded again in its tail
   // rather than held beside it.
-  if (gaussians_released) state.mdef.reset();
+  if (model_lent) state.mdef.reset();
   // Every file of model/ and accum/ (pass.json's list; listed once every part is done, so that no
   // temporary file is seen), with the digests taken above.
   // The count files first: with `rows` they read the exact sums, which go once they are written.

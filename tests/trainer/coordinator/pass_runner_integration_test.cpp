@@ -2,7 +2,7 @@
 // launcher reports each finished worker while the others still run, an exception from that report
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
 // the shards finish in, also with the last shard's exact_counts added while it is validated (never
-// a symbolic link's target).
+// a symbolic link's target); a model lent to the only shard run on this thread is taken by it.
 #include <gtest/gtest.h>
 
 #include <sys/inotify.h>
@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "coordinator/pass_runner.h"
 #include "manifest/manifest.h"
+#include "model/model_checks.h"
 #include "provenance/fingerprints.h"
 #include "shards/run_layout.h"
 #include "support/shard_fixture.h"
@@ -273,6 +274,44 @@ TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead
   EXPECT_LT(got, 0) << "the link's target was opened or read before validation refused it";
   EXPECT_EQ(read_errno, EAGAIN);
   ::close(watch_fd);
+}
+
+// A model lent to a pass of one shard run on this thread is taken by that shard instead of being
+// loaded again: the same sums and the same artifact (its model fingerprint made of the lent
+// digests) as the shard that loads it, the lent files moved out, and the lender told once the
+// E-step has ended, before the shard's files are written. A pass of two shards, or one
+// run elsewhere, is refused a lent model.
+TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) {
+  const fs::path dir = FreshDir("pass-runner/lent-model");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher launcher;
+  const ShardedPassResult loaded = RunShardedPass(inputs, manifest, 1, 1, dir / "loaded", launcher);
+  ModelFileDigests digests;
+  ModelFiles lent = LoadCheckedModel(inputs.model_dir, digests);
+  int freed_calls = 0;
+  bool files_written_when_freed = true;
+  const auto freed = [&] {
+    ++freed_calls;
+    files_written_when_freed = fs::exists(dir / "lent" / ShardDirName(0) / "exact_counts");
+  };
+  const ShardedPassResult taken =
+      RunShardedPass(inputs, manifest, 1, 1, dir / "lent", launcher, std::nullopt, {}, LentModel{&lent, &digests, freed});
+  EXPECT_TRUE(lent.means.data.empty()) << "the shard took the lent files";
+  EXPECT_EQ(freed_calls, 1);
+  EXPECT_FALSE(files_written_when_freed) << "called once the E-step has ended, before the shard writes its files";
+  ASSERT_TRUE(taken.reduced.exact.has_value());
+  EXPECT_TRUE(*taken.reduced.exact == *loaded.reduced.exact);
+  ASSERT_EQ(taken.artifacts.size(), 1u);
+  EXPECT_EQ(taken.artifacts[0].fingerprints.model, ModelFingerprint(digests));
+  EXPECT_EQ(ReadFileText(dir / "lent" / ShardDirName(0) / "exact_counts"), ReadFileText(dir / "loaded" / ShardDirName(0) / "exact_counts"));
+
+  ModelFiles again = LoadCheckedModel(inputs.model_dir, digests);
+  EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "two", launcher, std::nullopt, {}, LentModel{&again, &digests, {}}), TrainingError);
+  ReorderingLauncher elsewhere({0});
+  EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 1, dir / "elsewhere", elsewhere, std::nullopt, {}, LentModel{&again, &digests, {}}),
+               TrainingError);
+  EXPECT_FALSE(again.means.data.empty()) << "a refused loan is not taken";
 }
 
 TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {

@@ -1,6 +1,6 @@
 // AcousticModel (trainer/model/acoustic_model.h): its log normalizers against one density at a time,
 // its precisions in every layout, and the constructor that takes the files' means. ModelFiles: the
-// means and variances released and read back, bit for bit, only from files with their digests.
+// parameter files released and read back, bit for bit, only from files with their digests.
 #include "model/acoustic_model.h"
 
 #include <gtest/gtest.h>
@@ -123,44 +123,59 @@ TEST(AcousticModelTest, TakingTheMeansGivesTheSameModel) {
   }
 }
 
-// Released, the means' and variances' values are gone and their shapes stay; read back from the
-// directory loaded, they are the same bits. A file whose SHA-256 is not the one listed (it changed)
-// or that has none listed is refused, naming the file, and nothing is taken.
-TEST(ModelFilesTest, GaussianValuesReadBackAreTheOnesReleasedAndOnlyFromTheSameBytes) {
+// Taken, the parameter files' contents move out whole (feat.params and noisedict stay); read back
+// from the directory loaded, they are the same bits (the mdef the same text). A file whose SHA-256 is not the one listed (it changed) or
+// that has none listed is refused, naming the file, and nothing is taken.
+TEST(ModelFilesTest, ParameterFilesTakenAndReadBackAreTheOnesLoadedAndOnlyFromTheSameBytes) {
   namespace fs = std::filesystem;
   const fs::path dir = testing::FreshDir("model-files/reload");
   fs::copy(testing::An4Model(), dir / "model", fs::copy_options::recursive);
   const std::string model_dir = (dir / "model").string();
   ModelFileDigests digests;
   ModelFiles files = LoadCheckedModel(model_dir, digests);
-  const std::vector<float> means = files.means.data, variances = files.variances.data;
+  const ModelFiles loaded = files;
   const auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
   };
-  files.ReleaseGaussianValues();
-  EXPECT_TRUE(files.means.data.empty());
-  EXPECT_TRUE(files.variances.data.empty());
-  EXPECT_EQ(files.means.n_mgau, 102u) << "the shape stays";
-  files.ReloadGaussianValues(model_dir, digests);
-  EXPECT_TRUE(same_bits(files.means.data, means));
-  EXPECT_TRUE(same_bits(files.variances.data, variances));
+  const auto expect_taken = [](const ModelFiles& taken) {
+    EXPECT_TRUE(taken.mdef.phones().empty());
+    EXPECT_TRUE(taken.means.data.empty());
+    EXPECT_TRUE(taken.variances.data.empty());
+    EXPECT_TRUE(taken.mixture_weights.data.empty());
+    EXPECT_TRUE(taken.transition_matrices.data.empty());
+  };
+  const auto expect_loaded = [&](const ModelFiles& model) {
+    EXPECT_EQ(model.mdef.Serialize(), loaded.mdef.Serialize());
+    EXPECT_TRUE(model.means.SameShape(loaded.means));
+    EXPECT_TRUE(same_bits(model.means.data, loaded.means.data));
+    EXPECT_TRUE(same_bits(model.variances.data, loaded.variances.data));
+    EXPECT_TRUE(same_bits(model.mixture_weights.data, loaded.mixture_weights.data));
+    EXPECT_TRUE(same_bits(model.transition_matrices.data, loaded.transition_matrices.data));
+  };
+  const ModelFiles taken = files.TakeParameterFiles();
+  expect_taken(files);
+  expect_loaded(taken);
+  EXPECT_EQ(files.noisedict_text, loaded.noisedict_text) << "noisedict stays";
+  EXPECT_FALSE(files.noisedict_text.empty());
+  EXPECT_TRUE(taken.noisedict_text.empty());
+  files.ReloadParameterFiles(model_dir, digests);
+  expect_loaded(files);
 
   // The variances file replaced by another valid one (the means, the same shape).
-  files.ReleaseGaussianValues();
+  files.TakeParameterFiles();
   fs::copy_file(dir / "model" / "means", dir / "model" / "variances", fs::copy_options::overwrite_existing);
   try {
-    files.ReloadGaussianValues(model_dir, digests);
+    files.ReloadParameterFiles(model_dir, digests);
     ADD_FAILURE() << "a changed variances file was read back";
   } catch (const TrainingError& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find((dir / "model" / "variances").string() + ": SHA-256 "), std::string::npos) << message;
     EXPECT_NE(message.find("changed during the pass"), std::string::npos) << message;
   }
-  EXPECT_TRUE(files.means.data.empty()) << "nothing is taken from a refused read";
-  EXPECT_TRUE(files.variances.data.empty());
-  ModelFileDigests without_means = digests;
-  std::erase_if(without_means, [](const auto& digest) { return digest.first == "means"; });
-  EXPECT_THROW(files.ReloadGaussianValues(model_dir, without_means), TrainingError);
+  expect_taken(files);  // nothing is taken from a refused read
+  ModelFileDigests without_mdef = digests;
+  std::erase_if(without_mdef, [](const auto& digest) { return digest.first == "mdef"; });
+  EXPECT_THROW(files.ReloadParameterFiles(model_dir, without_mdef), TrainingError);
 }
 
 }  // namespace

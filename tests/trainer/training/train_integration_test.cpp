@@ -134,11 +134,11 @@ TEST(Train, EachPassRecordsWhenItsStepsHappened) {
   }
 }
 
-// With one job the coordinator releases its means and variances while the shard runs in its
-// process, and reads them back once it has finished (training/train_loop.cpp). A means file changed
-// after the shard loaded it (its first utterance logged; the shard then waits 3 s before writing its
-// statistics) is refused when read back, naming the file: the pass is never re-estimated from it,
-// and nothing is published.
+// With one job the coordinator lends its parameter files to the shard it runs in its process, and
+// reads them back from the model directory once the shard has finished (training/train_loop.cpp).
+// A means file changed while the shard runs (its first utterance logged; the shard then waits 3 s
+// before writing its statistics) is refused when read back, naming the file: the pass is never
+// re-estimated from it, and nothing is published.
 TEST(Train, AModelFileChangedDuringAOneJobPassIsRefusedWhenReadBack) {
   const fs::path dir = FreshDir("train-model-changed");
   const fs::path model = dir / "model", run = dir / "run";
