@@ -79,6 +79,13 @@ void ModelFiles::ReloadParameterFiles(const std::string& dir, const ModelFileDig
   const ModelPaths paths = ModelPaths::InDirectory(dir);
   ModelFileDigests read_digests;
   ModelFiles read = LoadFilesAndHash(paths, &read_digests);
+  for (const auto& [name, sha256] : digests) {
+    if (name != "feat.params" && name != "noisedict") continue;
+    const fs::path path = fs::path(dir) / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) throw TrainingError(path.string() + ": gone or not a regular file: it changed during the pass");
+    read_digests.emplace_back(name, Sha256OfFile(path));
+  }
   for (const auto& [name, sha256] : read_digests) {
     const auto listed = std::find_if(digests.begin(), digests.end(), [&name = name](const auto& digest) { return digest.first == name; });
     const std::string path = (std::filesystem::path(dir) / name).string();

@@ -75,9 +75,10 @@ struct ModelFiles {
   // (training/train_loop.cpp: the shard run in this process).
   ModelFiles TakeParameterFiles();
   // Reads them back from `dir` with LoadFiles' checks, each file required to have the SHA-256
-  // `digests` lists for it (those it was loaded or written with): otherwise a TrainingError naming
-  // the file (it changed since), and nothing is taken. The same bytes parse to the same values: the
-  // ones taken, bit for bit.
+  // `digests` lists for it (those it was loaded or written with), and the other files `digests`
+  // lists (feat.params, noisedict) still to have theirs (they are not read back: this copy's texts
+  // stay): otherwise a TrainingError naming the file (it changed since), and nothing is taken. The
+  // same bytes parse to the same values: the ones taken, bit for bit.
   void ReloadParameterFiles(const std::string& dir, const ModelFileDigests& digests);
 
  private:

@@ -96,6 +96,7 @@ void RunShardTask(const ShardTask& task) {
     }
     model = std::move(*task.lent_model);
     model_digests = *task.lent_model_digests;
+    CheckModelParameters(model, inputs.model_dir);  // what a shard that loads it checks (a pass's model may be refused)
   } else {
     model = LoadCheckedModel(inputs.model_dir, model_digests);
   }
@@ -119,7 +120,6 @@ void RunShardTask(const ShardTask& task) {
   CorpusPassResult result =
       RunCorpusPass(std::move(model), entries, 0, entries.size(), inputs.corpus_root, dictionary, inputs.options, &log, range.first);
   log.close();
-  if (task.lent_model != nullptr && task.lent_model_freed) task.lent_model_freed();
 
   // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
   // unless its stamp was accepted) and exact_counts (hashed as it is written) beside the bw count
@@ -161,6 +161,8 @@ void RunShardTask(const ShardTask& task) {
   artifact.log_likelihood_exact = FixedToHex(result.total_log_likelihood.fixed());
 
   InjectFaults(task);
+  // The lent model is freed (RunCorpusPass built its model from it and has returned).
+  if (task.lent_model != nullptr && task.lent_model_freed) task.lent_model_freed();
   // A shard the coordinator fsyncs (task.coordinator_syncs): every file of the tail goes into this
   // scope, which ends without Sync(), after write-back of each has started.
   std::optional<DirectorySyncScope> left_to_coordinator;

@@ -386,8 +386,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     count_files_writer.reset();
   }
   // The mdef's bytes for model/, encoded (0.8 ms for a tied CD model's) and hashed on a CPU the
-  // workers leave free, once the first shard has finished: with several jobs on the first worker's
-  // CPU, with one on the tail's second CPU, after the model is read back (below). Taken before
+  // workers leave free: with several jobs once the first worker has ended, on its CPU; with one on
+  // the thread that reads the model back once the shard's E-step has ended (below). Taken before
   // re-estimation (which moves the model).
   const auto encode_mdef_now = [](const Mdef& model_mdef) {
     LoopState::EncodedMdef encoded{model_mdef.Serialize(), ""};
@@ -410,7 +410,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // required to have the digest the pass's model fingerprint was made of, on a thread of their own
   // while the shard writes its files and they are validated and added; the mdef's bytes for model/
   // are encoded there too, after it. With the fixed mmap threshold of
-  // common/malloc_thresholds.h, a 1-job pass of that model peaks at about 70 MB instead of 87.0
+  // common/malloc_thresholds.h, a 1-job pass of that model peaked at 69.6-69.7 MB instead of 87.2
   // (docs/performance.md, thirty-fourth round).
   const bool model_lent = checked.launcher->runs_tasks_on_this_thread() && checked.shard_count == 1;
   std::optional<LoopState::EncodedMdef> mdef_read_back;
@@ -428,7 +428,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     }
   };
   const auto first_shard_done = [&] {
-    if (model_lent) start_read_back();  // (if the shard did not get that far)
+    if (model_lent) start_read_back();  // (again, if the shard's call found no thread to start)
     else encode_mdef();
   };
   ModelFiles lent = model_lent ? state.model.TakeParameterFiles() : ModelFiles();  // (taken by the shard)

@@ -1,6 +1,6 @@
 // AcousticModel (trainer/model/acoustic_model.h): its log normalizers against one density at a time,
 // its precisions in every layout, and the constructor that takes the files' means. ModelFiles: the
-// parameter files released and read back, bit for bit, only from files with their digests.
+// parameter files taken and read back, bit for bit, only from files with their digests.
 #include "model/acoustic_model.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_io.h"
 #include "model/model_checks.h"
 #include "numerics/elementary.h"
 #include "support/model_fixture_util.h"
@@ -173,6 +174,14 @@ TEST(ModelFilesTest, ParameterFilesTakenAndReadBackAreTheOnesLoadedAndOnlyFromTh
     EXPECT_NE(message.find("changed during the pass"), std::string::npos) << message;
   }
   expect_taken(files);  // nothing is taken from a refused read
+  fs::copy_file(testing::An4Model() / "variances", dir / "model" / "variances", fs::copy_options::overwrite_existing);
+  files.ReloadParameterFiles(model_dir, digests);  // (the file as it was: read back)
+  expect_loaded(files);
+  // noisedict is not read back, but a changed one is refused all the same.
+  files.TakeParameterFiles();
+  WriteFileAtomic(dir / "model" / "noisedict", files.noisedict_text + "<sil2> SIL\n");
+  EXPECT_THROW(files.ReloadParameterFiles(model_dir, digests), TrainingError);
+  expect_taken(files);
   ModelFileDigests without_mdef = digests;
   std::erase_if(without_mdef, [](const auto& digest) { return digest.first == "mdef"; });
   EXPECT_THROW(files.ReloadParameterFiles(model_dir, without_mdef), TrainingError);

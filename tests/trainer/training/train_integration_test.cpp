@@ -135,10 +135,10 @@ TEST(Train, EachPassRecordsWhenItsStepsHappened) {
 }
 
 // With one job the coordinator lends its parameter files to the shard it runs in its process, and
-// reads them back from the model directory once the shard has finished (training/train_loop.cpp).
-// A means file changed while the shard runs (its first utterance logged; the shard then waits 3 s
-// before writing its statistics) is refused when read back, naming the file: the pass is never
-// re-estimated from it, and nothing is published.
+// reads them back from the model directory once the shard's E-step has ended
+// (training/train_loop.cpp). A means file replaced (by a rename) while the shard runs (its first
+// utterance logged; the shard then waits 3 s before the read-back starts) is refused when read
+// back, naming the file: the pass is never re-estimated from it, and nothing is published.
 TEST(Train, AModelFileChangedDuringAOneJobPassIsRefusedWhenReadBack) {
   const fs::path dir = FreshDir("train-model-changed");
   const fs::path model = dir / "model", run = dir / "run";
@@ -150,7 +150,8 @@ TEST(Train, AModelFileChangedDuringAOneJobPassIsRefusedWhenReadBack) {
     std::error_code ec;
     while (std::chrono::steady_clock::now() < deadline) {
       if (fs::file_size(worker_log, ec) > 0 && !ec) {
-        fs::copy_file(model / "variances", model / "means", fs::copy_options::overwrite_existing);  // still a valid file
+        fs::copy_file(model / "variances", dir / "means.new");  // still a valid file, of the same shape
+        fs::rename(dir / "means.new", model / "means");
         changed = true;
         return;
       }
