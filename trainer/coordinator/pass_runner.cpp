@@ -80,6 +80,11 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                  const std::function<void()>& first_shard_done, const LentModel& lent_model) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
+  // Shards run on this thread take their ranges of `manifest` (the parse of inputs.manifest_path
+  // the expectations are made of) rather than parsing the file again.
+  if (launcher.runs_tasks_on_this_thread()) {
+    for (ShardTask& task : tasks) task.lent_manifest = &manifest;
+  }
   if (lent_model.files != nullptr) {
     if (shard_count != 1 || !launcher.runs_tasks_on_this_thread() || lent_model.digests == nullptr) {
       throw TrainingError("pass " + std::to_string(pass) + ": internal: a model lent to a pass of " + std::to_string(shard_count) +

@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "accumulators/accumulators.h"
 #include "accumulators/exact_accumulators.h"
@@ -102,23 +103,37 @@ void RunShardTask(const ShardTask& task) {
   }
   // Only this shard's lines of the manifest are parsed; the file's SHA-256, recorded in the
   // artifact as the manifest fingerprint and compared by the coordinator with the manifest it
-  // parsed whole, stands for the others.
-  const ManifestRange range = Manifest::LoadRange(inputs.manifest_path, [&task](std::size_t n_utterances) {
+  // parsed whole, stands for the others. A shard run on the coordinator's thread takes its range of
+  // the coordinator's whole manifest instead (lent_manifest).
+  const auto shard_range = [&task](std::size_t n_utterances) {
     if (task.shard_count == 0 || task.shard >= task.shard_count || task.shard_count > n_utterances) {
       throw InputError("shard " + std::to_string(task.shard) + " of " + std::to_string(task.shard_count) +
                        " is not a valid shard of a manifest with " + std::to_string(n_utterances) + " utterances");
     }
     const ShardRange shard = ShardOf(task.shard, task.shard_count, n_utterances);
     return std::pair{shard.begin, shard.end};
-  });
-  const Manifest& entries = range.part;
+  };
+  std::optional<ManifestRange> range;
+  const Manifest* manifest = task.lent_manifest;
+  std::size_t begin = 0, end = 0, log_offset = 0;  // the shard's entries of *manifest; worker.log's numbering
+  std::string manifest_fingerprint;
+  if (manifest != nullptr) {
+    std::tie(begin, end) = shard_range(manifest->size());
+    manifest_fingerprint = manifest->Fingerprint();
+  } else {
+    range = Manifest::LoadRange(inputs.manifest_path, shard_range);
+    manifest = &range->part;
+    end = manifest->size();
+    log_offset = range->first;
+    manifest_fingerprint = range->file_fingerprint;
+  }
   Dictionary dictionary = Dictionary::Load(inputs.dict, false);
   dictionary.Merge(Dictionary::Load(inputs.filler, true));
 
   std::ofstream log(dir / "worker.log");
   // (numbered in worker.log by their place in the whole manifest)
   CorpusPassResult result =
-      RunCorpusPass(std::move(model), entries, 0, entries.size(), inputs.corpus_root, dictionary, inputs.options, &log, range.first);
+      RunCorpusPass(std::move(model), *manifest, begin, end, inputs.corpus_root, dictionary, inputs.options, &log, log_offset);
   log.close();
 
   // The tail runs on three threads: the code identity (hashing the shared libraries, and the binary
@@ -141,10 +156,10 @@ void RunShardTask(const ShardTask& task) {
   artifact.fingerprints.model = ModelFingerprint(model_digests);
   artifact.fingerprints.config =
       ConfigFingerprint(inputs.options, inputs.reduction, DictionaryFingerprint(inputs.dict, inputs.filler));
-  artifact.fingerprints.manifest = range.file_fingerprint;
+  artifact.fingerprints.manifest = manifest_fingerprint;
   artifact.fingerprints.pass = PassFingerprint(task.pass, task.shard_count, artifact.fingerprints.model,
                                                artifact.fingerprints.config, artifact.fingerprints.manifest);
-  for (const ManifestEntry& entry : entries.entries()) artifact.assigned_ids.push_back(entry.utt_id);
+  for (std::size_t i = begin; i < end; ++i) artifact.assigned_ids.push_back(manifest->entries()[i].utt_id);
   for (const UtteranceOutcome& outcome : result.outcomes) {
     if (outcome.kind == OutcomeKind::kSkipped) {
       artifact.skipped.push_back({outcome.utt_id, outcome.reason});

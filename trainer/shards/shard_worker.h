@@ -52,6 +52,11 @@ struct ShardTask {
   // line.
   ModelFiles* lent_model = nullptr;
   const ModelFileDigests* lent_model_digests = nullptr;
+  // A shard run on the coordinator's thread (InlineLauncher): the coordinator's whole manifest,
+  // parsed from inputs.manifest_path (its Fingerprint() is that file's SHA-256, the one the shard's
+  // artifact must carry), so that the shard does not parse the file again; the shard's range is
+  // taken from it. Not passed on a command line.
+  const Manifest* lent_manifest = nullptr;
   // With a lent model, if set: called once the E-step has ended and the model it was built from is
   // freed, before the shard writes its files (the lender may then read its copy back meanwhile).
   // Must not throw.

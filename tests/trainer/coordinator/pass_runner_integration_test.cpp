@@ -2,7 +2,8 @@
 // launcher reports each finished worker while the others still run, an exception from that report
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
 // the shards finish in, also with the last shard's exact_counts added while it is validated (never
-// a symbolic link's target); a model lent to the only shard run on this thread is taken by it.
+// a symbolic link's target); a model lent to the only shard run on this thread is taken by it, and
+// shards run on this thread take their ranges of the coordinator's manifest.
 #include <gtest/gtest.h>
 
 #include <sys/inotify.h>
@@ -312,6 +313,30 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
   EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 1, dir / "elsewhere", elsewhere, std::nullopt, {}, LentModel{&again, &digests, {}}),
                TrainingError);
   EXPECT_FALSE(again.means.data.empty()) << "a refused loan is not taken";
+}
+
+// Shards run on this thread take their ranges of the coordinator's manifest instead of parsing the
+// file again: with the file gone, three such shards give what three shards that parse it gave
+// (the sums, each artifact's utterances and manifest fingerprint, worker.log's lines and numbers).
+TEST(ShardsCheckedAsTheyFinish, ShardsRunOnThisThreadTakeTheirRangesOfTheCoordinatorsManifest) {
+  const fs::path dir = FreshDir("pass-runner/lent-manifest");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  ReorderingLauncher parsing({0, 1, 2});  // (says it runs them elsewhere: each shard parses its range of the file)
+  const ShardedPassResult from_file = RunShardedPass(inputs, manifest, 1, 3, dir / "workers", parsing);
+  fs::remove(inputs.manifest_path);
+  InlineLauncher launcher;
+  const ShardedPassResult lent = RunShardedPass(inputs, manifest, 1, 3, dir / "inline", launcher);
+  ASSERT_TRUE(lent.reduced.exact.has_value());
+  EXPECT_TRUE(*lent.reduced.exact == *from_file.reduced.exact);
+  ASSERT_EQ(lent.artifacts.size(), 3u);
+  for (std::uint32_t shard = 0; shard < 3; ++shard) {
+    SCOPED_TRACE("shard " + std::to_string(shard));
+    EXPECT_EQ(lent.artifacts[shard].assigned_ids, from_file.artifacts[shard].assigned_ids);
+    EXPECT_EQ(lent.artifacts[shard].fingerprints.manifest, from_file.artifacts[shard].fingerprints.manifest);
+    EXPECT_EQ(ReadFileText(dir / "inline" / ShardDirName(shard) / "worker.log"),
+              ReadFileText(dir / "workers" / ShardDirName(shard) / "worker.log"));
+  }
 }
 
 TEST(ShardsCheckedAsTheyFinish, AShardNeverReportedFailsThePass) {
