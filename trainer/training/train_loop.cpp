@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -424,18 +425,15 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     try {
       model_back = std::async(std::launch::async | std::launch::deferred, read_back);
     } catch (const std::exception&) {
-      // (no thread: read back before re-estimation)
+      // (no thread: read back before re-estimation, below)
     }
-  };
-  const auto first_shard_done = [&] {
-    if (model_lent) start_read_back();  // (again, if the shard's call found no thread to start)
-    else encode_mdef();
   };
   ModelFiles lent = model_lent ? state.model.TakeParameterFiles() : ModelFiles();  // (taken by the shard)
   ShardedPassResult sharded;
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint,
-                             first_shard_done, model_lent ? LentModel{&lent, &input_digests, start_read_back} : LentModel{});
+                             model_lent ? std::function<void()>() : std::function<void()>(encode_mdef),
+                             model_lent ? LentModel{&lent, &input_digests, start_read_back} : LentModel{});
   } catch (...) {
     if (checked.feature_files->Failed()) {
       std::error_code ec;
