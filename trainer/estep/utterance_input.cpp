@@ -3,33 +3,47 @@
 
 #include <sched.h>
 
+#include <algorithm>
+#include <array>
+#include <string>
 #include <system_error>
 #include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/sha256_pair.h"
 #include "common/thread_cpu.h"
 #include "formats/mfc_file.h"
 #include "graph/pronunciation_graph.h"
 
 namespace pstrain {
 
-UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_t index) {
+namespace {
+
+// The feature file of entry `index`, read whole. A regular file (a FIFO would block the open; it
+// may have replaced the file after the coordinator looked at it, training/feature_file_check.h).
+std::vector<std::uint8_t> ReadFeatureBytes(const UtteranceInputContext& context, std::size_t index) {
+  return ReadRegularFileBytes(ResolveFeaturePath(context.manifest.entries()[index], context.corpus_root));
+}
+
+// The feature file's digest checked against the manifest's. This hash is the pass's check of the
+// corpus: a pass that completes has checked every file it trained on.
+void CheckFeatureDigest(const UtteranceInputContext& context, std::size_t index, const std::string& digest) {
+  const ManifestEntry& entry = context.manifest.entries()[index];
+  if (digest != entry.feature_sha256) {
+    throw FileError(ResolveFeaturePath(entry, context.corpus_root).string(),
+                    "utterance " + entry.utt_id + ": SHA-256 of the feature file does not match the manifest (file changed since import)");
+  }
+}
+
+// The rest of PrepareUtterance, once the feature file's bytes are checked.
+UtteranceInput FromCheckedBytes(const UtteranceInputContext& context, std::size_t index, const std::vector<std::uint8_t>& bytes) {
   const ManifestEntry& entry = context.manifest.entries()[index];
   const AccumulateOptions& options = context.options;
-  const std::filesystem::path feature_path = ResolveFeaturePath(entry, context.corpus_root);
-  // A regular file (a FIFO would block the open; it may have replaced the file after the
-  // coordinator looked at it, training/feature_file_check.h). This hash is the pass's check of the
-  // corpus: a pass that completes has checked every file it trained on.
-  const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(feature_path);
-  if (Sha256Hex(bytes.data(), bytes.size()) != entry.feature_sha256) {
-    throw FileError(feature_path.string(), "utterance " + entry.utt_id +
-                                               ": SHA-256 of the feature file does not match the manifest (file changed since import)");
-  }
+  const std::string feature_path = ResolveFeaturePath(entry, context.corpus_root).string();
   UtteranceInput input;
-  input.features =
-      ComputeFeatures(ParseMfc(bytes, feature_path.string(), options.features.ceplen), options.features, feature_path.string());
+  input.features = ComputeFeatures(ParseMfc(bytes, feature_path, options.features.ceplen), options.features, feature_path);
   try {
     if (options.multipron) {
       PronunciationGraph graph = BuildPronunciationGraph(entry.words, context.dictionary, context.mdef, context.model);
@@ -42,6 +56,47 @@ UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_
     input.graph_failure = AlignmentFailure{error.reason, error.message, false};
   }
   return input;
+}
+
+}  // namespace
+
+UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_t index) {
+  const std::vector<std::uint8_t> bytes = ReadFeatureBytes(context, index);
+  CheckFeatureDigest(context, index, Sha256Hex(bytes.data(), bytes.size()));
+  return FromCheckedBytes(context, index, bytes);
+}
+
+void UtteranceReader::PrepareUtterances(const UtteranceInputContext& context, std::size_t index, std::size_t count, Prepared* out) {
+  std::vector<std::uint8_t> bytes[2];
+  bool read[2] = {false, false};
+  for (std::size_t i = 0; i < count; ++i) {
+    try {
+      bytes[i] = ReadFeatureBytes(context, index + i);
+      read[i] = true;
+    } catch (...) {
+      out[i].error = std::current_exception();
+    }
+  }
+  std::string digests[2];
+  if (count == 2 && read[0] && read[1]) {
+    std::array<std::string, 2> pair = Sha256HexPair(bytes[0], bytes[1]);
+    digests[0] = std::move(pair[0]);
+    digests[1] = std::move(pair[1]);
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      if (read[i]) digests[i] = Sha256Hex(bytes[i].data(), bytes[i].size());
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!read[i]) continue;
+    try {
+      CheckFeatureDigest(context, index + i, digests[i]);
+      out[i].input = FromCheckedBytes(context, index + i, bytes[i]);
+    } catch (...) {
+      out[i].error = std::current_exception();
+    }
+    std::vector<std::uint8_t>().swap(bytes[i]);
+  }
 }
 
 bool TwoCpusAvailable() {
@@ -84,7 +139,7 @@ void UtteranceReader::Run() {
       const std::lock_guard<std::mutex> lock(mutex_);
       index = next_take_;
     }
-    for (; index < end_; ++index) {
+    while (index < end_) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         if (!stop_ && index >= next_take_ + kAhead) {
@@ -95,19 +150,17 @@ void UtteranceReader::Run() {
         }
         if (stop_) break;
       }
-      Prepared prepared;
-      try {
-        prepared.input = PrepareUtterance(context_, index);
-      } catch (...) {
-        prepared.error = std::current_exception();
-      }
+      const std::size_t count = std::min<std::size_t>(2, end_ - index);
+      Prepared prepared[2];
+      PrepareUtterances(context_, index, count, prepared);
       bool wake;
       {
         const std::lock_guard<std::mutex> lock(mutex_);
-        ready_.push_back(std::move(prepared));
+        for (std::size_t i = 0; i < count; ++i) ready_.push_back(std::move(prepared[i]));
         wake = taker_waiting_;
       }
       if (wake) changed_.notify_all();
+      index += count;
     }
   } catch (...) {
     // (Storing a result failed: out of memory.) Take raises it instead of waiting forever.
@@ -127,11 +180,20 @@ UtteranceInput UtteranceReader::Take(std::size_t index) {
   if (index != next_take_ || index >= end_) {
     throw TrainingError("utterance reader: utterance " + std::to_string(index) + " taken out of order");
   }
-  if (!thread_.joinable()) {
-    ++next_take_;
-    return PrepareUtterance(context_, index);
-  }
   Prepared prepared;
+  if (!thread_.joinable()) {
+    if (ready_.empty()) {
+      const std::size_t count = std::min<std::size_t>(2, end_ - index);
+      Prepared two[2];
+      PrepareUtterances(context_, index, count, two);
+      for (std::size_t i = 0; i < count; ++i) ready_.push_back(std::move(two[i]));
+    }
+    prepared = std::move(ready_.front());
+    ready_.pop_front();
+    ++next_take_;
+    if (prepared.error) std::rethrow_exception(prepared.error);
+    return std::move(*prepared.input);
+  }
   bool wake;
   {
     std::unique_lock<std::mutex> lock(mutex_);

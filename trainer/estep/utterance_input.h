@@ -1,8 +1,9 @@
 // What forward-backward needs of one utterance, prepared from its manifest entry: the feature file
 // read (a regular file), checked against the manifest's SHA-256, parsed and turned into features,
 // and its sentence HMM (or pronunciation graph). An UtteranceReader hands them out in manifest
-// order and, when the process may run on two CPUs, prepares the next ones on a second thread while
-// the caller runs forward-backward on the current one. Preparing is a pure function of the entry
+// order, two at a time (their feature files hashed side by side), and, when the process may run on
+// two CPUs, prepares the next ones on a second thread while the caller runs forward-backward on the
+// current one. Preparing is a pure function of the entry
 // and the read-only model, dictionary and options: each utterance gets the same input either way,
 // and an error is raised by Take for the utterance it belongs to, never earlier.
 #pragma once
@@ -85,6 +86,11 @@ class UtteranceReader {
     std::exception_ptr error;
   };
   void Run();
+  // Utterances index .. index + count - 1 (count 1 or 2) into out[0 ..], each as PrepareUtterance
+  // prepares it or with the error it throws; both feature files are read before either is hashed,
+  // and two are hashed side by side (common/sha256_pair.h: about half the CPU time of one after the
+  // other, docs/performance.md, thirty-fifth round).
+  static void PrepareUtterances(const UtteranceInputContext& context, std::size_t index, std::size_t count, Prepared* out);
 
   const UtteranceInputContext context_;
   const std::size_t end_;

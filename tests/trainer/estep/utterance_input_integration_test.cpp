@@ -1,7 +1,7 @@
 // The utterance reader (estep/utterance_input.h) on the real corpus: reading ahead on a second
-// thread gives every utterance the input PrepareUtterance gives it, raises a bad feature file's
-// error for that utterance and no earlier one, and the corpus pass's statistics are the same bits
-// with and without it.
+// thread, or two at a time on the caller's, gives every utterance the input PrepareUtterance gives
+// it, raises a bad feature file's error for that utterance and no other, and the corpus pass's
+// statistics are the same bits with and without reading ahead.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -91,27 +91,40 @@ TEST_F(UtteranceInputTest, FinishReportsTheReadersCpuTime) {
   EXPECT_GT(cpu.user + cpu.system, 0.0) << "hashing and features of " << all << " utterances took no CPU time";
 }
 
-TEST_F(UtteranceInputTest, AChangedFeatureFileFailsItsOwnUtteranceOnly) {
-  // A copy of the corpus root's feature files for the first utterances, one of them changed.
+TEST_F(UtteranceInputTest, AChangedOrMissingFeatureFileFailsItsOwnUtteranceOnly) {
+  // A copy of the corpus root's feature files for the first utterances, one of them changed or
+  // removed: the first or the second of the two a reader prepares together (4 and 5), the other of
+  // the pair and the utterances after it given as PrepareUtterance gives them.
   const fs::path root = fs::temp_directory_path() / ("pstrain-utterance-input-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  const std::size_t n = 8, bad = 5;
-  for (std::size_t i = 0; i < n; ++i) {
-    const fs::path from = ResolveFeaturePath(manifest_.entries()[i], CorpusDir());
-    const fs::path to = ResolveFeaturePath(manifest_.entries()[i], root);
-    fs::create_directories(to.parent_path());
-    fs::copy_file(from, to);
-  }
-  const fs::path changed = ResolveFeaturePath(manifest_.entries()[bad], root);
-  std::ofstream(changed, std::ios::binary | std::ios::app) << "extra";
-  const UtteranceInputContext context = Context(root);
-  const std::string expected = test::InputErrorMessage([&] { PrepareUtterance(context, bad); });
-  EXPECT_NE(expected.find("SHA-256 of the feature file does not match the manifest"), std::string::npos) << expected;
-  for (const bool background : {false, true}) {
-    SCOPED_TRACE(background);
-    UtteranceReader reader(context, 0, n, background);
-    for (std::size_t i = 0; i < bad; ++i) EXPECT_NO_THROW(reader.Take(i)) << i;
-    EXPECT_EQ(test::InputErrorMessage([&] { reader.Take(bad); }), expected);
+  const std::size_t n = 8;
+  for (const std::size_t bad : {std::size_t{4}, std::size_t{5}}) {
+    for (const bool missing : {false, true}) {
+      SCOPED_TRACE("utterance " + std::to_string(bad) + (missing ? " missing" : " changed"));
+      fs::remove_all(root);
+      for (std::size_t i = 0; i < n; ++i) {
+        const fs::path from = ResolveFeaturePath(manifest_.entries()[i], CorpusDir());
+        const fs::path to = ResolveFeaturePath(manifest_.entries()[i], root);
+        fs::create_directories(to.parent_path());
+        fs::copy_file(from, to);
+      }
+      const fs::path changed = ResolveFeaturePath(manifest_.entries()[bad], root);
+      if (missing) {
+        fs::remove(changed);
+      } else {
+        std::ofstream(changed, std::ios::binary | std::ios::app) << "extra";
+      }
+      const UtteranceInputContext context = Context(root);
+      const std::string expected = test::InputErrorMessage([&] { PrepareUtterance(context, bad); });
+      const std::string problem = missing ? "cannot" : "SHA-256 of the feature file does not match the manifest";
+      EXPECT_NE(expected.find(problem), std::string::npos) << expected;
+      for (const bool background : {false, true}) {
+        SCOPED_TRACE(background);
+        UtteranceReader reader(context, 0, n, background);
+        for (std::size_t i = 0; i < bad; ++i) EXPECT_NO_THROW(ExpectSameInput(reader.Take(i), PrepareUtterance(context, i))) << i;
+        EXPECT_EQ(test::InputErrorMessage([&] { reader.Take(bad); }), expected);
+        for (std::size_t i = bad + 1; i < n; ++i) ExpectSameInput(reader.Take(i), PrepareUtterance(context, i));
+      }
+    }
   }
   fs::remove_all(root);
 }
