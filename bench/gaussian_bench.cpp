@@ -18,10 +18,11 @@
 //                                             CPU lacks is skipped with the reason), used with >= 4
 //                                             densities, any topn; checked bit-identical to the loop above
 //                                             before timing
-//   BM_GaussianLogDensityPairs/isa:L/densities:N  the pair_distances kernel of level L: every density of
-//                                             the frame's senones, each anywhere in memory, several at once
-//                                             in vector lanes (DensityKernel::EvaluateMany's path for fewer
-//                                             than 4 densities per senone); checked
+//   BM_GaussianLogDensityPairs/isa:L/densities:N/senones:S  the pair_distances kernel of level L: every
+//                                             density of S senones a frame, each anywhere in memory, several
+//                                             at once in vector lanes (DensityKernel::EvaluateMany's path for
+//                                             fewer than 4 densities per senone; a CI model's 1-Gaussian
+//                                             passes request about 7 a frame); checked
 //                                             bit-identical to the one-at-a-time loop before timing
 //
 // The arithmetic is bw's: float32 difference
@@ -188,16 +189,17 @@ void BM_GaussianLogDensity(benchmark::State& state) {
 }
 
 // The pair_distances kernel (DensityKernel::EvaluateMany's one-at-a-time path) over the densities
-// of kSenonesPerFrame senones, then log_norm - dist, as EvaluateMany does.
+// of the frame's senones, then log_norm - dist, as EvaluateMany does.
 void BM_GaussianLogDensityPairs(benchmark::State& state) {
   const auto n_density = static_cast<std::uint32_t>(state.range(1));
+  const auto senones_per_frame = static_cast<std::uint32_t>(state.range(2));
   const numerics::VectorKernels* kernels = KernelsOrSkip(state, state.range(0));
   if (kernels == nullptr) return;
   GaussianCase c;
   if (!LoadOrSkip(state, n_density, c)) return;
   const AcousticModel& model = *c.model;
   const std::uint32_t veclen = model.veclen(), n_senones = model.n_senones();
-  const std::size_t n_pairs = std::size_t(kSenonesPerFrame) * n_density;
+  const std::size_t n_pairs = std::size_t(senones_per_frame) * n_density;
   // The float32 means, and the precisions as double (exact), in Mean's layout: AcousticModel::Mean and
   // PairPrecision, which the model holds only without the grouped layout (fewer than 4 densities a
   // senone; the means also when densities lie outside its full groups).
@@ -212,12 +214,12 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
       }
     }
   }
-  // The senones of each frame: kSenonesPerFrame of them, stepping by 7 as the other benchmarks do.
+  // The senones of each frame: senones_per_frame of them, stepping by 7 as the other benchmarks do.
   std::vector<const float*> means(std::size_t(kFrames) * n_pairs);
   std::vector<const double*> precisions(means.size());
   std::vector<float> log_norms(means.size());
   for (std::uint32_t t = 0, senone = 0, p = 0; t < kFrames; ++t) {
-    for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
+    for (std::uint32_t i = 0; i < senones_per_frame; ++i, senone = (senone + 7) % n_senones) {
       for (std::uint32_t k = 0; k < n_density; ++k, ++p) {
         means[p] = mean_rows.data() + (std::size_t(senone) * n_model_density + k) * veclen;
         precisions[p] = pair_precision.data() + (std::size_t(senone) * n_model_density + k) * veclen;
@@ -231,7 +233,7 @@ void BM_GaussianLogDensityPairs(benchmark::State& state) {
     const float* x = c.frames.data() + std::size_t(t) * veclen;
     kernels->pair_distances(x, means.data() + t * n_pairs, precisions.data() + t * n_pairs, veclen, n_pairs,
                             log_dens.data());
-    for (std::uint32_t i = 0; i < kSenonesPerFrame; ++i, senone = (senone + 7) % n_senones) {
+    for (std::uint32_t i = 0; i < senones_per_frame; ++i, senone = (senone + 7) % n_senones) {
       EvaluateSenoneLogDensities(model, senone, x, want.data() + std::size_t(i) * n_density);
     }
     for (std::size_t p = 0; p < n_pairs; ++p) {
@@ -270,7 +272,10 @@ BENCHMARK_TEMPLATE(BM_GaussianLogDensity, true)
     ->Name("BM_GaussianLogDensityGrouped")
     ->ArgNames({"isa", "densities"})
     ->ArgsProduct({{0, 1, 2, 3}, {8, 12, 16}});
-BENCHMARK(BM_GaussianLogDensityPairs)->ArgNames({"isa", "densities"})->ArgsProduct({{0, 1, 2, 3}, {1, 8}});
+BENCHMARK(BM_GaussianLogDensityPairs)
+    ->ArgNames({"isa", "densities", "senones"})
+    ->ArgsProduct({{0, 1, 2, 3}, {1}, {4, 7, 10, 16}})
+    ->ArgsProduct({{0, 1, 2, 3}, {8}, {16}});
 
 }  // namespace
 }  // namespace pstrain::bench
