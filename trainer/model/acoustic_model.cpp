@@ -2,6 +2,7 @@
 #include "model/acoustic_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/sha256.h"
+#include "common/sha256_pair.h"
 #include "numerics/elementary.h"
 #include "numerics/vector_kernels.h"
 
@@ -114,16 +116,30 @@ ModelFiles ModelFiles::LoadFilesAndHash(const ModelPaths& paths, ModelFileDigest
     hash("mdef", text.data(), text.size());
     files.mdef = Mdef::Parse(text, paths.mdef);
   }
-  const auto read_bytes = [&](const char* name, const std::string& path) {
-    std::vector<std::uint8_t> bytes = ReadFileBytes(path);
-    hash(name, bytes.data(), bytes.size());
-    return bytes;
+  // The parameter files two by two: the first read and decoded, the second read, both hashed side
+  // by side (common/sha256_pair.h: the means and variances are most of a model's bytes), then the
+  // second decoded. Errors come in the files' order, as one at a time.
+  const auto two_files = [&](const char* first_name, const std::string& first_path, const auto& decode_first,
+                             const char* second_name, const std::string& second_path, const auto& decode_second) {
+    std::vector<std::uint8_t> first = ReadFileBytes(first_path);
+    decode_first(first);
+    const std::vector<std::uint8_t> second = ReadFileBytes(second_path);
+    if (digests != nullptr) {
+      std::array<std::string, 2> pair = Sha256HexPair(first, second);
+      digests->emplace_back(first_name, std::move(pair[0]));
+      digests->emplace_back(second_name, std::move(pair[1]));
+    }
+    std::vector<std::uint8_t>().swap(first);  // (no more bytes held at once than one at a time)
+    decode_second(second);
   };
-  files.means = DecodeGaussianFile(read_bytes("means", paths.means), paths.means);
-  files.variances = DecodeGaussianFile(read_bytes("variances", paths.variances), paths.variances);
-  files.mixture_weights = DecodeArray3DFile(read_bytes("mixture_weights", paths.mixture_weights), paths.mixture_weights);
-  files.transition_matrices =
-      DecodeArray3DFile(read_bytes("transition_matrices", paths.transition_matrices), paths.transition_matrices);
+  two_files(
+      "means", paths.means, [&](const std::vector<std::uint8_t>& bytes) { files.means = DecodeGaussianFile(bytes, paths.means); },
+      "variances", paths.variances, [&](const std::vector<std::uint8_t>& bytes) { files.variances = DecodeGaussianFile(bytes, paths.variances); });
+  two_files(
+      "mixture_weights", paths.mixture_weights,
+      [&](const std::vector<std::uint8_t>& bytes) { files.mixture_weights = DecodeArray3DFile(bytes, paths.mixture_weights); },
+      "transition_matrices", paths.transition_matrices,
+      [&](const std::vector<std::uint8_t>& bytes) { files.transition_matrices = DecodeArray3DFile(bytes, paths.transition_matrices); });
 
   const std::string means_path = paths.means;
   const Mdef& mdef = files.mdef;

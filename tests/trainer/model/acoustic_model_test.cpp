@@ -1,6 +1,7 @@
 // AcousticModel (trainer/model/acoustic_model.h): its log normalizers against one density at a time,
 // its precisions in every layout, and the constructor that takes the files' means. ModelFiles: the
-// parameter files taken and read back, bit for bit, only from files with their digests.
+// parameter files taken and read back, bit for bit, only from files with their digests, and the
+// digests a load records.
 #include "model/acoustic_model.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "model/model_checks.h"
 #include "numerics/elementary.h"
 #include "support/model_fixture_util.h"
@@ -185,6 +187,22 @@ TEST(ModelFilesTest, ParameterFilesTakenAndReadBackAreTheOnesLoadedAndOnlyFromTh
   ModelFileDigests without_mdef = digests;
   std::erase_if(without_mdef, [](const auto& digest) { return digest.first == "mdef"; });
   EXPECT_THROW(files.ReloadParameterFiles(model_dir, without_mdef), TrainingError);
+}
+
+// The digests a load records are each file's SHA-256 (the means and variances, and the mixture
+// weights and transition matrices, are hashed two at a time), listed in the files' order.
+TEST(ModelFilesTest, TheDigestsOfALoadAreEachFilesSha256InTheFilesOrder) {
+  ModelFileDigests digests;
+  const ModelFiles files = ModelFiles::Load(testing::An4Model().string(), digests);
+  std::vector<std::string> names;
+  for (const auto& [name, sha256] : digests) {
+    names.push_back(name);
+    EXPECT_EQ(sha256, Sha256OfFile(testing::An4Model() / name)) << name;
+  }
+  std::vector<std::string> expected = {"mdef", "means", "variances", "mixture_weights", "transition_matrices"};
+  if (files.has_feat_params) expected.push_back("feat.params");
+  if (files.has_noisedict) expected.push_back("noisedict");
+  EXPECT_EQ(names, expected);
 }
 
 }  // namespace
