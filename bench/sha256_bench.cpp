@@ -10,8 +10,10 @@
 // side by side; before timing its digests are checked against Sha256Hex's.
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "common/sha256.h"

@@ -8,6 +8,7 @@
 #include "common/sha256.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -160,8 +161,16 @@ std::array<std::string, 2> SideBySide(std::span<const std::uint8_t> first, std::
 
 }  // namespace
 
+// CPUID itself (leaf 1 ECX for SSSE3, leaf 7 EBX for SHA): clang 14, which builds the fuzzers,
+// has no "sha" for __builtin_cpu_supports.
 bool Sha256PairSideBySide() {
-  static const bool side_by_side = __builtin_cpu_supports("sha") && __builtin_cpu_supports("ssse3");
+  static const bool side_by_side = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || (ecx & bit_SSSE3) == 0) return false;
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    return (ebx & bit_SHA) != 0;
+  }();
   return side_by_side;
 }
 

@@ -140,9 +140,10 @@ void UtteranceReader::Run() {
       index = next_take_;
     }
     while (index < end_) {
+      const std::size_t count = std::min<std::size_t>(2, end_ - index);
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        if (!stop_ && index >= next_take_ + kAhead) {
+        if (!stop_ && index + count > next_take_ + kAhead) {
           reader_resume_at_ = index - kAhead / 2;  // next_take_ once half of the kAhead are taken
           reader_waiting_ = true;
           changed_.wait(lock, [&] { return stop_ || next_take_ >= reader_resume_at_; });
@@ -150,7 +151,6 @@ void UtteranceReader::Run() {
         }
         if (stop_) break;
       }
-      const std::size_t count = std::min<std::size_t>(2, end_ - index);
       Prepared prepared[2];
       PrepareUtterances(context_, index, count, prepared);
       bool wake;

@@ -1,11 +1,11 @@
 // What forward-backward needs of one utterance, prepared from its manifest entry: the feature file
 // read (a regular file), checked against the manifest's SHA-256, parsed and turned into features,
-// and its sentence HMM (or pronunciation graph). An UtteranceReader hands them out in manifest
-// order, two at a time (their feature files hashed side by side), and, when the process may run on
-// two CPUs, prepares the next ones on a second thread while the caller runs forward-backward on the
-// current one. Preparing is a pure function of the entry
-// and the read-only model, dictionary and options: each utterance gets the same input either way,
-// and an error is raised by Take for the utterance it belongs to, never earlier.
+// and its sentence HMM (or pronunciation graph). An UtteranceReader hands them out one at a time
+// in manifest order; it prepares them two at a time (their feature files hashed side by side), and
+// when the process may run on two CPUs, on a second thread while the caller runs forward-backward
+// on the current one. Preparing is a pure function of the entry and the read-only model,
+// dictionary and options: each utterance gets the same input either way, and an error is raised by
+// Take for the utterance it belongs to, never for another and never earlier.
 #pragma once
 
 #include <condition_variable>
@@ -63,7 +63,7 @@ class UtteranceReader {
   // Utterances [begin, end) of the context's manifest; `background`: prepare up to kAhead of them
   // ahead, on a thread of its own.
   UtteranceReader(const UtteranceInputContext& context, std::size_t begin, std::size_t end, bool background);
-  // Stops the thread (it finishes the utterance it is preparing) and joins it.
+  // Stops the thread (it finishes the utterances it is preparing, at most two) and joins it.
   ~UtteranceReader() { Finish(); }
   UtteranceReader(const UtteranceReader&) = delete;
   UtteranceReader& operator=(const UtteranceReader&) = delete;

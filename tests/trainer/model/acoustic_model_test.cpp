@@ -205,5 +205,27 @@ TEST(ModelFilesTest, TheDigestsOfALoadAreEachFilesSha256InTheFilesOrder) {
   EXPECT_EQ(names, expected);
 }
 
+// With both files of a pair malformed (cut to half), the first's error is the one reported, as when
+// the files were loaded one at a time.
+TEST(ModelFilesTest, WithBothFilesOfAPairMalformedTheFirstOnesErrorIsReported) {
+  namespace fs = std::filesystem;
+  const std::vector<std::pair<std::string, std::string>> pairs = {{"means", "variances"}, {"mixture_weights", "transition_matrices"}};
+  for (const auto& [first, second] : pairs) {
+    SCOPED_TRACE(first);
+    const fs::path dir = testing::FreshDir("model-files/malformed-" + first);
+    fs::copy(testing::An4Model(), dir / "model", fs::copy_options::recursive);
+    for (const std::string& name : {first, second}) fs::resize_file(dir / "model" / name, fs::file_size(dir / "model" / name) / 2);
+    ModelFileDigests digests;
+    try {
+      ModelFiles::Load((dir / "model").string(), digests);
+      ADD_FAILURE() << "a model with malformed " << first << " and " << second << " was loaded";
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find((dir / "model" / first).string()), std::string::npos) << message;
+      EXPECT_EQ(message.find((dir / "model" / second).string()), std::string::npos) << message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pstrain
