@@ -211,7 +211,26 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
 
   means_ = std::move(means);
   const std::size_t n_densities_total = std::size_t(n_senones_) * n_density_;
-  precision_.resize(files.variances.data.size());
+  // The layouts, fixed first: each precision is written once, straight into the one that keeps it
+  // (docs/performance.md, thirty-fifth round: a float32 copy of them all, then converted into the
+  // grouped layout, was a fresh 5.2 MB block for 2,102 senones x 16 Gaussians at every worker's
+  // start). The grouped layout holds every density when they fill its groups; the float32
+  // precisions are kept only for densities beyond the last full group (PrecisionAt).
+  const bool grouped = n_density_ >= kDensityGroup;
+  std::uint32_t n_groups = 0;
+  if (grouped) {
+    grouped_width_ = n_density_ % 8 == 0 ? 8 : kDensityGroup;
+    n_groups = n_density_ / grouped_width_;
+    grouped_stride_ = std::size_t(n_groups) * veclen_ * grouped_width_;
+    grouped_precision_.resize(std::size_t(n_senones_) * grouped_stride_);
+  }
+  const bool all_grouped = grouped && n_density_ % grouped_width_ == 0;
+  if (grouped && !all_grouped) grouped_means_.resize(grouped_precision_.size());
+  if (!grouped) {
+    pair_precision_.resize(files.variances.data.size());
+  } else if (!all_grouped) {
+    precision_.resize(files.variances.data.size());
+  }
   log_norm_.resize(n_densities_total);
   const float log_two_pi_term = static_cast<float>(veclen_ * numerics::Log(2.0 * M_PI));
   // The logarithms of a density's floored variances through the vector kernel (numerics::Log's
@@ -224,12 +243,23 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
   std::vector<double> log_var(kBlock * veclen_);
   for (std::size_t first = 0; first < n_densities_total; first += kBlock) {
     const std::size_t n = std::min(kBlock, n_densities_total - first);
-    for (std::size_t i = 0; i < n * veclen_; ++i) {
-      const std::size_t at = first * veclen_ + i;
-      float var = files.variances.data[at];
-      if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
-      log_var[i] = static_cast<double>(var);
-      precision_[at] = static_cast<float>(1.0 / (2.0 * var));
+    for (std::size_t d = first; d < first + n; ++d) {
+      const std::uint32_t senone = static_cast<std::uint32_t>(d / n_density_), density = static_cast<std::uint32_t>(d % n_density_);
+      const bool in_group = grouped && density < n_groups * grouped_width_;
+      const std::size_t row = d * veclen_;
+      const std::size_t grouped_first = in_group ? GroupedAt(senone, density, 0) : 0;  // then + l * grouped_width_
+      for (std::uint32_t l = 0; l < veclen_; ++l) {
+        float var = files.variances.data[row + l];
+        if (!(var >= options.varfloor)) var = options.varfloor;  // also floors NaN
+        log_var[(d - first) * veclen_ + l] = static_cast<double>(var);
+        const float precision = static_cast<float>(1.0 / (2.0 * var));
+        if (!grouped) {
+          pair_precision_[row + l] = precision;  // (float32 to double: exact)
+        } else {
+          if (in_group) grouped_precision_[grouped_first + std::size_t(l) * grouped_width_] = precision;
+          if (!all_grouped) precision_[row + l] = precision;
+        }
+      }
     }
     kernels.log(log_var.data(), log_var.data(), n * veclen_);
     for (std::size_t chain0 = 0; chain0 < n; chain0 += kChains) {
@@ -246,41 +276,35 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
       }
     }
   }
-  if (n_density_ >= kDensityGroup) {
-    const std::uint32_t width = n_density_ % 8 == 0 ? 8 : kDensityGroup;
-    grouped_width_ = width;
-    const std::uint32_t n_groups = n_density_ / width;
-    grouped_stride_ = std::size_t(n_groups) * veclen_ * width;
-    grouped_means_.resize(std::size_t(n_senones_) * grouped_stride_);
-    grouped_precision_.resize(grouped_means_.size());
+  // The means in the grouped layout (the precisions are there already). When the groups hold every
+  // density, each group's block of the rows is where the layout puts that group: the rows are
+  // transposed block by block in place and become the layout (no second 5.2 MB block for 2,102
+  // senones x 16 Gaussians).
+  if (all_grouped) {
+    const std::size_t block = std::size_t(grouped_width_) * veclen_;
+    std::vector<float> rows(block);
+    for (std::size_t at = 0; at < means_.size(); at += block) {
+      std::copy(means_.begin() + static_cast<std::ptrdiff_t>(at), means_.begin() + static_cast<std::ptrdiff_t>(at + block), rows.begin());
+      for (std::uint32_t j = 0; j < grouped_width_; ++j) {
+        for (std::uint32_t l = 0; l < veclen_; ++l) means_[at + std::size_t(l) * grouped_width_ + j] = rows[std::size_t(j) * veclen_ + l];
+      }
+    }
+    grouped_means_ = std::move(means_);
+    means_.clear();
+  } else if (grouped) {
+    const std::uint32_t width = grouped_width_;
     for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {
       for (std::uint32_t g = 0; g < n_groups; ++g) {
         const std::size_t base = senone * grouped_stride_ + std::size_t(g) * veclen_ * width;
         for (std::uint32_t j = 0; j < width; ++j) {
           const float* mean = Mean(senone, g * width + j);
-          const float* precision = precision_.data() + RowAt(senone, g * width + j, 0);
-          for (std::uint32_t l = 0; l < veclen_; ++l) {
-            grouped_means_[base + std::size_t(l) * width + j] = mean[l];
-            grouped_precision_[base + std::size_t(l) * width + j] = precision[l];
-          }
+          for (std::uint32_t l = 0; l < veclen_; ++l) grouped_means_[base + std::size_t(l) * width + j] = mean[l];
         }
       }
     }
   }
-  // Without the grouped layout the density kernel evaluates one density at a time (its choice is
-  // has_grouped_layout() itself), from these.
-  if (!has_grouped_layout()) pair_precision_.assign(precision_.begin(), precision_.end());
-  // The float32 precisions stay only when some densities are in no full group (EvaluateLogDensity
-  // reads those from them); otherwise the grouped or the pair layout holds every one (PrecisionAt).
-  // The means' rows likewise, but also without the grouped layout (the pair kernel reads them).
-  if (!has_grouped_layout() || n_density_ % grouped_width_ == 0) {
-    precision_.clear();
-    precision_.shrink_to_fit();
-  }
-  if (has_grouped_layout() && n_density_ % grouped_width_ == 0) {
-    means_.clear();
-    means_.shrink_to_fit();
-  }
+  // (The means' rows stay when some densities are in no full group, which EvaluateLogDensity reads
+  // from them, or without the grouped layout: the pair kernel reads them.)
 
   mixw_ = files.mixture_weights.data;
   for (std::uint32_t senone = 0; senone < n_senones_; ++senone) {

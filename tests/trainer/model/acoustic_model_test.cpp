@@ -68,7 +68,8 @@ TEST(AcousticModelTest, LogNormalizersMatchOneDensityAtATime) {
 // 1 / (2 sigma^2) of the floored variance in float32, as SphinxTrain computes it: PrecisionAt gives
 // it exactly whichever layout holds it. 1 and 3 densities a senone: no grouped layout (PairPrecision's);
 // 6: one group of 4 and two densities outside it (the float32 copy is kept); 4 and 12: full groups
-// of 4, 8 and 16: full groups of 8 (only the grouped layout holds them). MeanAt and InputMean give
+// of 4, 8 and 16: full groups of 8 (only the grouped layout holds them); the grouped layout's
+// own precisions are checked too. MeanAt and InputMean give
 // the files' means likewise, from rows of them or the grouped layout.
 TEST(AcousticModelTest, PrecisionAtAndMeanAtAreTheFilesValuesInEveryLayout) {
   const ModelFiles one = LoadCheckedModel(testing::An4Model().string());
@@ -92,6 +93,13 @@ TEST(AcousticModelTest, PrecisionAtAndMeanAtAreTheFilesValuesInEveryLayout) {
           const float expected = static_cast<float>(1.0 / (2.0 * var));
           ASSERT_EQ(model.PrecisionAt(senone, k, l), static_cast<double>(expected))
               << n_density << " densities: senone " << senone << ", density " << k << ", dimension " << l;
+          // The grouped layout's own copy too, for every density in a full group (with 6 densities
+          // PrecisionAt reads the float32 copy instead).
+          const std::uint32_t width = model.grouped_width();
+          if (model.has_grouped_layout() && k < n_density / width * width) {
+            const double grouped = model.GroupedPrecisions(senone)[(std::size_t(k / width) * veclen + l) * width + k % width];
+            ASSERT_EQ(grouped, static_cast<double>(expected)) << n_density << " densities, grouped: senone " << senone << ", density " << k;
+          }
           const float mean = files.means.data[(std::size_t(senone) * n_density + k) * veclen + l];
           ASSERT_EQ(model.MeanAt(senone, k, l), mean) << n_density << " densities: senone " << senone << ", density " << k;
           ASSERT_EQ(model.InputMean(senone, k, scratch.data())[l], mean) << n_density << " densities: senone " << senone << ", density " << k;
