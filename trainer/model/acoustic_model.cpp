@@ -215,7 +215,8 @@ AcousticModel::AcousticModel(const ModelFiles& files, std::vector<float> means, 
   // (docs/performance.md, thirty-fifth round: a float32 copy of them all, then converted into the
   // grouped layout, was a fresh 5.2 MB block for 2,102 senones x 16 Gaussians at every worker's
   // start). The grouped layout holds every density when they fill its groups; the float32
-  // precisions are kept only for densities beyond the last full group (PrecisionAt).
+  // precisions, of every density, are kept only when some are beyond the last full group
+  // (PrecisionAt reads those from them).
   const bool grouped = n_density_ >= kDensityGroup;
   std::uint32_t n_groups = 0;
   if (grouped) {
