@@ -14,9 +14,7 @@
 
 namespace pstrain {
 
-namespace {
-
-std::string ToLowerHex(const CryptoPP::byte* digest, std::size_t size) {
+std::string DigestHex(const std::uint8_t* digest, std::size_t size) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(size * 2);
@@ -27,13 +25,11 @@ std::string ToLowerHex(const CryptoPP::byte* digest, std::size_t size) {
   return out;
 }
 
-}  // namespace
-
 std::string Sha256Hex(const void* data, std::size_t size) {
   CryptoPP::SHA256 hash;
   CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
   hash.CalculateDigest(digest, static_cast<const CryptoPP::byte*>(data), size);
-  return ToLowerHex(digest, sizeof(digest));
+  return DigestHex(digest, sizeof(digest));
 }
 
 std::string Sha256Hex(std::string_view bytes) { return Sha256Hex(bytes.data(), bytes.size()); }
@@ -68,7 +64,7 @@ void Sha256Stream::Add(const void* data, std::size_t size) {
 std::string Sha256Stream::HexDigest() {
   CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
   state_->hash.Final(digest);
-  return ToLowerHex(digest, sizeof(digest));
+  return DigestHex(digest, sizeof(digest));
 }
 
 }  // namespace pstrain

@@ -1,6 +1,7 @@
 // SHA-256 (Crypto++) as lower-case hex, for fingerprints and payload digests.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -9,6 +10,8 @@
 namespace pstrain {
 
 std::string Sha256Hex(std::string_view bytes);
+// A digest's bytes as lower-case hex, two digits a byte (the form every digest here is given in).
+std::string DigestHex(const std::uint8_t* digest, std::size_t size);
 std::string Sha256Hex(const void* data, std::size_t size);
 // Streams the file; throws InputError naming the file when it cannot be read.
 std::string Sha256OfFile(const std::filesystem::path& path);

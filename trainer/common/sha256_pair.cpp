@@ -44,18 +44,15 @@ __attribute__((target("sha,ssse3"))) ShaState InitialState() {
           _mm_set_epi32(static_cast<int>(h[2]), static_cast<int>(h[3]), static_cast<int>(h[6]), static_cast<int>(h[7]))};
 }
 
-// H0 .. H7 of a final state, big-endian, as lower-case hex.
+// The digest of a final state: H0 .. H7, big-endian, as lower-case hex.
 __attribute__((target("sha,ssse3"))) std::string HexOf(const ShaState& state) {
   std::uint32_t abef[4], cdgh[4];
   _mm_storeu_si128(reinterpret_cast<__m128i*>(abef), state.abef);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(cdgh), state.cdgh);
   const std::uint32_t h[8] = {abef[3], abef[2], cdgh[3], cdgh[2], abef[1], abef[0], cdgh[1], cdgh[0]};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(64, '0');
-  for (int i = 0; i < 8; ++i) {
-    for (int nibble = 0; nibble < 8; ++nibble) out[8 * i + nibble] = kHex[(h[i] >> (28 - 4 * nibble)) & 0xF];
-  }
-  return out;
+  std::uint8_t digest[32];
+  for (int i = 0; i < 32; ++i) digest[i] = static_cast<std::uint8_t>(h[i / 4] >> (24 - 8 * (i % 4)));
+  return DigestHex(digest, sizeof digest);
 }
 
 // n consecutive 64-byte blocks of each of kLanes messages (lane k's at blocks[k]) added to
