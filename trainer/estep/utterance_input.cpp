@@ -21,27 +21,31 @@ namespace pstrain {
 
 namespace {
 
-// The feature file of entry `index`, read whole. A regular file (a FIFO would block the open; it
-// may have replaced the file after the coordinator looked at it, training/feature_file_check.h).
-std::vector<std::uint8_t> ReadFeatureBytes(const UtteranceInputContext& context, std::size_t index) {
-  return ReadRegularFileBytes(ResolveFeaturePath(context.manifest.entries()[index], context.corpus_root));
+// The feature file of entry `index` (ResolveFeaturePath), resolved once for its read, check and
+// parse. It is read whole with ReadRegularFileBytes: a regular file only (a FIFO would block the
+// open; it may have replaced the file after the coordinator looked at it,
+// training/feature_file_check.h).
+std::filesystem::path FeaturePath(const UtteranceInputContext& context, std::size_t index) {
+  return ResolveFeaturePath(context.manifest.entries()[index], context.corpus_root);
 }
 
 // The feature file's digest checked against the manifest's. This hash is the pass's check of the
 // corpus: a pass that completes has checked every file it trained on.
-void CheckFeatureDigest(const UtteranceInputContext& context, std::size_t index, const std::string& digest) {
+void CheckFeatureDigest(const UtteranceInputContext& context, std::size_t index, const std::filesystem::path& feature_path,
+                        const std::string& digest) {
   const ManifestEntry& entry = context.manifest.entries()[index];
   if (digest != entry.feature_sha256) {
-    throw FileError(ResolveFeaturePath(entry, context.corpus_root).string(),
+    throw FileError(feature_path.string(),
                     "utterance " + entry.utt_id + ": SHA-256 of the feature file does not match the manifest (file changed since import)");
   }
 }
 
 // The rest of PrepareUtterance, once the feature file's bytes are checked.
-UtteranceInput FromCheckedBytes(const UtteranceInputContext& context, std::size_t index, const std::vector<std::uint8_t>& bytes) {
+UtteranceInput FromCheckedBytes(const UtteranceInputContext& context, std::size_t index, const std::filesystem::path& path,
+                                const std::vector<std::uint8_t>& bytes) {
   const ManifestEntry& entry = context.manifest.entries()[index];
   const AccumulateOptions& options = context.options;
-  const std::string feature_path = ResolveFeaturePath(entry, context.corpus_root).string();
+  const std::string feature_path = path.string();
   UtteranceInput input;
   input.features = ComputeFeatures(ParseMfc(bytes, feature_path, options.features.ceplen), options.features, feature_path);
   try {
@@ -61,17 +65,20 @@ UtteranceInput FromCheckedBytes(const UtteranceInputContext& context, std::size_
 }  // namespace
 
 UtteranceInput PrepareUtterance(const UtteranceInputContext& context, std::size_t index) {
-  const std::vector<std::uint8_t> bytes = ReadFeatureBytes(context, index);
-  CheckFeatureDigest(context, index, Sha256Hex(bytes.data(), bytes.size()));
-  return FromCheckedBytes(context, index, bytes);
+  const std::filesystem::path path = FeaturePath(context, index);
+  const std::vector<std::uint8_t> bytes = ReadRegularFileBytes(path);
+  CheckFeatureDigest(context, index, path, Sha256Hex(bytes.data(), bytes.size()));
+  return FromCheckedBytes(context, index, path, bytes);
 }
 
 void UtteranceReader::PrepareUtterances(const UtteranceInputContext& context, std::size_t index, std::size_t count, Prepared* out) {
+  std::filesystem::path paths[2];
   std::vector<std::uint8_t> bytes[2];
   bool read[2] = {false, false};
   for (std::size_t i = 0; i < count; ++i) {
     try {
-      bytes[i] = ReadFeatureBytes(context, index + i);
+      paths[i] = FeaturePath(context, index + i);
+      bytes[i] = ReadRegularFileBytes(paths[i]);
       read[i] = true;
     } catch (...) {
       out[i].error = std::current_exception();
@@ -90,8 +97,8 @@ void UtteranceReader::PrepareUtterances(const UtteranceInputContext& context, st
   for (std::size_t i = 0; i < count; ++i) {
     if (!read[i]) continue;
     try {
-      CheckFeatureDigest(context, index + i, digests[i]);
-      out[i].input = FromCheckedBytes(context, index + i, bytes[i]);
+      CheckFeatureDigest(context, index + i, paths[i], digests[i]);
+      out[i].input = FromCheckedBytes(context, index + i, paths[i], bytes[i]);
     } catch (...) {
       out[i].error = std::current_exception();
     }
