@@ -153,9 +153,10 @@ void WaitForAnExit(const std::vector<int>& fds) {
 void InlineLauncher::Run(const std::vector<ShardTask>& tasks, const TaskDone& on_done) {
   ProgressLine progress(progress_, tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    // One shard at a time in this process: a second CPU may read ahead for it (AccumulateOptions).
+    // One shard at a time in this process: a second CPU may read ahead and add for it
+    // (AccumulateOptions::helper_threads).
     ShardTask task = tasks[i];
-    task.inputs.options.read_ahead = true;
+    task.inputs.options.helper_threads = true;
     task.coordinator_syncs = true;  // this process: RunShardedPass fsyncs the shard's files
     RunShardTask(task);
     progress.ShardDone(tasks[i]);

@@ -13,6 +13,7 @@
 #include "accumulators/exact_accumulators.h"
 #include "accumulators/exact_sum.h"
 #include "common/thread_cpu.h"
+#include "estep/statistics_adder.h"
 #include "features/features.h"
 #include "formats/dictionary.h"
 #include "forward_backward/forward_backward.h"
@@ -30,12 +31,17 @@ struct AccumulateOptions {
   bool multipron = false;
   // Wider beam pairs tried in order after a beam-related failure; empty = no retries.
   std::vector<BeamOptions> retry_beams = {{1e-150, 1e-30}, {1e-300, 1e-100}};
-  // Prepare the next utterances' inputs (read, hash, features, HMM) on a second thread while
-  // forward-backward runs, if the process may use two CPUs (estep/utterance_input.h). Speed only:
-  // never part of the configuration or of any number. The coordinator sets it for a shard it runs
-  // inline (one job: the other CPU would idle); workers of a multi-job pass leave it off, since
-  // their neighbours have the other CPUs (a reader thread each made a 2-job pass 2-3 % slower).
-  bool read_ahead = false;
+  // Prepare the next utterances' inputs (read, hash, features, HMM) and add each utterance's
+  // statistics to the sums on two more threads while forward-backward runs, if the process may use
+  // two CPUs (estep/utterance_input.h, estep/statistics_adder.h). Speed only: never part of the
+  // configuration or of any number. The coordinator sets it for a shard it runs inline (one job:
+  // the other CPU would idle); workers of a multi-job pass leave it off, since their neighbours have
+  // the other CPUs (a reader thread each made a 2-job pass 2-3 % slower).
+  bool helper_threads = false;
+  // With helper_threads: an utterance's statistics go to the adding thread when they may hold this
+  // many values or more (UtteranceStats::MaxValues); fewer are added here, where they cost less
+  // than waking that thread. Speed only, like helper_threads (tests set 0: every add there).
+  std::size_t thread_add_min_values = StatisticsAdder::kThreadMinValues;
 };
 
 // Parses "none" or a comma-separated list of ABEAM:BBEAM pairs, e.g. "1e-150:1e-30,1e-300:1e-100".
@@ -64,9 +70,9 @@ struct CorpusPassResult {
   // Multipron only (empty otherwise): one flag per tied state, 1 when a CI fallback put the state
   // into the graph of an utterance that succeeded.
   std::vector<std::uint8_t> fallback_senones;
-  // CPU time of the thread that read ahead (AccumulateOptions::read_ahead; 0 without one):
-  // telemetry only.
-  ThreadCpuSeconds reader_cpu{0.0, 0.0};
+  // CPU time of the threads that read ahead and added statistics (AccumulateOptions::helper_threads;
+  // 0 without them): telemetry only.
+  ThreadCpuSeconds helper_cpu{0.0, 0.0};
 };
 
 // Runs the E-step over manifest entries [begin, end). Feature files are checked against the

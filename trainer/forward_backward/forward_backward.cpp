@@ -15,7 +15,8 @@ ForwardBackward::ForwardBackward(const numerics::VectorKernels& kernels) : kerne
 
 std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model, const SentenceHmm& hmm,
                                                       const Features& features, const ForwardBackwardOptions& options,
-                                                      UtteranceStats& acc, ForwardBackwardStats& stats) {
+                                                      UtteranceStats& acc, ForwardBackwardStats& stats,
+                                                      const std::function<void()>& before_statistics) {
   const std::uint32_t n_frames = features.n_frames;
   const std::uint32_t n_states = static_cast<std::uint32_t>(hmm.states.size());
   stats = ForwardBackwardStats{};
@@ -64,6 +65,7 @@ std::optional<AlignmentFailure> ForwardBackward::Run(const AcousticModel& model,
   }
   stats.log_likelihood = numerics::Log(final_alpha) - log_scale_sum + dscale_sum;
 
+  if (before_statistics) before_statistics();
   return BetaPass(pass, final_alpha, acc, stats);
 }
 

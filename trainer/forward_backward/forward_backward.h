@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,9 +75,13 @@ class ForwardBackward {
   explicit ForwardBackward(const numerics::VectorKernels& kernels);
 
   // Returns the failure, or nothing on success (then `stats_out` and `acc_out` are filled).
+  // `before_statistics`, when given, is called once the alpha pass has succeeded and before
+  // `acc_out` is first touched (the beta pass resets it): a caller whose other thread still reads
+  // the last utterance's statistics from `acc_out` waits for it there, while this utterance's alpha
+  // pass has already run. What it throws leaves Run.
   std::optional<AlignmentFailure> Run(const AcousticModel& model, const SentenceHmm& hmm, const Features& features,
                                       const ForwardBackwardOptions& options, UtteranceStats& acc_out,
-                                      ForwardBackwardStats& stats_out);
+                                      ForwardBackwardStats& stats_out, const std::function<void()>& before_statistics = {});
 
   // Frames whose Gaussian statistics are kept before being added (StatisticsGatherer: the sums do
   // not depend on it; tests compare sizes), from the next Run on.

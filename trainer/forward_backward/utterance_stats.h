@@ -42,6 +42,12 @@ class UtteranceStats {
   // Transition count: index = (tmat * n_emit + from) * (n_emit + 1) + to.
   void AddTransition(std::size_t index, double value) { tmat_[index] += value; }
 
+  // At least as many values as AddTo adds (every density of every senone occupied): what adding
+  // them may cost, known without looking at them.
+  std::size_t MaxValues() const {
+    return senones_.size() * n_density_ * (2 + 2 * std::size_t(veclen_)) + tmat_.size();
+  }
+
   // Adds these statistics into `global` (deterministic order: local senone order, then tmat).
   // The exact form rounds each value once to 2^-64 (accumulators/exact_sum.h).
   void AddTo(ExactAccumulators& global) const;

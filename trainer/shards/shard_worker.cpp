@@ -81,7 +81,7 @@ void InjectFaults(const ShardTask& task) {
 void RunShardTask(const ShardTask& task) {
   const auto start = std::chrono::system_clock::now();
   // The shard's own thread (in a worker process or inline in the coordinator); an inline shard's
-  // reader thread measures itself (CorpusPassResult::reader_cpu).
+  // helper threads measure themselves (CorpusPassResult::helper_cpu).
   const ThreadCpuSeconds cpu0 = ThisThreadCpu();
   const fs::path dir(task.shard_dir);
   fs::create_directories(dir);
@@ -238,11 +238,11 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (main_cpu.known() && result.reader_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
-    // This thread's CPU, that of the thread that read ahead for it (an inline shard's) and of the
-    // tail's two threads.
-    telemetry.user_cpu_seconds = main_cpu.user + result.reader_cpu.user + identity_cpu.user + exact_counts_cpu.user;
-    telemetry.system_cpu_seconds = main_cpu.system + result.reader_cpu.system + identity_cpu.system + exact_counts_cpu.system;
+  if (main_cpu.known() && result.helper_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
+    // This thread's CPU, that of the threads that read ahead and added for it (an inline shard's)
+    // and of the tail's two threads.
+    telemetry.user_cpu_seconds = main_cpu.user + result.helper_cpu.user + identity_cpu.user + exact_counts_cpu.user;
+    telemetry.system_cpu_seconds = main_cpu.system + result.helper_cpu.system + identity_cpu.system + exact_counts_cpu.system;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";

@@ -151,7 +151,7 @@ TEST_F(UtteranceInputTest, AReaderLeftEarlyStopsItsThreadAndTakesNoMore) {
 TEST_F(UtteranceInputTest, TheCorpusPassGivesTheSameBitsWithAndWithoutReadingAhead) {
   const std::size_t n = manifest_.size();
   AccumulateOptions ahead = options_;
-  ahead.read_ahead = true;
+  ahead.helper_threads = true;
   if (!TwoCpusAvailable()) GTEST_SKIP() << "one CPU: the pass would not read ahead";
   const CorpusPassResult serial = RunCorpusPass(files_, manifest_, 0, n, CorpusDir(), dictionary_, options_, nullptr);
   const CorpusPassResult read_ahead = RunCorpusPass(files_, manifest_, 0, n, CorpusDir(), dictionary_, ahead, nullptr);
