@@ -1,6 +1,6 @@
 // CPU times for telemetry (getrusage): of the calling thread (RUSAGE_THREAD: a shard's own thread
-// and the thread that reads ahead for it measure themselves the same way), of the whole process,
-// and of the child processes it has waited for (a pass's worker processes).
+// and the threads that read ahead and add statistics for it measure themselves the same way), of
+// the whole process, and of the child processes it has waited for (a pass's worker processes).
 #pragma once
 
 namespace pstrain {

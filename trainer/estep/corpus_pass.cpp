@@ -73,7 +73,7 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
   // this one's forward-backward when a second CPU is there (estep/utterance_input.h), and so does
   // adding its statistics to the sums (estep/statistics_adder.h): the same inputs, sums and errors
   // either way.
-  const bool second_cpu = options.helper_threads && TwoCpusAvailable();
+  const bool second_cpu = options.helper_threads && end - begin >= 2 && TwoCpusAvailable();
   const UtteranceInputContext input_context{manifest, corpus_root, dictionary, mdef, model, options};
   UtteranceReader reader(input_context, begin, end, second_cpu);
   StatisticsAdder adder(result.accumulators, log, second_cpu, options.thread_add_min_values);

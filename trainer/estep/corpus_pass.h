@@ -4,6 +4,7 @@
 // the retry schedule before the utterance is skipped; every outcome is recorded.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -13,7 +14,6 @@
 #include "accumulators/exact_accumulators.h"
 #include "accumulators/exact_sum.h"
 #include "common/thread_cpu.h"
-#include "estep/statistics_adder.h"
 #include "features/features.h"
 #include "formats/dictionary.h"
 #include "forward_backward/forward_backward.h"
@@ -39,9 +39,12 @@ struct AccumulateOptions {
   // the other CPUs (a reader thread each made a 2-job pass 2-3 % slower).
   bool helper_threads = false;
   // With helper_threads: an utterance's statistics go to the adding thread when they may hold this
-  // many values or more (UtteranceStats::MaxValues); fewer are added here, where they cost less
-  // than waking that thread. Speed only, like helper_threads (tests set 0: every add there).
-  std::size_t thread_add_min_values = StatisticsAdder::kThreadMinValues;
+  // many values or more (UtteranceStats::MaxValues); fewer are added in the E-step's thread, where
+  // they cost less than waking the other. On the benchmark set (docs/performance.md, thirty-sixth
+  // round) an utterance of the CI model of one Gaussian a state may hold 2,328-6,888 values (all of
+  // them on the thread made its 1-job pass 6.6 % slower), one of 8 Gaussians 15,768-52,248. Speed
+  // only, like helper_threads (tests set other values).
+  std::size_t thread_add_min_values = 8192;
 };
 
 // Parses "none" or a comma-separated list of ABEAM:BBEAM pairs, e.g. "1e-150:1e-30,1e-300:1e-100".

@@ -54,7 +54,12 @@ void StatisticsAdder::Run() {
 void StatisticsAdder::Add(const UtteranceStats& stats) {
   Wait();
   if (!thread_.joinable() || stats.MaxValues() < thread_min_values_) {
-    stats.AddTo(sums_);
+    try {
+      stats.AddTo(sums_);
+    } catch (...) {
+      caller_failure_ = std::current_exception();
+      throw;
+    }
     return;
   }
   {
@@ -66,7 +71,9 @@ void StatisticsAdder::Add(const UtteranceStats& stats) {
 }
 
 void StatisticsAdder::Log(const std::string& line) {
-  if (log_ == nullptr || caller_failure_) return;  // after a failed add, as after its lines
+  if (log_ == nullptr) return;
+  if (handed_) SettleIfDone();
+  if (caller_failure_) return;  // after a failed add, as after its lines
   if (handed_) {
     pending_.push_back(line);
   } else {
@@ -75,7 +82,28 @@ void StatisticsAdder::Log(const std::string& line) {
 }
 
 void StatisticsAdder::WriteLine(const std::string& line) {
-  *log_ << line << "\n" << std::flush;  // a killed process leaves its log up to the last utterance added
+  *log_ << line << "\n" << std::flush;  // a killed process leaves its log up to the last add it saw done
+}
+
+bool StatisticsAdder::SettleIfDone() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (job_ != nullptr) return false;
+  }
+  SettleDone();
+  return true;
+}
+
+void StatisticsAdder::SettleDone() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!caller_failure_) caller_failure_ = failure_;
+  }
+  handed_ = false;
+  if (!caller_failure_) {
+    for (const std::string& line : pending_) WriteLine(line);
+  }
+  pending_.clear();
 }
 
 std::exception_ptr StatisticsAdder::Settle() {
@@ -87,15 +115,8 @@ std::exception_ptr StatisticsAdder::Settle() {
       done_.wait(lock, [&] { return job_ == nullptr; });
       caller_waiting_ = false;
     }
-    caller_failure_ = failure_;
   }
-  handed_ = false;
-  if (caller_failure_) {
-    pending_.clear();
-  } else {
-    for (const std::string& line : pending_) WriteLine(line);
-    pending_.clear();
-  }
+  SettleDone();
   return caller_failure_;
 }
 

@@ -27,9 +27,9 @@ class StatisticsAdder {
  public:
   // Adds into `sums` and writes lines to `log` (may be null); both must outlive the adder.
   // `background`: add the statistics of utterances with at least `thread_min_values` values
-  // (UtteranceStats::MaxValues) on a thread of the adder's own.
-  StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background,
-                  std::size_t thread_min_values = kThreadMinValues);
+  // (UtteranceStats::MaxValues) on a thread of the adder's own (AccumulateOptions says when that
+  // pays: thread_add_min_values).
+  StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background, std::size_t thread_min_values);
   // Joins the thread: an add in progress is finished first, its error dropped.
   ~StatisticsAdder();
   StatisticsAdder(const StatisticsAdder&) = delete;
@@ -37,30 +37,30 @@ class StatisticsAdder {
 
   // Adds `stats` to the sums, after every earlier add (Wait first). With the thread, statistics of
   // at least thread_min_values values are added there and Add returns at once: the caller must not
-  // write `stats` (nor destroy it) before the next Wait or Settle.
+  // write `stats` (nor destroy it) before the next Wait or Settle. Otherwise they are added here,
+  // and a failure is thrown here.
   void Add(const UtteranceStats& stats);
   // An utterance's log line: written (with a newline, flushed) once every add handed over before
   // it is in the sums, so that the log ends where an add in the caller's thread would have ended it
-  // (never, once an add has failed).
+  // (never, once an add has failed). A line waiting for an add goes out at the first call to Log,
+  // Add, Wait, Settle or Finish after that add is done.
   void Log(const std::string& line);
   // Waits until nothing handed to Add is being added, and throws the first add's error.
   void Wait();
   // The same without throwing: the first add's error (null when every add succeeded). After one,
-  // the lines logged since the last good add are dropped, and every later call returns it again.
+  // the lines logged after the failed add was handed over are dropped, and every later call (and
+  // every Wait, Add and Finish) gives it again.
   std::exception_ptr Settle();
   // Wait, then stops and joins the thread: the CPU time it used (0 without one; unknown when it
   // cannot be measured), for a shard's telemetry.
   ThreadCpuSeconds Finish();
 
-  // The default: statistics with fewer values are added in the caller's thread, where they cost
-  // less than waking the adder's. On the benchmark set (docs/performance.md, thirty-sixth round) an
-  // utterance of the CI model of one Gaussian a state has at most 2,328-6,888 values (median 4,488;
-  // all of them on the thread made its 1-job pass 6.5 % slower), one of 8 Gaussians 15,768-52,248.
-  static constexpr std::size_t kThreadMinValues = 8192;
-
  private:
   void Run();
   void WriteLine(const std::string& line);
+  // Settles once the thread is done with the add handed over (true), or returns false at once.
+  bool SettleIfDone();
+  void SettleDone();  // (with the thread done: its failure taken, the waiting lines written or dropped)
   void Stop();
 
   ExactAccumulators& sums_;

@@ -1,18 +1,24 @@
 // The statistics adder (estep/statistics_adder.h) on real utterances of the default corpus: the
 // sums are the same bits whether each utterance is added in the caller's thread or on the adder's,
 // also when the caller reuses one UtteranceStats and waits for it in forward-backward's
-// before_statistics, as the corpus pass does; a log line waits for the adds before it; an add's
-// error is raised by the next Wait, drops the lines logged after it, and stays; and a corpus pass
-// with its helper threads gives the serial pass's sums, log and errors.
+// before_statistics, as the corpus pass does; a log line waits for the adds before it and goes out
+// once they are done; an add's error is raised by the next Wait (or by Add itself, in the caller's
+// thread), drops the lines logged after it, and stays; and a corpus pass with its helper threads
+// (every add on the thread, half of them, or the default split) gives the serial pass's sums, log
+// and errors. Bit comparisons cannot see every race: scripts/nightly.sh also runs these tests under
+// ThreadSanitizer.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -82,7 +88,7 @@ TEST_F(StatisticsAdderTest, TheSumsAreTheSameBitsOnEitherThread) {
   }
   ASSERT_FALSE(expected == EmptySums());  // the comparison below can fail
   for (const bool background : {false, true}) {
-    for (const std::size_t min_values : {std::size_t{0}, StatisticsAdder::kThreadMinValues, ~std::size_t{0}}) {
+    for (const std::size_t min_values : {std::size_t{0}, AccumulateOptions{}.thread_add_min_values, ~std::size_t{0}}) {
       SCOPED_TRACE(std::string(background ? "background" : "this thread") + ", from " + std::to_string(min_values) + " values");
       ExactAccumulators sums = EmptySums();
       StatisticsAdder adder(sums, nullptr, background, min_values);
@@ -156,6 +162,29 @@ TEST_F(StatisticsAdderTest, ALineWaitsForTheAddsHandedOverBeforeIt) {
   }
 }
 
+// A line that waited for an add is written by the first Log after the add is done, without a Wait
+// (a killed process's log then lacks only what was still being added).
+TEST_F(StatisticsAdderTest, AWaitingLineGoesOutWithTheFirstLogAfterItsAdd) {
+  const UtteranceStats stats = StatsOf(0);
+  ExactAccumulators sums = EmptySums();
+  std::ostringstream log;
+  StatisticsAdder adder(sums, &log, true, 0);
+  adder.Add(stats);
+  adder.Log("added 0");
+  std::string expected = "added 0\n";
+  // The add takes well under a millisecond; polled for up to 20 s (a loaded or sanitized run).
+  int tick = 0;
+  for (; tick < 2000 && log.str().empty(); ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string line = "skipped " + std::to_string(tick + 1);
+    adder.Log(line);
+    expected += line + "\n";
+  }
+  EXPECT_LT(tick, 2000) << "no line was written while the add was done and nothing waited for it";
+  EXPECT_EQ(log.str(), expected);
+  adder.Finish();
+}
+
 TEST_F(StatisticsAdderTest, AFailedAddIsRaisedByTheNextWaitAndItsLinesAreDropped) {
   const UtteranceStats good = StatsOf(1);
   const UtteranceStats poisoned = PoisonedStats();
@@ -164,15 +193,23 @@ TEST_F(StatisticsAdderTest, AFailedAddIsRaisedByTheNextWaitAndItsLinesAreDropped
   const std::string expected = test::ErrorMessage<TrainingError>([&] { poisoned.AddTo(direct); });
   ASSERT_FALSE(expected.empty());
 
-  // In the caller's thread the add itself throws, before its line is logged.
-  {
+  // In the caller's thread the add itself throws, before its line is logged, and the error stays
+  // as it does on the thread.
+  for (const bool background : {false, true}) {
+    SCOPED_TRACE(background ? "with a thread, below its threshold" : "without a thread");
     ExactAccumulators sums = EmptySums();
     std::ostringstream log;
-    StatisticsAdder adder(sums, &log, false);
+    StatisticsAdder adder(sums, &log, background, ~std::size_t{0});
     adder.Add(good);
     adder.Log("good");
     EXPECT_EQ(test::ErrorMessage<TrainingError>([&] { adder.Add(poisoned); }), expected);
+    adder.Log("poisoned");
     EXPECT_EQ(log.str(), "good\n");
+    const std::exception_ptr stays = adder.Settle();
+    ASSERT_TRUE(stays);
+    EXPECT_EQ(test::ErrorMessage<TrainingError>([&] { std::rethrow_exception(stays); }), expected);
+    EXPECT_EQ(test::ErrorMessage<TrainingError>([&] { adder.Wait(); }), expected);
+    EXPECT_EQ(test::ErrorMessage<TrainingError>([&] { adder.Finish(); }), expected);
   }
   // On the adder's thread: the next Wait throws the same error, the lines logged after the failed
   // add are never written, and every later Wait, Settle and Add gives the error again.
@@ -209,7 +246,7 @@ TEST_F(StatisticsAdderTest, AnAdderLeftWithAnAddInFlightFinishesIt) {
 
 TEST_F(StatisticsAdderTest, FinishReportsTheThreadsCpuTime) {
   ExactAccumulators sums = EmptySums();
-  StatisticsAdder without(sums, nullptr, false);
+  StatisticsAdder without(sums, nullptr, false, 0);
   const ThreadCpuSeconds none = without.Finish();
   EXPECT_EQ(none.user, 0.0);
   EXPECT_EQ(none.system, 0.0);
@@ -227,7 +264,14 @@ TEST_F(StatisticsAdderTest, TheCorpusPassGivesTheSerialPassesSumsAndLog) {
   const std::size_t n = manifest_.size();
   std::ostringstream serial_log;
   const CorpusPassResult serial = RunCorpusPass(files_, manifest_, 0, n, CorpusDir(), dictionary_, options_, &serial_log);
-  for (const std::size_t min_values : {std::size_t{0}, StatisticsAdder::kThreadMinValues}) {
+  // This corpus's utterances hold fewer values than the default threshold (a CI model of one
+  // Gaussian a state): a threshold inside their range splits the adds between the two threads.
+  std::vector<std::size_t> values;
+  for (std::size_t i = 0; i < kUtterances; ++i) values.push_back(StatsOf(i).MaxValues());
+  std::sort(values.begin(), values.end());
+  const std::size_t split = values[kUtterances / 2];
+  ASSERT_LT(values.front(), split);  // some below it, some not
+  for (const std::size_t min_values : {std::size_t{0}, split, AccumulateOptions{}.thread_add_min_values}) {
     SCOPED_TRACE("from " + std::to_string(min_values) + " values");
     AccumulateOptions helped = options_;
     helped.helper_threads = true;
