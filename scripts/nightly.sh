@@ -28,14 +28,19 @@
 # fails on a failed test, on a run with no test, and on any sanitizer report of any process (the
 # reports go to files, BUILD_DIR/nightly/sanitizer/, so a child process's report is not lost).
 #
+# Last, it builds the integration tests with ThreadSanitizer in TSAN_BUILD_DIR (default build-tsan)
+# and runs the tests of the E-step's helper threads (StatisticsAdderTest, UtteranceInputTest: the
+# read-ahead and the statistics adder, whose races a comparison of sums cannot always see) five
+# times; it fails on a failed or skipped test, on a run with no test, and on any TSan report.
+#
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
 # is not 0, else the MPFR test's (1) when it failed, else the SphinxTrain drop-in check's when it
 # failed, else that of check-aarch64.sh (1 bytes differ, 2 it could not run) when it is not 0, else
 # that of scripts/fuzz.sh (1 a finding, 2 it could not build or run) when it is not 0, else the
-# sanitized suite's (1 a failed test or a sanitizer report, 2 it could not build); or the failing
-# build step's. Reports stay in BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json,
-# gates-junit.xml, the gates' output, aarch64-check.log, fuzz.log, sanitized-suite.log and
-# sanitizer/).
+# sanitized suite's (1 a failed test or a sanitizer report, 2 it could not build) when it is not
+# 0, else the TSan run's (likewise); or the failing build step's. Reports stay in
+# BUILD_DIR/nightly/ (gate-ledger.jsonl, gates.json, gates-junit.xml, the gates' output,
+# aarch64-check.log, fuzz.log, sanitized-suite.log, tsan-tests.log and sanitizer/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -112,10 +117,36 @@ else
   fi
 fi
 
-echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, sphinxtrain drop-in exit $dropin_rc, aarch64 check exit $aarch64_rc, fuzz exit $fuzz_rc, sanitized suite exit $sanitize_rc"
+TSAN_BUILD_DIR=${TSAN_BUILD_DIR:-build-tsan}
+echo "nightly: the E-step's helper threads under ThreadSanitizer in $TSAN_BUILD_DIR; log in $REPORTS/tsan-tests.log"
+tsan_rc=0
+if ! { cmake -S . -B "$TSAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSTRAIN_STATIC_LIBS=OFF -DPSTRAIN_BUILD_BENCH=OFF \
+         -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+         -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread &&
+       cmake --build "$TSAN_BUILD_DIR" -j"$JOBS" --target integration_tests; } >"$REPORTS/tsan-build.log" 2>&1; then
+  tail -40 "$REPORTS/tsan-build.log"
+  echo "nightly: the TSan build failed (log $REPORTS/tsan-build.log)"
+  tsan_rc=2
+else
+  # ctest pulls in the default corpus's fixture; every report is fatal and goes to SANITIZER_REPORTS/tsan.PID.
+  TSAN_OPTIONS="halt_on_error=1:log_path=$SANITIZER_REPORTS/tsan" \
+    ctest --test-dir "$TSAN_BUILD_DIR" -R '^(StatisticsAdderTest|UtteranceInputTest)\.' --repeat until-fail:5 \
+      --output-on-failure 2>&1 | tee "$REPORTS/tsan-tests.log" || tsan_rc=${PIPESTATUS[0]}
+  [ "$tsan_rc" -eq 0 ] || tsan_rc=1
+  if ! grep -qE "^100% tests passed, 0 tests failed out of [1-9]" "$REPORTS/tsan-tests.log"; then tsan_rc=1; fi
+  if grep -q '\*\*\*Skipped' "$REPORTS/tsan-tests.log"; then echo "nightly: a TSan test was skipped"; tsan_rc=1; fi
+  if compgen -G "$SANITIZER_REPORTS/tsan*" >/dev/null; then
+    echo "nightly: TSan reports:"
+    for report in "$SANITIZER_REPORTS"/tsan*; do echo "== $report"; head -40 "$report"; done
+    tsan_rc=1
+  fi
+fi
+
+echo "nightly: gates exit $gates_rc, numerics exit $numerics_rc, sphinxtrain drop-in exit $dropin_rc, aarch64 check exit $aarch64_rc, fuzz exit $fuzz_rc, sanitized suite exit $sanitize_rc, tsan exit $tsan_rc"
 if [ "$gates_rc" -ne 0 ]; then exit "$gates_rc"; fi
 if [ "$numerics_rc" -ne 0 ]; then exit "$numerics_rc"; fi
 if [ "$dropin_rc" -ne 0 ]; then exit "$dropin_rc"; fi
 if [ "$aarch64_rc" -ne 0 ]; then exit "$aarch64_rc"; fi
 if [ "$fuzz_rc" -ne 0 ]; then exit "$fuzz_rc"; fi
-exit "$sanitize_rc"
+if [ "$sanitize_rc" -ne 0 ]; then exit "$sanitize_rc"; fi
+exit "$tsan_rc"
