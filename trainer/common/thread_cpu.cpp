@@ -1,5 +1,5 @@
 // ThisThreadCpu, ProcessCpu, WaitedChildrenCpu: getrusage in seconds; CpuSince, CpuDifference: the
-// difference of two readings.
+// difference of two readings; CpuSum: their sum.
 #include "common/thread_cpu.h"
 
 #include <sys/resource.h>
@@ -27,5 +27,10 @@ ThreadCpuSeconds CpuDifference(const ThreadCpuSeconds& now, const ThreadCpuSecon
 }
 
 ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before) { return CpuDifference(ThisThreadCpu(), before); }
+
+ThreadCpuSeconds CpuSum(const ThreadCpuSeconds& a, const ThreadCpuSeconds& b) {
+  if (!a.known() || !b.known()) return {};
+  return {a.user + b.user, a.system + b.system};
+}
 
 }  // namespace pstrain

@@ -18,6 +18,8 @@ ThreadCpuSeconds ProcessCpu();
 ThreadCpuSeconds WaitedChildrenCpu();
 // now - before, unknown if either is.
 ThreadCpuSeconds CpuDifference(const ThreadCpuSeconds& now, const ThreadCpuSeconds& before);
+// a + b (two threads' times together), unknown if either is.
+ThreadCpuSeconds CpuSum(const ThreadCpuSeconds& a, const ThreadCpuSeconds& b);
 // The CPU time the calling thread used since `before` (an earlier ThisThreadCpu of the same thread),
 // unknown if either reading is.
 ThreadCpuSeconds CpuSince(const ThreadCpuSeconds& before);

@@ -155,10 +155,7 @@ CorpusPassResult RunCorpusPassOn(const Mdef& mdef, const AcousticModel& model, c
     if (std::exception_ptr earlier = adder.Settle()) std::rethrow_exception(earlier);
     throw;
   }
-  const ThreadCpuSeconds reader_cpu = reader.Finish();
-  result.helper_cpu = reader_cpu.known() && result.helper_cpu.known()
-                          ? ThreadCpuSeconds{reader_cpu.user + result.helper_cpu.user, reader_cpu.system + result.helper_cpu.system}
-                          : ThreadCpuSeconds{};
+  result.helper_cpu = CpuSum(result.helper_cpu, reader.Finish());
   return result;
 }
 

@@ -238,11 +238,11 @@ void RunShardTask(const ShardTask& task) {
   // The instruction-set level of the vector kernels: it changes speed, never bits (numerics/isa.h).
   telemetry.isa = std::string(numerics::IsaName(numerics::ActiveIsaLevel()));
   telemetry.wall_seconds = std::chrono::duration<double>(std::chrono::system_clock::now() - start).count();
-  if (main_cpu.known() && result.helper_cpu.known() && identity_cpu.known() && exact_counts_cpu.known()) {
-    // This thread's CPU, that of the threads that read ahead and added for it (an inline shard's)
-    // and of the tail's two threads.
-    telemetry.user_cpu_seconds = main_cpu.user + result.helper_cpu.user + identity_cpu.user + exact_counts_cpu.user;
-    telemetry.system_cpu_seconds = main_cpu.system + result.helper_cpu.system + identity_cpu.system + exact_counts_cpu.system;
+  // This thread's CPU, that of the threads that read ahead and added for it (an inline shard's)
+  // and of the tail's two threads.
+  if (const ThreadCpuSeconds cpu = CpuSum(CpuSum(CpuSum(main_cpu, result.helper_cpu), identity_cpu), exact_counts_cpu); cpu.known()) {
+    telemetry.user_cpu_seconds = cpu.user;
+    telemetry.system_cpu_seconds = cpu.system;
   }
   char host[256] = {};
   telemetry.host = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";

@@ -1,5 +1,6 @@
 // ThisThreadCpu (common/thread_cpu.h): the calling thread's CPU time, which grows with work done on
-// that thread and not with another thread's; CpuSince: the time since an earlier reading.
+// that thread and not with another thread's; CpuSince: the time since an earlier reading; CpuSum:
+// two threads' times together.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -39,6 +40,18 @@ TEST(ThreadCpu, CpuSinceIsTheWorkSinceTheReading) {
   EXPECT_GT(spent.user + spent.system, 0.05);
   EXPECT_LT(spent.user + spent.system, 2.0);
   EXPECT_FALSE(CpuSince(ThreadCpuSeconds{}).known());  // an unknown reading gives an unknown time
+}
+
+TEST(ThreadCpu, CpuSumAddsUserAndSystemAndIsUnknownWithAnUnknownPart) {
+  const ThreadCpuSeconds sum = CpuSum({0.25, 0.5}, {1.0, 2.0});
+  ASSERT_TRUE(sum.known());
+  EXPECT_EQ(sum.user, 1.25);
+  EXPECT_EQ(sum.system, 2.5);
+  EXPECT_FALSE(CpuSum(ThreadCpuSeconds{}, {1.0, 2.0}).known());
+  EXPECT_FALSE(CpuSum({1.0, 2.0}, ThreadCpuSeconds{}).known());
+  const ThreadCpuSeconds none = CpuSum({0.0, 0.0}, {0.0, 0.0});  // threads that never ran
+  EXPECT_TRUE(none.known());
+  EXPECT_EQ(none.user + none.system, 0.0);
 }
 
 }  // namespace
