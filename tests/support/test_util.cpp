@@ -48,6 +48,12 @@ fs::path CorpusDir() {
   return dir;
 }
 
+Dictionary CorpusDictionary() {
+  Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
+  dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+  return dictionary;
+}
+
 namespace {
 
 fs::path ImportedManifest(const std::string& set) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/dictionary.h"
+
 namespace pstrain::testing {
 
 struct CommandResult {
@@ -25,6 +27,8 @@ std::filesystem::path FreshDir(const std::string& name);
 std::filesystem::path CorpusDir();
 std::filesystem::path TrainManifest();
 std::filesystem::path HeldoutManifest();
+// The default corpus's dictionary merged with its filler dictionary, as a pass loads them.
+Dictionary CorpusDictionary();
 
 // The shipped initial model.
 std::filesystem::path An4Model();

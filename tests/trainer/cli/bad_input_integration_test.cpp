@@ -426,8 +426,7 @@ TEST(BadInputTest, TheCorpusPassRefusesAFifoWithoutWaitingForAWriter) {
   const fs::path feature = ReplaceFeatureByFifo(corpus, 0);
   const ModelFiles model = ModelFiles::Load(An4Model().string());
   const pstrain::Manifest manifest = pstrain::Manifest::Load(corpus.Manifest());
-  Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
-  dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+  const Dictionary dictionary = CorpusDictionary();
   EXPECT_EXIT(
       {
         ::alarm(20);

@@ -14,8 +14,7 @@ namespace {
 TEST(ExactPartition, ContiguousRangesAddUpToTheSerialPassBitForBit) {
   const ModelFiles model = ModelFiles::Load(An4Model().string());
   const Manifest manifest = Manifest::Load(TrainManifest());
-  Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
-  dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+  const Dictionary dictionary = CorpusDictionary();
   AccumulateOptions options;         // default retry schedule: exercises retried outcomes too
   options.fb.beams = {1e-100, 1e-100};  // bw's built-in beams, as this test has always run
   const std::size_t n = manifest.size();

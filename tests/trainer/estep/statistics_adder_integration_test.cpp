@@ -41,8 +41,6 @@ constexpr std::size_t kUtterances = 16;
 class StatisticsAdderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dictionary_ = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
-    dictionary_.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
     options_.fb.beams = {1e-100, 1e-100};
     ASSERT_GE(manifest_.size(), kUtterances);
     for (std::size_t i = 0; i < kUtterances; ++i) inputs_.push_back(PrepareUtterance(Context(CorpusDir()), i));
@@ -73,7 +71,7 @@ class StatisticsAdderTest : public ::testing::Test {
 
   const ModelFiles files_ = ModelFiles::Load(An4Model().string());
   const Manifest manifest_ = Manifest::Load(TrainManifest());
-  Dictionary dictionary_;
+  const Dictionary dictionary_ = CorpusDictionary();
   AccumulateOptions options_;
   const AcousticModel model_{files_, options_.model};
   std::vector<UtteranceInput> inputs_;

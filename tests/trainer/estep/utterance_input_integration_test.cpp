@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 class UtteranceInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dictionary_ = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
-    dictionary_.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
     options_.fb.beams = {1e-100, 1e-100};
   }
 
@@ -36,7 +34,7 @@ class UtteranceInputTest : public ::testing::Test {
 
   const ModelFiles files_ = ModelFiles::Load(An4Model().string());
   const Manifest manifest_ = Manifest::Load(TrainManifest());
-  Dictionary dictionary_;
+  const Dictionary dictionary_ = CorpusDictionary();
   AccumulateOptions options_;
   const AcousticModel model_{files_, options_.model};
 };

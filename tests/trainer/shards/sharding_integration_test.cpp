@@ -391,8 +391,7 @@ TEST(Sharding, OneShardThroughTheReducerEqualsTheInProcessSerialPass) {
   const CorpusFixture corpus = DefaultCorpus();
   const ModelFiles model = ModelFiles::Load(An4Model().string());
   const Manifest manifest = Manifest::Load(corpus.manifest);
-  Dictionary dictionary = Dictionary::Load((CorpusDir() / "corpus.dic").string(), false);
-  dictionary.Merge(Dictionary::Load((CorpusDir() / "corpus.filler").string(), true));
+  const Dictionary dictionary = CorpusDictionary();
   const AccumulateOptions options;  // the CLI's defaults (docs/cli.md): SphinxTrain's script beams
   std::ostringstream serial_log;
   const CorpusPassResult serial = RunCorpusPass(model, manifest, 0, manifest.size(), corpus.corpus_root, dictionary, options, &serial_log);
