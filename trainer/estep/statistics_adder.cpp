@@ -85,13 +85,12 @@ void StatisticsAdder::WriteLine(const std::string& line) {
   *log_ << line << "\n" << std::flush;  // a killed process leaves its log up to the last add it saw done
 }
 
-bool StatisticsAdder::SettleIfDone() {
+void StatisticsAdder::SettleIfDone() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (job_ != nullptr) return false;
+    if (job_ != nullptr) return;
   }
   SettleDone();
-  return true;
 }
 
 void StatisticsAdder::SettleDone() {

@@ -58,8 +58,8 @@ class StatisticsAdder {
  private:
   void Run();
   void WriteLine(const std::string& line);
-  // Settles once the thread is done with the add handed over (true), or returns false at once.
-  bool SettleIfDone();
+  // Settles if the thread is done with the add handed over; returns at once either way.
+  void SettleIfDone();
   void SettleDone();  // (with the thread done: its failure taken, the waiting lines written or dropped)
   void Stop();
 
