@@ -353,11 +353,16 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
   // are ignored), so that the fsync below waits for the last piece, not for the whole file.
   constexpr off_t kWritebackStep = off_t(1) << 20;
   off_t file_size = 0, started = 0;
+  // At most 256 KiB a write(2): a larger one may make the kernel put the bytes in a page-cache folio
+  // of 2 MiB, and on a Linux 6.18 VM with ext4 (which has large folios since 6.16) a 5.2 MB model
+  // file took 10.8-11.4 ms written in one call and 1.2-1.3 ms in pieces of 256 KiB
+  // (docs/performance.md, thirty-seventh round). Kernels without them lose nothing.
+  constexpr std::size_t kMaxWrite = std::size_t(1) << 18;
   const ByteSink sink = [&](const void* data, std::size_t size) {
     const auto* bytes = static_cast<const char*>(data);
     std::size_t written = 0;
     while (written < size) {
-      ssize_t n = ::write(fd, bytes + written, size - written);
+      ssize_t n = ::write(fd, bytes + written, std::min(size - written, kMaxWrite));
       if (n < 0) {
         if (errno == EINTR) continue;
         throw fail("write failed");
