@@ -346,25 +346,30 @@ std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) c
 namespace {
 
 // DIR/exact_counts opened and its header checked (CheckExactCounts): the reader is at the values.
-// With `sha256`, every byte is hashed as it is read, and Finish() stores the digest there.
+// With `sha256`, every byte is hashed as it is read, and Finish() stores the digest there; with
+// `copy`, every byte read is passed to it (the header once checked, then each piece of values).
 struct OpenedExactCounts {
   fs::path path;
   SequentialFileReader reader;
   std::string* sha256;
+  const ByteSink* copy;
   AccumulatorShape shape;
   bool pass2var = false;
 
-  OpenedExactCounts(const std::string& dir, std::string* sha256_out)
+  OpenedExactCounts(const std::string& dir, std::string* sha256_out, const ByteSink* copy_to)
       : path(MissingOr(fs::path(dir) / "exact_counts")),
         reader(path, sha256_out ? SequentialFileReader::Hashing::kSha256 : SequentialFileReader::Hashing::kNone),
-        sha256(sha256_out) {
+        sha256(sha256_out),
+        copy(copy_to) {
     std::uint8_t head[kMagicLength + 4 * kHeaderWords];
     const std::size_t got = reader.Read(head, sizeof head);
     shape = ExactAccumulators::CheckExactCounts(head, got, reader.size_at_open(), path.string(), pass2var);
+    if (copy) (*copy)(head, got);
   }
   // The next n bytes of values into `into`.
   void Read(std::uint8_t* into, std::size_t n) {
     if (reader.Read(into, n) != n) throw FileError(path.string(), "read error (file shrank?)");
+    if (copy) (*copy)(into, n);
   }
   // After the last value: the file must end there (it may have grown since its size was checked).
   void Finish() {
@@ -381,16 +386,17 @@ struct OpenedExactCounts {
 
 }  // namespace
 
-ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::string* sha256) {
-  OpenedExactCounts file(dir_string, sha256);
+ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::string* sha256, const ByteSink* copy) {
+  OpenedExactCounts file(dir_string, sha256, copy);
   ExactAccumulators acc(file.shape, file.pass2var);
   acc.ReadValues([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); });
   file.Finish();
   return acc;
 }
 
-void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256) {
-  OpenedExactCounts file(dir_string, sha256);
+void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy) {
+  if (copy && !Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts copied as the sums, which already hold values");
+  OpenedExactCounts file(dir_string, sha256, copy);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
   if (Untouched()) {

@@ -76,7 +76,10 @@ class ExactAccumulators {
   // the digest of exactly the bytes the sums came from, so that a check of it against a recorded
   // digest checks what was read (the reducer's check of a shard's payload). A file that does not
   // end where its header says is an error (FileError), also when it grew while being read.
-  static ExactAccumulators Read(const std::string& dir, std::string* sha256 = nullptr);
+  // With `copy`, every byte read (header and values, the bytes hashed) is passed to it as well, in
+  // order: a file of its own that is then this one's bytes (a pass of one shard writes its reduced
+  // exact_counts so, shards/reducer.h).
+  static ExactAccumulators Read(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr);
   // *this += the sums in DIR/exact_counts (as Add(Read(dir), dir), same checks; `sha256` as for
   // Read), added from each 64 KiB piece as it is read: no second set of sums is built. The additions
   // are modulo 2^128, each element's carries out of the range counted (AddFixedWrapping), so that
@@ -85,7 +88,9 @@ class ExactAccumulators {
   // was added to, the values are stored as read (the same sums). A read error part-way leaves
   // *this partly added (stored into fresh sums: all zero again), and a wrong digest found by the
   // caller after it the whole file added: either way the reducer then fails the pass.
-  void AddFile(const std::string& dir, std::string* sha256 = nullptr);
+  // `copy` as for Read, only into sums nothing was added to (whose values are then the file's):
+  // otherwise a TrainingError before anything is read.
+  void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr);
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise
   // every sum is exact and in range and the sums may be read.

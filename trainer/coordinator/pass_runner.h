@@ -62,6 +62,9 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // files and their digests, for a pass of one shard run on this thread (anything else is a
 // TrainingError): the shard takes the files instead of loading them, and calls `freed` (if set)
 // once its E-step has ended (ShardTask::lent_model, lent_model_freed).
+// `reduced_exact_counts`, if given: where the caller writes the reduced sums' exact_counts. In exact
+// mode with one shard the reducer writes it there as it reads the shard's
+// (ShardReducer::CopyOnlyShardTo; the result's reduced.exact_counts_file names it then).
 struct LentModel {
   ModelFiles* files = nullptr;
   const ModelFileDigests* digests = nullptr;
@@ -70,7 +73,8 @@ struct LentModel {
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const std::filesystem::path& work_dir, Launcher& launcher,
                                  const std::optional<std::string>& model_fingerprint = std::nullopt,
-                                 const std::function<void()>& first_shard_done = {}, const LentModel& lent_model = {});
+                                 const std::function<void()>& first_shard_done = {}, const LentModel& lent_model = {},
+                                 const std::filesystem::path& reduced_exact_counts = {});
 
 enum class LauncherKind { kLocal, kSlurm };
 const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"

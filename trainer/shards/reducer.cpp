@@ -26,15 +26,38 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
     // Sized from the validated expectation when there is one (ExpectStatistics), never from a
     // header read now: a file that changed since cannot make the sums larger.
     if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-    if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256);
-    else reduced_.exact->AddFile(dir, &sha256);
+    const auto add = [&](const ByteSink* copy) {
+      if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256, copy);
+      else reduced_.exact->AddFile(dir, &sha256, copy);
+    };
+    if (copy_to_.empty()) {
+      add(nullptr);
+    } else {
+      if (n_added_ != 0 || added_ahead_ || partly_added_) {
+        throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " added to a pass of one shard that has one");
+      }
+      std::filesystem::create_directories(copy_to_.parent_path());
+      WriteFileAtomicStreamed(copy_to_, [&](const ByteSink& sink) { add(&sink); });
+      copied_sha256_ = sha256;
+    }
   } catch (const InputError& error) {
     // Validated (its size and header at least) before, or at the same time: it changed since, or
     // cannot be read.
     partly_added_ = true;
     throw ArtifactRejected(shard, dir + "/exact_counts", "payload-sha256", std::string("not the file validated: ") + error.what());
+  } catch (...) {
+    partly_added_ = true;  // (a failed copy: the sums may hold part of the file)
+    throw;
   }
   return sha256;
+}
+
+void ShardReducer::CopyOnlyShardTo(std::filesystem::path path) {
+  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_) {
+    throw TrainingError(pass_dir_.string() +
+                        ": internal: a shard's exact_counts copied as the sums of a pass that is not exact or has shards added");
+  }
+  copy_to_ = std::move(path);
 }
 
 void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
@@ -126,6 +149,10 @@ ReducedPass ShardReducer::Finish() && {
   if (reduced_.exact) reduced_.exact->SettleCarries();
   if (log_likelihood_carry_ != 0) ThrowOverflow("log-likelihood total");
   reduced_.log_likelihood = ExactSum::FromFixedValue(log_likelihood_);
+  if (!copied_sha256_.empty()) {
+    reduced_.exact_counts_file = copy_to_;
+    reduced_.exact_counts_sha256 = copied_sha256_;
+  }
   return std::move(reduced_);
 }
 
@@ -160,7 +187,13 @@ std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesyst
       reduced.exact.reset();
     }
   } release{reduced, readers_done};
-  return reduced.exact->WriteExactCounts(dir.string());
+  if (reduced.exact_counts_file.empty()) return reduced.exact->WriteExactCounts(dir.string());
+  // Written by the reducer as it read the one shard's file (ShardReducer::CopyOnlyShardTo).
+  if (reduced.exact_counts_file != dir / "exact_counts") {
+    throw TrainingError("internal: the reduced exact_counts was written to " + reduced.exact_counts_file.string() + ", not into " +
+                        dir.string());
+  }
+  return reduced.exact_counts_sha256;
 }
 
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {

@@ -29,6 +29,10 @@ struct ReducedPass {
   std::uint64_t total_frames = 0;
   // Multipron passes: the union of the shards' activation sidecars (empty otherwise).
   std::vector<std::uint8_t> fallback_senones;
+  // Exact mode, a pass of one shard whose reducer wrote the sums' exact_counts as it read the
+  // shard's (ShardReducer::CopyOnlyShardTo): that file and its SHA-256 (empty otherwise).
+  std::filesystem::path exact_counts_file;
+  std::string exact_counts_sha256;
 };
 
 // The reduction of one pass, a shard at a time, each artifact as ValidateShard returned it
@@ -66,6 +70,14 @@ class ShardReducer {
   void AddExactCountsAhead(std::uint32_t shard);
   // The shard whose exact_counts AddExactCountsAhead added was rejected: Finish refuses the sums.
   void Discard(std::uint32_t shard);
+  // Exact mode, a pass of one shard, before it is added: its sums are its exact_counts' values, so
+  // the file the reduction would write from them has that file's bytes. As the shard's file is
+  // read (hashed and added), each byte is also written to `path` (WriteFileAtomicStreamed, its
+  // directory created), and Finish records `path` and the digest of those bytes in the ReducedPass
+  // (exact_counts_file, exact_counts_sha256): WriteAndReleaseExactCounts then writes nothing. A
+  // file that cannot be read whole leaves nothing at `path`; a failed write is a TrainingError.
+  // Adding a second shard is a TrainingError.
+  void CopyOnlyShardTo(std::filesystem::path path);
   // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
   bool Takes(std::uint32_t shard) const;
   std::uint32_t reduced_shards() const { return n_added_; }
@@ -84,6 +96,8 @@ class ShardReducer {
   // AddExactCountsAhead's shard and the digest of the bytes it added (until Add or Discard).
   std::optional<std::pair<std::uint32_t, std::string>> added_ahead_;
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
+  std::filesystem::path copy_to_;  // CopyOnlyShardTo
+  std::string copied_sha256_;      // the digest of the bytes copied there, once the shard was read whole
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
   std::int64_t log_likelihood_carry_ = 0;
@@ -99,9 +113,10 @@ ReducedPass ReducePass(const std::filesystem::path& pass_dir, const std::vector<
 void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::path& dir);
 // The same files for a pass whose double view is built, in two halves that may run on two threads
 // at once (they change different members of `reduced`; `dir` must exist):
-//  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode), then the exact sums freed
+//  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode, nor when the reducer wrote
+//    it, `reduced.exact_counts_file`, which must then be that file), then the exact sums freed
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
-//    the buffers of the bw-format files; returns the SHA-256 of the bytes written (empty in
+//    the buffers of the bw-format files; returns the SHA-256 of the file's bytes (empty in
 //    float32 mode). With `readers_done`, the sums are freed only once it is ready: the double view
 //    may then be built from them (DoubleView, TakeDoubleView) while they are written, or, after a
 //    TailView without the mean and variance sums, re-estimation and WriteReducedCountFiles read them;

@@ -2,8 +2,9 @@
 // launcher reports each finished worker while the others still run, an exception from that report
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
 // the shards finish in, also with the last shard's exact_counts added while it is validated (never
-// a symbolic link's target); a model lent to the only shard run on this thread is taken by it, and
-// shards run on this thread take their ranges of the coordinator's manifest.
+// a symbolic link's target); a model lent to the only shard run on this thread is taken by it, the
+// only shard's exact_counts is the reduced file as the reducer read it, and shards run on this
+// thread take their ranges of the coordinator's manifest.
 #include <gtest/gtest.h>
 
 #include <sys/inotify.h>
@@ -22,6 +23,7 @@
 
 #include "accumulators/exact_accumulators.h"
 #include "common/file_io.h"
+#include "common/sha256.h"
 #include "shards/artifact.h"
 #include "common/error.h"
 #include "coordinator/pass_runner.h"
@@ -313,6 +315,39 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
   EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 1, dir / "elsewhere", elsewhere, std::nullopt, {}, LentModel{&again, &digests, {}}),
                TrainingError);
   EXPECT_FALSE(again.means.data.empty()) << "a refused loan is not taken";
+}
+
+// In exact mode a pass of one shard, given where the reduced exact_counts goes, has its reducer write
+// it as it reads the shard's: the same bytes, the shard's digest, the same sums as without. With
+// two shards nothing is written there (their sums are not either shard's file).
+TEST(ShardsCheckedAsTheyFinish, TheOnlyShardsExactCountsIsTheReducedFileAsRead) {
+  const fs::path dir = FreshDir("pass-runner/only-shard-copied");
+  const PassInputs inputs = SmallPassInputs(dir);
+  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  InlineLauncher launcher;
+  const ShardedPassResult plain = RunShardedPass(inputs, manifest, 1, 1, dir / "plain", launcher);
+  EXPECT_TRUE(plain.reduced.exact_counts_file.empty());
+  const fs::path reduced_file = dir / "copied" / "accum" / "exact_counts";
+  const ShardedPassResult copied = RunShardedPass(inputs, manifest, 1, 1, dir / "copied", launcher, std::nullopt, {}, {}, reduced_file);
+  EXPECT_EQ(copied.reduced.exact_counts_file, reduced_file);
+  const std::string shard_bytes = ReadFileText(dir / "copied" / ShardDirName(0) / "exact_counts");
+  EXPECT_TRUE(ReadFileText(reduced_file) == shard_bytes);
+  EXPECT_EQ(copied.reduced.exact_counts_sha256, Sha256Hex(shard_bytes));
+  ASSERT_EQ(copied.artifacts.size(), 1u);
+  std::size_t listed = 0;
+  for (const PayloadFile& file : copied.artifacts[0].payload) {
+    if (file.name != "exact_counts") continue;
+    ++listed;
+    EXPECT_EQ(copied.reduced.exact_counts_sha256, file.sha256);
+  }
+  EXPECT_EQ(listed, 1u);
+  ASSERT_TRUE(copied.reduced.exact.has_value());
+  EXPECT_TRUE(*copied.reduced.exact == *plain.reduced.exact);
+
+  const fs::path not_written = dir / "two" / "accum" / "exact_counts";
+  const ShardedPassResult two = RunShardedPass(inputs, manifest, 1, 2, dir / "two", launcher, std::nullopt, {}, {}, not_written);
+  EXPECT_TRUE(two.reduced.exact_counts_file.empty());
+  EXPECT_FALSE(fs::exists(not_written.parent_path()));
 }
 
 // Shards run on this thread take their ranges of the coordinator's manifest instead of parsing the

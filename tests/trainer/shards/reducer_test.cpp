@@ -5,7 +5,8 @@
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
 // bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
 // wrote, and free the exact sums. The exact reducer: the same sums in every order, the range checked
-// once, only bytes whose digest was checked, also for a shard added ahead of its validation.
+// once, only bytes whose digest was checked, also for a shard added ahead of its validation; a pass
+// of one shard has its reduced exact_counts written as the shard's is read, and not again.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -415,6 +416,90 @@ TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
   ShardReducer float32(dir_, ReductionMode::kFloat32);
   float32.ExpectStatistics(shape, false);
   EXPECT_THROW(float32.AddExactCountsAhead(1), TrainingError) << "float32 mode";
+}
+
+// A pass of one shard (CopyOnlyShardTo): the reduced exact_counts is written as the shard's is read,
+// added ahead or not; it has the shard's bytes and digest, and WriteAndReleaseExactCounts takes that
+// digest without writing the file again (the same inode). A file that cannot be read whole leaves
+// nothing there; one whose digest is not the artifact's is rejected as without the copy, and Finish
+// refuses the sums. A second shard, float32 mode or a shard added first is refused.
+TEST_F(ReducerOverflow, TheOnlyShardsExactCountsIsCopiedAsItIsReadAndNotWrittenAgain) {
+  WriteShards();
+  const AccumulatorShape shape{1, 1, 2, 1, 1};
+  const ReducedPass reference = Reduce({1});
+  const fs::path shard_file = dir_ / ShardDirName(1) / "exact_counts";
+  const std::string original = ReadFileText(shard_file);
+  for (const bool ahead : {false, true}) {
+    SCOPED_TRACE(ahead ? "added ahead" : "added");
+    const fs::path accum = dir_ / (ahead ? "accum-ahead" : "accum");
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.CopyOnlyShardTo(accum / "exact_counts");
+    if (ahead) reducer.AddExactCountsAhead(1);
+    reducer.Add(1, artifacts_[1]);
+    EXPECT_THROW(reducer.Add(2, artifacts_[2]), TrainingError) << "a second shard in a pass of one";
+    ShardReducer again(dir_, ReductionMode::kExact);
+    again.CopyOnlyShardTo(accum / "exact_counts");
+    again.Add(1, artifacts_[1]);
+    ReducedPass reduced = std::move(again).Finish();
+    EXPECT_TRUE(*reduced.exact == *reference.exact);
+    EXPECT_EQ(reduced.exact_counts_file, accum / "exact_counts");
+    EXPECT_EQ(reduced.exact_counts_sha256, artifacts_[1].payload[0].sha256);
+    EXPECT_TRUE(ReadFileText(accum / "exact_counts") == original);
+    struct stat before {}, after {};
+    ASSERT_EQ(::stat((accum / "exact_counts").c_str(), &before), 0);
+    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, accum), artifacts_[1].payload[0].sha256);
+    ASSERT_EQ(::stat((accum / "exact_counts").c_str(), &after), 0);
+    EXPECT_EQ(before.st_ino, after.st_ino) << "written again";
+    EXPECT_FALSE(reduced.exact.has_value()) << "the sums are freed";
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << "the reducer that met a second shard";
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.CopyOnlyShardTo(dir_ / "accum" / "exact_counts");
+    reducer.Add(1, artifacts_[1]);
+    ReducedPass reduced = std::move(reducer).Finish();
+    EXPECT_THROW((void)WriteAndReleaseExactCounts(reduced, dir_ / "elsewhere"), TrainingError);
+    EXPECT_FALSE(fs::exists(dir_ / "elsewhere" / "exact_counts"));
+  }
+  // Truncated: not read whole, nothing at the copy's path (nor a temporary); a byte flipped: read
+  // whole and copied, then rejected by its digest.
+  std::string flipped = original;
+  flipped[flipped.size() - 3] = static_cast<char>(flipped[flipped.size() - 3] ^ 1);
+  WriteFileAtomic(shard_file, original.substr(0, original.size() - 16));
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.CopyOnlyShardTo(dir_ / "accum-truncated" / "exact_counts");
+    try {
+      reducer.Add(1, artifacts_[1]);
+      ADD_FAILURE() << "a truncated exact_counts was added";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_NE(std::string(rejected.what()).find("not the file validated"), std::string::npos) << rejected.what();
+    }
+    EXPECT_TRUE(fs::is_empty(dir_ / "accum-truncated"));
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  WriteFileAtomic(shard_file, flipped);
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.CopyOnlyShardTo(dir_ / "accum-flipped" / "exact_counts");
+    try {
+      reducer.Add(1, artifacts_[1]);
+      ADD_FAILURE() << "an exact_counts with another digest was added";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_NE(std::string(rejected.what()).find("SHA-256 does not match the artifact"), std::string::npos) << rejected.what();
+    }
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  WriteFileAtomic(shard_file, original);
+  ShardReducer float32(dir_, ReductionMode::kFloat32);
+  EXPECT_THROW(float32.CopyOnlyShardTo(dir_ / "accum-f" / "exact_counts"), TrainingError);
+  ShardReducer added_first(dir_, ReductionMode::kExact);
+  added_first.Add(1, artifacts_[1]);
+  EXPECT_THROW(added_first.CopyOnlyShardTo(dir_ / "accum-late" / "exact_counts"), TrainingError);
 }
 
 // With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
