@@ -198,6 +198,11 @@ std::size_t ExactAccumulators::ExactCountsSize() const {
 
 void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
   RequireSettled();
+  EmitPieces(sink, [](std::size_t) {});
+}
+
+template <typename BeforePiece>
+void ExactAccumulators::EmitPieces(const ByteSink& sink, BeforePiece&& before_piece) const {
   std::vector<std::uint8_t> head(kExactMagic, kExactMagic + kMagicLength);
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
@@ -208,11 +213,13 @@ void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
   constexpr std::size_t kPiece = 4096;
   std::vector<std::uint8_t> piece(16 * kPiece);
   std::vector<FixedPoint> values(kPiece);
+  std::size_t k = 0;  // (ForEachPiece's pieces: the same size, the same order)
   for (Block block : kBlocks) {
     const CarrySaveSums& sums = BlockData(block);
     const char* name = BlockName(block);
     for (std::size_t first = 0; first < sums.size(); first += kPiece) {
       const std::size_t n = std::min(kPiece, sums.size() - first);
+      before_piece(k++);
       sums.ValuesInto(first, n, values.data(), name);
       for (std::size_t i = 0; i < n; ++i) StoreFixed(piece.data() + 16 * i, values[i]);
       sink(piece.data(), 16 * n);
@@ -331,6 +338,27 @@ std::vector<std::string> ExactAccumulators::WriteCountFiles(const std::string& d
   return ToAccumulatorsWithoutGaussians().Write(dir_string, MeanChunks(), VarChunks());
 }
 
+std::string ExactAccumulators::WriteExactCountsBehind(const std::string& dir_string, const AddedPieces& added) const {
+  fs::create_directories(dir_string);
+  Sha256Stream digest;
+  WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
+    EmitPieces(
+        [&](const void* data, std::size_t size) {
+          sink(data, size);
+          digest.Add(data, size);
+        },
+        [&added](std::size_t k) {
+          std::uint64_t now = added.load(std::memory_order_acquire);
+          while (now <= k) {  // (kAddStopped is above every piece)
+            added.wait(now, std::memory_order_acquire);
+            now = added.load(std::memory_order_acquire);
+          }
+          if (now == kAddStopped) throw TrainingError("exact_counts: the statistics it is written from stopped being added");
+        });
+  });
+  return digest.HexDigest();
+}
+
 std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
   fs::create_directories(dir_string);
   Sha256Stream digest;
@@ -394,8 +422,18 @@ ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::st
   return acc;
 }
 
-void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy) {
+void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy, AddedPieces* added) {
   if (copy && !Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts copied as the sums, which already hold values");
+  if (added && Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts followed into sums without values");
+  struct StopFollower {
+    AddedPieces* added;
+    bool done = false;
+    ~StopFollower() {
+      if (added == nullptr || done) return;
+      added->store(kAddStopped, std::memory_order_release);
+      added->notify_all();
+    }
+  } stop_follower{added};
   OpenedExactCounts file(dir_string, sha256, copy);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
@@ -406,6 +444,7 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
     file.Finish();
     return;
   }
+  std::uint64_t pieces = 0;
   ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
                [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
                  CarrySaveSums& sums = BlockData(block);
@@ -415,8 +454,13 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
                      if ((carries_[key] += carry) == 0) carries_.erase(key);
                    }
                  }
+                 if (added) {
+                   added->store(++pieces, std::memory_order_release);
+                   added->notify_all();
+                 }
                });
   file.Finish();
+  stop_follower.done = true;
 }
 
 void ExactAccumulators::SettleCarries() {

@@ -9,6 +9,7 @@
 // people) and `exact_counts` (docs/formats.md), from which `Read` restores the exact values.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -90,7 +91,18 @@ class ExactAccumulators {
   // caller after it the whole file added: either way the reducer then fails the pass.
   // `copy` as for Read, only into sums nothing was added to (whose values are then the file's):
   // otherwise a TrainingError before anything is read.
-  void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr);
+  // With `added` (into sums that already hold values), the count of pieces of values added so far,
+  // for a writer that follows on another thread (WriteExactCountsBehind): raised after each piece,
+  // and set to kAddStopped if the file cannot be read whole.
+  using AddedPieces = std::atomic<std::uint64_t>;
+  static constexpr std::uint64_t kAddStopped = ~std::uint64_t{0};
+  void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr, AddedPieces* added = nullptr);
+  // exact_counts written into DIR from the sums as AddFile, on another thread, adds a file to them:
+  // each piece of values once `added` says AddFile is past it, so that what is written is the sums
+  // after that file. When it is the last file added and the range check (SettleCarries, which this
+  // does not wait for) then passes, these are the bytes WriteExactCounts would write. A TrainingError
+  // if the add stops part-way (nothing is left in DIR). Returns the SHA-256 of the bytes written.
+  std::string WriteExactCountsBehind(const std::string& dir, const AddedPieces& added) const;
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise
   // every sum is exact and in range and the sums may be read.
@@ -116,6 +128,9 @@ class ExactAccumulators {
   const CarrySaveSums& BlockData(Block block) const;
   // Throws when AddFile left carries that SettleCarries has not checked.
   void RequireSettled() const;
+  // EmitExactCounts without the check, calling before_piece(k) before the k-th piece of values.
+  template <typename BeforePiece>
+  void EmitPieces(const ByteSink& sink, BeforePiece&& before_piece) const;
   // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
   // of the file's values at `into` (exact_accumulators.cpp): into sums nothing was added to
   // (Untouched()), stored straight into their canonical form (no zeroing, no addition). If read

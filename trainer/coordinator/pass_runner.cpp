@@ -105,11 +105,14 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::vector<std::exception_ptr> rejections(shard_count);
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
-  // One shard: its sums are its exact_counts' values, and the reduced file is written as the shard's
-  // is read (hashed and added), not encoded and hashed again after the reduction (for 2,102
-  // senones x 16 Gaussians 43 MB; docs/performance.md, thirty-seventh round).
-  if (shard_count == 1 && inputs.reduction == ReductionMode::kExact && !reduced_exact_counts.empty()) {
-    reducer.CopyOnlyShardTo(reduced_exact_counts);
+  // The sums' exact_counts is written as the last shard is added (with one shard, as its file is
+  // read), not encoded and hashed after the reduction, after the last worker (for 2,102 senones x
+  // 16 Gaussians 43 MB; docs/performance.md, thirty-seventh round).
+  if (inputs.reduction == ReductionMode::kExact && !reduced_exact_counts.empty()) {
+    if (reduced_exact_counts.filename() != "exact_counts") {
+      throw TrainingError("internal: the reduced exact_counts asked for as " + reduced_exact_counts.string());
+    }
+    reducer.WriteSumsInto(reduced_exact_counts.parent_path(), shard_count);
   }
   std::vector<ShardEvents> events(shard_count);  // for the pass's telemetry
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)

@@ -62,9 +62,9 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // files and their digests, for a pass of one shard run on this thread (anything else is a
 // TrainingError): the shard takes the files instead of loading them, and calls `freed` (if set)
 // once its E-step has ended (ShardTask::lent_model, lent_model_freed).
-// `reduced_exact_counts`, if given: where the caller writes the reduced sums' exact_counts. In exact
-// mode with one shard the reducer writes it there as it reads the shard's
-// (ShardReducer::CopyOnlyShardTo; the result's reduced.exact_counts_file names it then).
+// `reduced_exact_counts`, if given: where the caller writes the reduced sums' exact_counts (a file
+// named exact_counts). In exact mode the reducer writes it there as it adds the last shard
+// (ShardReducer::WriteSumsInto; the result's reduced.exact_counts_file names it then).
 struct LentModel {
   ModelFiles* files = nullptr;
   const ModelFileDigests* digests = nullptr;

@@ -2,6 +2,8 @@
 #include "shards/reducer.h"
 
 #include <algorithm>
+#include <future>
+#include <system_error>
 
 #include "common/error.h"
 #include "common/file_io.h"
@@ -26,19 +28,48 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
     // Sized from the validated expectation when there is one (ExpectStatistics), never from a
     // header read now: a file that changed since cannot make the sums larger.
     if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-    const auto add = [&](const ByteSink* copy) {
+    const auto add = [&](const ByteSink* copy, ExactAccumulators::AddedPieces* added) {
       if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256, copy);
-      else reduced_.exact->AddFile(dir, &sha256, copy);
+      else reduced_.exact->AddFile(dir, &sha256, copy, added);
     };
-    if (copy_to_.empty()) {
-      add(nullptr);
+    if (!sums_dir_.empty() && n_added_ + (added_ahead_ ? 1 : 0) >= sums_shards_) {
+      throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " added to a pass of " + std::to_string(sums_shards_) +
+                          " shard(s) that has them all");
+    }
+    // WriteSumsInto: the shard that completes the sums writes their file as it is added.
+    const bool completes = !sums_dir_.empty() && n_added_ + 1 == sums_shards_ && !added_ahead_ && !partly_added_;
+    const std::filesystem::path file = sums_dir_ / "exact_counts";
+    if (!completes) {
+      add(nullptr, nullptr);
+    } else if (sums_shards_ == 1) {
+      // Its values are the sums: its bytes, as read (and hashed), are theirs.
+      std::filesystem::create_directories(sums_dir_);
+      WriteFileAtomicStreamed(file, [&](const ByteSink& sink) { add(&sink, nullptr); });
+      written_sha256_ = sha256;
     } else {
-      if (n_added_ != 0 || added_ahead_ || partly_added_) {
-        throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " added to a pass of one shard that has one");
+      // Each piece of the sums is final once this file's piece is added: written behind the add, on
+      // a thread of its own.
+      ExactAccumulators::AddedPieces added{0};
+      std::future<std::string> written;
+      try {
+        written = std::async(std::launch::async,
+                             [this, &added] { return reduced_.exact->WriteExactCountsBehind(sums_dir_.string(), added); });
+      } catch (const std::system_error&) {
+        // (no thread: the file is written from the sums after the reduction, as without WriteSumsInto)
       }
-      std::filesystem::create_directories(copy_to_.parent_path());
-      WriteFileAtomicStreamed(copy_to_, [&](const ByteSink& sink) { add(&sink); });
-      copied_sha256_ = sha256;
+      if (!written.valid()) {
+        add(nullptr, nullptr);
+      } else {
+        try {
+          add(nullptr, &added);
+        } catch (...) {
+          written.wait();  // (stopped by the add's failure, or already done: its file goes)
+          std::error_code ec;
+          std::filesystem::remove(file, ec);
+          throw;
+        }
+        written_sha256_ = written.get();  // a failed write: its error
+      }
     }
   } catch (const InputError& error) {
     // Validated (its size and header at least) before, or at the same time: it changed since, or
@@ -46,18 +77,19 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
     partly_added_ = true;
     throw ArtifactRejected(shard, dir + "/exact_counts", "payload-sha256", std::string("not the file validated: ") + error.what());
   } catch (...) {
-    partly_added_ = true;  // (a failed copy: the sums may hold part of the file)
+    partly_added_ = true;  // (a failed write of the sums' file: the sums may hold part of the shard's)
     throw;
   }
   return sha256;
 }
 
-void ShardReducer::CopyOnlyShardTo(std::filesystem::path path) {
-  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_) {
-    throw TrainingError(pass_dir_.string() +
-                        ": internal: a shard's exact_counts copied as the sums of a pass that is not exact or has shards added");
+void ShardReducer::WriteSumsInto(std::filesystem::path dir, std::uint32_t shard_count) {
+  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_ || shard_count == 0) {
+    throw TrainingError(pass_dir_.string() + ": internal: the sums' exact_counts written as they are added in a pass that is not " +
+                        "exact, has shards added or has none");
   }
-  copy_to_ = std::move(path);
+  sums_dir_ = std::move(dir);
+  sums_shards_ = shard_count;
 }
 
 void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
@@ -149,9 +181,9 @@ ReducedPass ShardReducer::Finish() && {
   if (reduced_.exact) reduced_.exact->SettleCarries();
   if (log_likelihood_carry_ != 0) ThrowOverflow("log-likelihood total");
   reduced_.log_likelihood = ExactSum::FromFixedValue(log_likelihood_);
-  if (!copied_sha256_.empty()) {
-    reduced_.exact_counts_file = copy_to_;
-    reduced_.exact_counts_sha256 = copied_sha256_;
+  if (!written_sha256_.empty()) {
+    reduced_.exact_counts_file = sums_dir_ / "exact_counts";
+    reduced_.exact_counts_sha256 = written_sha256_;
   }
   return std::move(reduced_);
 }
@@ -188,7 +220,7 @@ std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesyst
     }
   } release{reduced, readers_done};
   if (reduced.exact_counts_file.empty()) return reduced.exact->WriteExactCounts(dir.string());
-  // Written by the reducer as it read the one shard's file (ShardReducer::CopyOnlyShardTo).
+  // Written by the reducer as it added the last shard (ShardReducer::WriteSumsInto).
   if (reduced.exact_counts_file != dir / "exact_counts") {
     throw TrainingError("internal: the reduced exact_counts was written to " + reduced.exact_counts_file.string() + ", not into " +
                         dir.string());

@@ -29,8 +29,8 @@ struct ReducedPass {
   std::uint64_t total_frames = 0;
   // Multipron passes: the union of the shards' activation sidecars (empty otherwise).
   std::vector<std::uint8_t> fallback_senones;
-  // Exact mode, a pass of one shard whose reducer wrote the sums' exact_counts as it read the
-  // shard's (ShardReducer::CopyOnlyShardTo): that file and its SHA-256 (empty otherwise).
+  // Exact mode, a pass whose reducer wrote the sums' exact_counts as it added the last shard
+  // (ShardReducer::WriteSumsInto): that file and its SHA-256 (empty otherwise).
   std::filesystem::path exact_counts_file;
   std::string exact_counts_sha256;
 };
@@ -66,18 +66,22 @@ class ShardReducer {
   // the file is a symbolic link (validation refuses those; it runs at the same time). A file that
   // cannot be read as the expected statistics throws ArtifactRejected ("payload-sha256", the same
   // as Add's) and leaves the sums holding part of it (or, the first shard's, none): Finish then
-  // refuses them.
+  // refuses them. With WriteSumsInto, a failed write of the sums' file is another error (not the
+  // shard's rejection), and Finish refuses the sums too.
   void AddExactCountsAhead(std::uint32_t shard);
   // The shard whose exact_counts AddExactCountsAhead added was rejected: Finish refuses the sums.
   void Discard(std::uint32_t shard);
-  // Exact mode, a pass of one shard, before it is added: its sums are its exact_counts' values, so
-  // the file the reduction would write from them has that file's bytes. As the shard's file is
-  // read (hashed and added), each byte is also written to `path` (WriteFileAtomicStreamed, its
-  // directory created), and Finish records `path` and the digest of those bytes in the ReducedPass
-  // (exact_counts_file, exact_counts_sha256): WriteAndReleaseExactCounts then writes nothing. A
-  // file that cannot be read whole leaves nothing at `path`; a failed write is a TrainingError.
-  // Adding a second shard is a TrainingError.
-  void CopyOnlyShardTo(std::filesystem::path path);
+  // Exact mode, before any shard is added: the sums' exact_counts is written into `dir` (its
+  // directory created) as the last of the pass's `shard_count` shards is added, not after the
+  // reduction. With one shard its values are the sums, so each byte of its file, as read (and
+  // hashed, and added), is written there too; with more, a thread of its own writes each piece of
+  // the sums once the last shard's piece is added to it (ExactAccumulators::WriteExactCountsBehind).
+  // Finish then records the file and the digest of the bytes written in the ReducedPass
+  // (exact_counts_file, exact_counts_sha256), and WriteAndReleaseExactCounts writes nothing. The
+  // bytes are those the sums would be written as: Finish refuses sums out of range, and a shard
+  // rejected meanwhile fails the pass (the file is then in a directory that is never promoted). A
+  // file that cannot be read whole leaves nothing there; a failed write is a TrainingError.
+  void WriteSumsInto(std::filesystem::path dir, std::uint32_t shard_count);
   // Whether Add would take `shard` now (not yet added; in float32 mode, the next in order).
   bool Takes(std::uint32_t shard) const;
   std::uint32_t reduced_shards() const { return n_added_; }
@@ -96,8 +100,9 @@ class ShardReducer {
   // AddExactCountsAhead's shard and the digest of the bytes it added (until Add or Discard).
   std::optional<std::pair<std::uint32_t, std::string>> added_ahead_;
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
-  std::filesystem::path copy_to_;  // CopyOnlyShardTo
-  std::string copied_sha256_;      // the digest of the bytes copied there, once the shard was read whole
+  std::filesystem::path sums_dir_;  // WriteSumsInto
+  std::uint32_t sums_shards_ = 0;
+  std::string written_sha256_;  // the digest of the sums' file, once written whole
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
   std::int64_t log_likelihood_carry_ = 0;
@@ -114,7 +119,7 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 // The same files for a pass whose double view is built, in two halves that may run on two threads
 // at once (they change different members of `reduced`; `dir` must exist):
 //  - WriteAndReleaseExactCounts: exact_counts (nothing in float32 mode, nor when the reducer wrote
-//    it, `reduced.exact_counts_file`, which must then be that file), then the exact sums freed
+//    it, `reduced.exact_counts_file`, which must then be in `dir`), then the exact sums freed
 //    (`reduced.exact` is empty on return, even on an exception), so that they are not held beside
 //    the buffers of the bw-format files; returns the SHA-256 of the file's bytes (empty in
 //    float32 mode). With `readers_done`, the sums are freed only once it is ready: the double view

@@ -452,18 +452,18 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The workers have ended, so the tail runs in three parts at once. First, the longest: one thread
   // writes accum/exact_counts from the exact sums, hashing the bytes as it writes them (on a tied
-  // CD model about 6 ms, most of it SHA-256; with one shard in exact mode the reducer wrote it as it
-  // read the shard's, and this thread only takes its digest), and frees them once nothing reads
-  // them any more. This thread builds the view re-estimation reads (in exact mode without its mean
-  // and variance sums, which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
+  // CD model about 6 ms, most of it SHA-256; in exact mode the reducer wrote it as it added the last
+  // shard, and this thread only takes its digest), and frees them once nothing reads them any more.
+  // This thread builds the view re-estimation reads (in exact mode without its mean and variance
+  // sums, which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
   // hashing each as it is written (gauden_counts streamed: no copy of the statistics is held beside
   // the exact sums), and this thread re-estimates and writes model/ (docs/performance.md).
-  fs::create_directories(accum_dir);  // (with one shard in exact mode the reducer wrote exact_counts into it)
+  fs::create_directories(accum_dir);  // (in exact mode the reducer wrote exact_counts into it)
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::promise<void> sums_read_by_all;  // the double view built, or (TailView) re-estimation and the count files done
   const std::shared_future<void> readers_done = sums_read_by_all.get_future().share();
   StandbyFuture<std::vector<PassFileDigest>> exact_counts = RunOnStandby(exact_counts_writer, [&] {
-    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, readers_done);  // of the bytes written; frees the sums
+    const std::string digest = WriteAndReleaseExactCounts(reduced, accum_dir, readers_done);  // of the file's bytes; frees the sums
     std::vector<PassFileDigest> written;
     if (exact) written.push_back({"accum/exact_counts", digest});
     return written;

@@ -160,14 +160,14 @@ TEST_F(FileIoTest, AFileOfSeveralMebibytesInUnevenPiecesIsWrittenExactly) {
   EXPECT_EQ(EntriesInDir(), 1u);
 }
 
-
 // One piece far larger than a single write(2) call takes (5 MiB and 7 bytes, a model's means file
-// in one buffer), between small ones: every byte lands once, in order. The bytes repeat with no
-// period of a power of two, so a call that wrote the same part twice would be seen.
+// in one buffer), between small ones: every byte lands once, in order. The bytes (the top byte of
+// a 64-bit product) do not repeat with any period below the file's size, so a call that wrote the
+// same part twice would be seen.
 TEST_F(FileIoTest, APieceLargerThanOneWriteCallIsWrittenWhole) {
   const fs::path path = dir_ / "means";
   std::string big((std::size_t(5) << 20) + 7, '\0');
-  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 2654435761u) >> 13);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((std::uint64_t{i} * 0x9E3779B97F4A7C15ull) >> 56);
   WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
     sink("head", 4);
     sink(big.data(), big.size());
@@ -181,6 +181,7 @@ TEST_F(FileIoTest, APieceLargerThanOneWriteCallIsWrittenWhole) {
   EXPECT_TRUE(ReadFileText(whole) == big);
   EXPECT_EQ(EntriesInDir(), 2u);
 }
+
 TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
   const fs::path path = dir_ / "counts";
   WriteFileAtomic(path, std::string("the previous file"));

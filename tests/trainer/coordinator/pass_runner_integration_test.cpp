@@ -3,8 +3,8 @@
 // stops them, and RunShardedPass gives the same reduced pass and the same rejection whatever order
 // the shards finish in, also with the last shard's exact_counts added while it is validated (never
 // a symbolic link's target); a model lent to the only shard run on this thread is taken by it, the
-// only shard's exact_counts is the reduced file as the reducer read it, and shards run on this
-// thread take their ranges of the coordinator's manifest.
+// reduced exact_counts is written as the last shard is added, and shards run on this thread take
+// their ranges of the coordinator's manifest.
 #include <gtest/gtest.h>
 
 #include <sys/inotify.h>
@@ -317,10 +317,10 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
   EXPECT_FALSE(again.means.data.empty()) << "a refused loan is not taken";
 }
 
-// In exact mode a pass of one shard, given where the reduced exact_counts goes, has its reducer write
-// it as it reads the shard's: the same bytes, the shard's digest, the same sums as without. With
-// two shards nothing is written there (their sums are not either shard's file).
-TEST(ShardsCheckedAsTheyFinish, TheOnlyShardsExactCountsIsTheReducedFileAsRead) {
+// In exact mode, given where the reduced exact_counts goes, the reducer writes it as it adds the
+// last shard: with one shard as it reads the shard's (the same bytes, the shard's digest, the same
+// sums as without), with three the file the reduction's tail writes.
+TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAdded) {
   const fs::path dir = FreshDir("pass-runner/only-shard-copied");
   const PassInputs inputs = SmallPassInputs(dir);
   const Manifest manifest = Manifest::Load(inputs.manifest_path);
@@ -344,10 +344,16 @@ TEST(ShardsCheckedAsTheyFinish, TheOnlyShardsExactCountsIsTheReducedFileAsRead) 
   ASSERT_TRUE(copied.reduced.exact.has_value());
   EXPECT_TRUE(*copied.reduced.exact == *plain.reduced.exact);
 
-  const fs::path not_written = dir / "two" / "accum" / "exact_counts";
-  const ShardedPassResult two = RunShardedPass(inputs, manifest, 1, 2, dir / "two", launcher, std::nullopt, {}, {}, not_written);
-  EXPECT_TRUE(two.reduced.exact_counts_file.empty());
-  EXPECT_FALSE(fs::exists(not_written.parent_path()));
+  // Three shards, the last one added while it is validated: the sums' file as the reduction's tail
+  // would write it.
+  const fs::path three_file = dir / "three" / "accum" / "exact_counts";
+  ShardedPassResult three = RunShardedPass(inputs, manifest, 1, 3, dir / "three", launcher, std::nullopt, {}, {}, three_file);
+  EXPECT_EQ(three.reduced.exact_counts_file, three_file);
+  ShardedPassResult plain_three = RunShardedPass(inputs, manifest, 1, 3, dir / "plain-three", launcher);
+  EXPECT_TRUE(plain_three.reduced.exact_counts_file.empty());
+  const std::string tail_digest = WriteAndReleaseExactCounts(plain_three.reduced, dir / "plain-three" / "accum");
+  EXPECT_EQ(three.reduced.exact_counts_sha256, tail_digest);
+  EXPECT_TRUE(ReadFileText(three_file) == ReadFileText(dir / "plain-three" / "accum" / "exact_counts"));
 }
 
 // Shards run on this thread take their ranges of the coordinator's manifest instead of parsing the

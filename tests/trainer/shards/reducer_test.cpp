@@ -5,8 +5,9 @@
 // WriteReducedCountFiles, on two threads at once as the training loop runs them, write exactly the
 // bytes WriteReducedStatistics writes, in both reduction modes, return the digests of the bytes they
 // wrote, and free the exact sums. The exact reducer: the same sums in every order, the range checked
-// once, only bytes whose digest was checked, also for a shard added ahead of its validation; a pass
-// of one shard has its reduced exact_counts written as the shard's is read, and not again.
+// once, only bytes whose digest was checked, also for a shard added ahead of its validation; the
+// sums' exact_counts written as the last shard is added (with one shard, as its file is read), and
+// not again.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -418,88 +419,176 @@ TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
   EXPECT_THROW(float32.AddExactCountsAhead(1), TrainingError) << "float32 mode";
 }
 
-// A pass of one shard (CopyOnlyShardTo): the reduced exact_counts is written as the shard's is read,
-// added ahead or not; it has the shard's bytes and digest, and WriteAndReleaseExactCounts takes that
-// digest without writing the file again (the same inode). A file that cannot be read whole leaves
-// nothing there; one whose digest is not the artifact's is rejected as without the copy, and Finish
-// refuses the sums. A second shard, float32 mode or a shard added first is refused.
-TEST_F(ReducerOverflow, TheOnlyShardsExactCountsIsCopiedAsItIsReadAndNotWrittenAgain) {
+// The sums' exact_counts written as the last shard is added (WriteSumsInto). With one shard: its
+// file's bytes as read, added ahead or not; with three, in any order, each piece once the last
+// shard's is added: either way the bytes WriteExactCounts writes from the reduced sums, with their
+// digest, and WriteAndReleaseExactCounts takes that digest without writing the file again (the
+// same inode). More shards than announced, float32 mode or a shard added first are refused.
+TEST_F(ReducerOverflow, TheSumsFileIsWrittenAsTheLastShardIsAddedAndNotAgain) {
   WriteShards();
   const AccumulatorShape shape{1, 1, 2, 1, 1};
-  const ReducedPass reference = Reduce({1});
-  const fs::path shard_file = dir_ / ShardDirName(1) / "exact_counts";
-  const std::string original = ReadFileText(shard_file);
-  for (const bool ahead : {false, true}) {
-    SCOPED_TRACE(ahead ? "added ahead" : "added");
-    const fs::path accum = dir_ / (ahead ? "accum-ahead" : "accum");
+  const fs::path written_by_the_tail = dir_ / "tail";
+  struct Case {
+    const char* name;
+    std::vector<std::uint32_t> order;
+    bool ahead;  // the last one added ahead of its validation
+  };
+  const Case cases[] = {{"one shard", {1}, false},       {"one shard, ahead", {1}, true},  {"three shards", {0, 2, 1}, false},
+                        {"three, ahead", {2, 1, 0}, true}, {"three, other order", {1, 0, 2}, true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ReducedPass reference = Reduce(c.order);
+    const fs::path tail = written_by_the_tail / c.name;
+    const std::string tail_digest = WriteAndReleaseExactCounts(reference, tail);
+    const fs::path accum = dir_ / "accum" / c.name;
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
-    reducer.CopyOnlyShardTo(accum / "exact_counts");
-    if (ahead) reducer.AddExactCountsAhead(1);
-    reducer.Add(1, artifacts_[1]);
-    EXPECT_THROW(reducer.Add(2, artifacts_[2]), TrainingError) << "a second shard in a pass of one";
-    ShardReducer again(dir_, ReductionMode::kExact);
-    again.CopyOnlyShardTo(accum / "exact_counts");
-    again.Add(1, artifacts_[1]);
-    ReducedPass reduced = std::move(again).Finish();
-    EXPECT_TRUE(*reduced.exact == *reference.exact);
+    reducer.WriteSumsInto(accum, static_cast<std::uint32_t>(c.order.size()));
+    for (std::size_t i = 0; i < c.order.size(); ++i) {
+      const std::uint32_t s = c.order[i];
+      if (c.ahead && i + 1 == c.order.size()) reducer.AddExactCountsAhead(s);
+      EXPECT_EQ(fs::exists(accum / "exact_counts"), i + 1 == c.order.size() && c.ahead) << "written before the last shard";
+      reducer.Add(s, artifacts_[s]);
+    }
+    ReducedPass reduced = std::move(reducer).Finish();
     EXPECT_EQ(reduced.exact_counts_file, accum / "exact_counts");
-    EXPECT_EQ(reduced.exact_counts_sha256, artifacts_[1].payload[0].sha256);
-    EXPECT_TRUE(ReadFileText(accum / "exact_counts") == original);
+    EXPECT_EQ(reduced.exact_counts_sha256, tail_digest);
+    EXPECT_TRUE(ReadFileText(accum / "exact_counts") == ReadFileText(tail / "exact_counts"));
+    if (c.order.size() == 1) {
+      EXPECT_EQ(tail_digest, artifacts_[c.order[0]].payload[0].sha256);
+    }
     struct stat before {}, after {};
     ASSERT_EQ(::stat((accum / "exact_counts").c_str(), &before), 0);
-    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, accum), artifacts_[1].payload[0].sha256);
+    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, accum), tail_digest);
     ASSERT_EQ(::stat((accum / "exact_counts").c_str(), &after), 0);
     EXPECT_EQ(before.st_ino, after.st_ino) << "written again";
     EXPECT_FALSE(reduced.exact.has_value()) << "the sums are freed";
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << "the reducer that met a second shard";
   }
   {
     ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.CopyOnlyShardTo(dir_ / "accum" / "exact_counts");
+    reducer.WriteSumsInto(dir_ / "accum-one", 1);
+    reducer.Add(1, artifacts_[1]);
+    EXPECT_THROW(reducer.Add(2, artifacts_[2]), TrainingError) << "a second shard in a pass of one";
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.WriteSumsInto(dir_ / "accum-there", 1);
     reducer.Add(1, artifacts_[1]);
     ReducedPass reduced = std::move(reducer).Finish();
     EXPECT_THROW((void)WriteAndReleaseExactCounts(reduced, dir_ / "elsewhere"), TrainingError);
     EXPECT_FALSE(fs::exists(dir_ / "elsewhere" / "exact_counts"));
   }
-  // Truncated: not read whole, nothing at the copy's path (nor a temporary); a byte flipped: read
-  // whole and copied, then rejected by its digest.
-  std::string flipped = original;
-  flipped[flipped.size() - 3] = static_cast<char>(flipped[flipped.size() - 3] ^ 1);
-  WriteFileAtomic(shard_file, original.substr(0, original.size() - 16));
-  {
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.ExpectStatistics(shape, false);
-    reducer.CopyOnlyShardTo(dir_ / "accum-truncated" / "exact_counts");
-    try {
-      reducer.Add(1, artifacts_[1]);
-      ADD_FAILURE() << "a truncated exact_counts was added";
-    } catch (const ArtifactRejected& rejected) {
-      EXPECT_EQ(rejected.check(), "payload-sha256");
-      EXPECT_NE(std::string(rejected.what()).find("not the file validated"), std::string::npos) << rejected.what();
-    }
-    EXPECT_TRUE(fs::is_empty(dir_ / "accum-truncated"));
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
-  }
-  WriteFileAtomic(shard_file, flipped);
-  {
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.CopyOnlyShardTo(dir_ / "accum-flipped" / "exact_counts");
-    try {
-      reducer.Add(1, artifacts_[1]);
-      ADD_FAILURE() << "an exact_counts with another digest was added";
-    } catch (const ArtifactRejected& rejected) {
-      EXPECT_EQ(rejected.check(), "payload-sha256");
-      EXPECT_NE(std::string(rejected.what()).find("SHA-256 does not match the artifact"), std::string::npos) << rejected.what();
-    }
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
-  }
-  WriteFileAtomic(shard_file, original);
   ShardReducer float32(dir_, ReductionMode::kFloat32);
-  EXPECT_THROW(float32.CopyOnlyShardTo(dir_ / "accum-f" / "exact_counts"), TrainingError);
+  EXPECT_THROW(float32.WriteSumsInto(dir_ / "accum-f", 1), TrainingError);
   ShardReducer added_first(dir_, ReductionMode::kExact);
   added_first.Add(1, artifacts_[1]);
-  EXPECT_THROW(added_first.CopyOnlyShardTo(dir_ / "accum-late" / "exact_counts"), TrainingError);
+  EXPECT_THROW(added_first.WriteSumsInto(dir_ / "accum-late", 3), TrainingError);
+}
+
+// The last shard's file not as validated while the sums' file is written: truncated or of another
+// shape, nothing is left of the sums' file (nor a temporary); a byte flipped, it is rejected by its
+// digest as without the file, and Finish refuses the sums. A sums' file that cannot be written is a
+// reduction error, not a rejection; sums out of range are refused by Finish.
+TEST_F(ReducerOverflow, ALastShardNotAsValidatedLeavesNoSumsFileOrFailsThePass) {
+  WriteShards();
+  const AccumulatorShape shape{1, 1, 2, 1, 1};
+  const fs::path shard_file = dir_ / ShardDirName(1) / "exact_counts";
+  const std::string original = ReadFileText(shard_file);
+  std::string flipped = original;
+  flipped[flipped.size() - 3] = static_cast<char>(flipped[flipped.size() - 3] ^ 1);
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{1}, std::vector<std::uint32_t>{0, 2, 1}}) {
+    SCOPED_TRACE(order.size() == 1 ? "one shard" : "three shards");
+    const std::string suffix = std::to_string(order.size());
+    WriteFileAtomic(shard_file, original.substr(0, original.size() - 16));
+    {
+      ShardReducer reducer(dir_, ReductionMode::kExact);
+      reducer.ExpectStatistics(shape, false);
+      reducer.WriteSumsInto(dir_ / ("accum-truncated" + suffix), static_cast<std::uint32_t>(order.size()));
+      for (std::uint32_t s : order) {
+        try {
+          reducer.Add(s, artifacts_[s]);
+          EXPECT_NE(s, 1u) << "a truncated exact_counts was added";
+        } catch (const ArtifactRejected& rejected) {
+          EXPECT_EQ(rejected.shard(), 1u);
+          EXPECT_EQ(rejected.check(), "payload-sha256");
+          EXPECT_NE(std::string(rejected.what()).find("not the file validated"), std::string::npos) << rejected.what();
+        }
+      }
+      EXPECT_TRUE(fs::is_empty(dir_ / ("accum-truncated" + suffix)));
+      EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+    }
+    WriteFileAtomic(shard_file, flipped);
+    {
+      ShardReducer reducer(dir_, ReductionMode::kExact);
+      reducer.WriteSumsInto(dir_ / ("accum-flipped" + suffix), static_cast<std::uint32_t>(order.size()));
+      for (std::uint32_t s : order) {
+        try {
+          reducer.Add(s, artifacts_[s]);
+          EXPECT_NE(s, 1u) << "an exact_counts with another digest was added";
+        } catch (const ArtifactRejected& rejected) {
+          EXPECT_EQ(rejected.check(), "payload-sha256");
+          EXPECT_NE(std::string(rejected.what()).find("SHA-256 does not match the artifact"), std::string::npos) << rejected.what();
+        }
+      }
+      EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+    }
+    WriteFileAtomic(shard_file, original);
+  }
+  // A self-consistent file of another shape in place of the last shard's: its header is read (and,
+  // with one shard, copied) before it is refused: nothing is left either way.
+  ExactAccumulators other(AccumulatorShape{1, 2, 2, 1, 1}, false);
+  other.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+  (void)other.WriteExactCounts((dir_ / ShardDirName(1)).string());
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{1}, std::vector<std::uint32_t>{0, 1}}) {
+    const fs::path into = dir_ / ("accum-shape" + std::to_string(order.size()));
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(into, static_cast<std::uint32_t>(order.size()));
+    for (std::uint32_t s : order) {
+      try {
+        reducer.Add(s, artifacts_[s]);
+        EXPECT_NE(s, 1u) << "statistics of another shape were added";
+      } catch (const ArtifactRejected& rejected) {
+        EXPECT_NE(std::string(rejected.what()).find("dimensions do not match"), std::string::npos) << rejected.what();
+      }
+    }
+    EXPECT_TRUE(fs::is_empty(into));
+  }
+  WriteFileAtomic(shard_file, original);
+  // The sums' file cannot be written (a regular file where its directory goes): a reduction error,
+  // not the shard's rejection; Finish refuses the sums.
+  WriteFileAtomic(dir_ / "not-a-directory", std::string("x"));
+  for (const std::vector<std::uint32_t>& order : {std::vector<std::uint32_t>{1}, std::vector<std::uint32_t>{0, 2, 1}}) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(dir_ / "not-a-directory" / "accum", static_cast<std::uint32_t>(order.size()));
+    bool failed = false;
+    for (std::uint32_t s : order) {
+      try {
+        reducer.Add(s, artifacts_[s]);
+      } catch (const ArtifactRejected& rejected) {
+        ADD_FAILURE() << "a failed write reported as the shard's rejection: " << rejected.what();
+      } catch (const std::exception&) {
+        failed = true;
+        EXPECT_EQ(s, 1u);
+      }
+    }
+    EXPECT_TRUE(failed);
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  // Shards 0 and 1 together are 1.5 times the range: the file is written, and Finish refuses the sums.
+  ShardReducer reducer(dir_, ReductionMode::kExact);
+  reducer.ExpectStatistics(shape, false);
+  reducer.WriteSumsInto(dir_ / "accum-overflow", 2);
+  reducer.Add(0, artifacts_[0]);
+  reducer.Add(1, artifacts_[1]);
+  try {
+    (void)std::move(reducer).Finish();
+    ADD_FAILURE() << "a total of 1.5 times the range was accepted";
+  } catch (const TrainingError& error) {
+    EXPECT_NE(std::string(error.what()).find("overflow"), std::string::npos) << error.what();
+  }
 }
 
 // With the validated shape and variance kind given (ExpectStatistics), the sums are sized from
