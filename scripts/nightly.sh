@@ -30,8 +30,10 @@
 #
 # Last, it builds the integration tests with ThreadSanitizer in TSAN_BUILD_DIR (default build-tsan)
 # and runs the tests of the E-step's helper threads (StatisticsAdderTest, UtteranceInputTest: the
-# read-ahead and the statistics adder, whose races a comparison of sums cannot always see) five
-# times; it fails on a failed or skipped test, on a run with no test, and on any TSan report.
+# read-ahead and the statistics adder, whose races a comparison of sums cannot always see) and of
+# the reducer's writer of the sums, which follows the thread adding the last shard
+# (ShardsCheckedAsTheyFinish.TheReducedExactCountsIsWrittenAsTheLastShardIsAdded) five times; it
+# fails on a failed or skipped test, on a run with no test, and on any TSan report.
 #
 # Exit status: that of `audit gates run` (0 every gate passed, 1 a gate failed, 2 not run) when it
 # is not 0, else the MPFR test's (1) when it failed, else the SphinxTrain drop-in check's when it
@@ -118,7 +120,7 @@ else
 fi
 
 TSAN_BUILD_DIR=${TSAN_BUILD_DIR:-build-tsan}
-echo "nightly: the E-step's helper threads under ThreadSanitizer in $TSAN_BUILD_DIR; log in $REPORTS/tsan-tests.log"
+echo "nightly: the E-step's and the reducer's helper threads under ThreadSanitizer in $TSAN_BUILD_DIR; log in $REPORTS/tsan-tests.log"
 tsan_rc=0
 if ! { cmake -S . -B "$TSAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSTRAIN_STATIC_LIBS=OFF -DPSTRAIN_BUILD_BENCH=OFF \
          -DCMAKE_CXX_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
@@ -130,7 +132,9 @@ if ! { cmake -S . -B "$TSAN_BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSTRA
 else
   # ctest pulls in the default corpus's fixture; every report is fatal and goes to SANITIZER_REPORTS/tsan.PID.
   TSAN_OPTIONS="halt_on_error=1:log_path=$SANITIZER_REPORTS/tsan" \
-    ctest --test-dir "$TSAN_BUILD_DIR" -R '^(StatisticsAdderTest|UtteranceInputTest)\.' --repeat until-fail:5 \
+    ctest --test-dir "$TSAN_BUILD_DIR" \
+      -R '^(StatisticsAdderTest\.|UtteranceInputTest\.|ShardsCheckedAsTheyFinish\.TheReducedExactCountsIsWrittenAsTheLastShardIsAdded$)' \
+      --repeat until-fail:5 \
       --output-on-failure 2>&1 | tee "$REPORTS/tsan-tests.log" || tsan_rc=${PIPESTATUS[0]}
   [ "$tsan_rc" -eq 0 ] || tsan_rc=1
   if ! grep -qE "^100% tests passed, 0 tests failed out of [1-9]" "$REPORTS/tsan-tests.log"; then tsan_rc=1; fi
