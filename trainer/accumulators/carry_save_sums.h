@@ -68,6 +68,9 @@ class CarrySaveSums {
   void Fold(const char* what);
   // Whether nothing was ever added (every value zero, no memory held).
   bool untouched() const { return base_.empty() && hi_.empty(); }
+  // Whether the values are held in base alone (allocated, no limbs): adding to them with
+  // AddFixedValueWrapping then changes base's elements only, never what holds them.
+  bool base_only() const { return !base_.empty() && hi_.empty(); }
   // For sums nothing was added to (untouched()): base, allocated and not zeroed, to be written
   // directly, every one of the size() elements, before any value is read (a shard's exact_counts
   // read into fresh sums: no zeroing pass and no addition). After a failure part-way, Reset().

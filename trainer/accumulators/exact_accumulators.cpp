@@ -210,7 +210,7 @@ void ExactAccumulators::EmitPieces(const ByteSink& sink, BeforePiece&& before_pi
   }
   sink(head.data(), head.size());
   // The values in pieces of 4,096 (64 KiB): a file of several megabytes is never held whole.
-  constexpr std::size_t kPiece = 4096;
+  constexpr std::size_t kPiece = kValuesPerPiece;
   std::vector<std::uint8_t> piece(16 * kPiece);
   std::vector<FixedPoint> values(kPiece);
   std::size_t k = 0;  // (ForEachPiece's pieces: the same size, the same order)
@@ -239,7 +239,7 @@ std::vector<std::uint8_t> ExactAccumulators::EncodeExactCounts() const {
 
 template <typename ReadBytes, typename UsePiece>
 void ExactAccumulators::ForEachPiece(ReadBytes&& read, UsePiece&& use) const {
-  constexpr std::size_t kPiece = 4096;  // values per read: 64 KiB
+  constexpr std::size_t kPiece = kValuesPerPiece;  // values per read: 64 KiB
   std::vector<std::uint8_t> piece(16 * kPiece);
   for (Block block : kBlocks) {
     const std::size_t size = BlockData(block).size();
@@ -424,16 +424,24 @@ ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::st
 
 void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy, AddedPieces* added) {
   if (copy && !Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts copied as the sums, which already hold values");
-  if (added && Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts followed into sums without values");
-  struct StopFollower {
+  // The writer following `added` learns how the add ended on every path, a throw included.
+  struct EndFollower {
     AddedPieces* added;
     bool done = false;
-    ~StopFollower() {
-      if (added == nullptr || done) return;
-      added->store(kAddStopped, std::memory_order_release);
+    ~EndFollower() {
+      if (added == nullptr) return;
+      added->store(done ? kAddDone : kAddStopped, std::memory_order_release);
       added->notify_all();
     }
-  } stop_follower{added};
+  } end_follower{added};
+  if (added) {
+    // What the writer reads while this adds must not move: every block's values in base alone.
+    for (Block block : kBlocks) {
+      if (BlockData(block).size() != 0 && !BlockData(block).base_only()) {
+        throw TrainingError("internal: " + dir_string + "/exact_counts followed into sums not held in base alone");
+      }
+    }
+  }
   OpenedExactCounts file(dir_string, sha256, copy);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
@@ -460,7 +468,7 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
                  }
                });
   file.Finish();
-  stop_follower.done = true;
+  end_follower.done = true;
 }
 
 void ExactAccumulators::SettleCarries() {

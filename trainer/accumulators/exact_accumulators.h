@@ -91,17 +91,21 @@ class ExactAccumulators {
   // caller after it the whole file added: either way the reducer then fails the pass.
   // `copy` as for Read, only into sums nothing was added to (whose values are then the file's):
   // otherwise a TrainingError before anything is read.
-  // With `added` (into sums that already hold values), the count of pieces of values added so far,
-  // for a writer that follows on another thread (WriteExactCountsBehind): raised after each piece,
-  // and set to kAddStopped if the file cannot be read whole.
+  // With `added` (into sums that already hold values, in base alone: a reduction's), the count of
+  // pieces of kValuesPerPiece values (the file's order) added so far, for a writer that follows on
+  // another thread (WriteExactCountsBehind): raised after each piece, set to kAddDone once the file
+  // was read whole and to kAddStopped if AddFile throws (any check, read or size).
   using AddedPieces = std::atomic<std::uint64_t>;
   static constexpr std::uint64_t kAddStopped = ~std::uint64_t{0};
+  static constexpr std::uint64_t kAddDone = kAddStopped - 1;  // (after the last piece, the file read whole)
+  static constexpr std::size_t kValuesPerPiece = 4096;        // 64 KiB of exact_counts
   void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr, AddedPieces* added = nullptr);
   // exact_counts written into DIR from the sums as AddFile, on another thread, adds a file to them:
   // each piece of values once `added` says AddFile is past it, so that what is written is the sums
   // after that file. When it is the last file added and the range check (SettleCarries, which this
   // does not wait for) then passes, these are the bytes WriteExactCounts would write. A TrainingError
-  // if the add stops part-way (nothing is left in DIR). Returns the SHA-256 of the bytes written.
+  // if the add stops before the writer is done (nothing is left in DIR then; a file the writer
+  // finished is the caller's to remove). Returns the SHA-256 of the bytes written.
   std::string WriteExactCountsBehind(const std::string& dir, const AddedPieces& added) const;
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise

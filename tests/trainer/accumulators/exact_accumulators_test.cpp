@@ -1,13 +1,15 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
 // several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads
-// (and into fresh sums stores it), WriteExactCounts returns the digest of what it wrote,
-// WriteCountFiles writes bw's count files of the same sums, and a file cut short or grown, or of
-// another shape, is refused with its path.
+// (and into fresh sums stores it), a writer following AddFile writes each piece once it is added,
+// WriteExactCounts returns the digest of what it wrote, WriteCountFiles writes bw's count files of
+// the same sums, and a file cut short or grown, or of another shape, is refused with its path.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <chrono>
 #include <random>
 #include <string>
 
@@ -141,6 +143,54 @@ TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
   ExactAccumulators twice = sum;
   twice.AddFile(dir_.string());
   EXPECT_FALSE(twice == sum);
+}
+
+// WriteExactCountsBehind follows an AddFile on another thread: it writes nothing before the add
+// is past each piece (with the count held at 0 the file does not appear), then the sums after the
+// whole file (blocks of two pieces, the last one partial): the bytes WriteExactCounts writes once
+// the carries are settled, and their digest. An add that stops (a file of another shape) stops
+// the writer with an error and no file; sums not held in base alone cannot be followed.
+TEST_F(ExactCountsFileTest, WriteExactCountsBehindWritesEachPieceOnceTheAddIsPastIt) {
+  using Block = ExactAccumulators::Block;
+  const fs::path shard = dir_ / "shard";
+  ExactAccumulators other = Filled();
+  other.AddValue(Block::kVar, 6000, -2.5);
+  (void)other.WriteExactCounts(shard.string());
+  Filled().WriteExactCounts((dir_ / "first").string());
+  ExactAccumulators sums = ExactAccumulators::Read((dir_ / "first").string());  // base alone, as a reducer's
+  ExactAccumulators::AddedPieces added{0};
+  const fs::path out = dir_ / "behind";
+  std::future<std::string> written =
+      std::async(std::launch::async, [&] { return sums.WriteExactCountsBehind(out.string(), added); });
+  EXPECT_EQ(written.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "written before any piece was added";
+  EXPECT_FALSE(fs::exists(out / "exact_counts"));
+  sums.AddFile(shard.string(), nullptr, nullptr, &added);
+  const std::string digest = written.get();
+  EXPECT_EQ(added.load(), ExactAccumulators::kAddDone);
+  sums.SettleCarries();
+  const std::string tail = sums.WriteExactCounts((dir_ / "tail").string());
+  EXPECT_EQ(digest, tail);
+  EXPECT_EQ(ReadFileBytes(out / "exact_counts"), ReadFileBytes(dir_ / "tail" / "exact_counts"));
+  ExactAccumulators expected = Filled();
+  expected.Add(other, "other");
+  EXPECT_TRUE(sums == expected);
+
+  ExactAccumulators wrong_shape(AccumulatorShape{2, 8, 39, 3, 3}, true);
+  wrong_shape.AddValue(Block::kDnom, 0, 1.0);
+  (void)wrong_shape.WriteExactCounts((dir_ / "wrong").string());
+  ExactAccumulators::AddedPieces stopped{0};
+  const fs::path none = dir_ / "stopped";
+  std::future<std::string> stopped_writer =
+      std::async(std::launch::async, [&] { return sums.WriteExactCountsBehind(none.string(), stopped); });
+  EXPECT_THROW(sums.AddFile((dir_ / "wrong").string(), nullptr, nullptr, &stopped), InputError);
+  EXPECT_EQ(stopped.load(), ExactAccumulators::kAddStopped);
+  EXPECT_THROW(stopped_writer.get(), TrainingError);
+  EXPECT_TRUE(fs::is_empty(none));
+
+  ExactAccumulators limbs = Filled();  // its values in carry-save limbs, as an E-step's
+  ExactAccumulators::AddedPieces refused{0};
+  EXPECT_THROW(limbs.AddFile(shard.string(), nullptr, nullptr, &refused), TrainingError);
+  EXPECT_EQ(refused.load(), ExactAccumulators::kAddStopped) << "a writer following it is told";
 }
 
 // Into sums nothing was added to, AddFile stores the file's values as they are (no zeroed memory
