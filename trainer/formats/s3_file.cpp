@@ -31,11 +31,6 @@ std::uint32_t S3Checksum(const std::vector<std::uint32_t>& words) {
   return sum;
 }
 
-std::uint32_t LoadS3Word(const std::uint8_t* in, ByteOrder order) {
-  const std::uint32_t word = LoadLittle(in);
-  return order == ByteOrder::kBig ? S3ByteSwap(word) : word;
-}
-
 std::uint32_t S3View::Word(std::size_t i) const { return LoadS3Word(payload + 4 * i, byte_order); }
 
 bool S3HeaderLines::Add(std::string_view line) {
