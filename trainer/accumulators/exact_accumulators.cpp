@@ -338,7 +338,8 @@ std::vector<std::string> ExactAccumulators::WriteCountFiles(const std::string& d
   return ToAccumulatorsWithoutGaussians().Write(dir_string, MeanChunks(), VarChunks());
 }
 
-std::string ExactAccumulators::WriteExactCountsBehind(const std::string& dir_string, const AddedPieces& added) const {
+template <typename BeforePiece>
+std::string ExactAccumulators::WritePieces(const std::string& dir_string, BeforePiece&& before_piece) const {
   fs::create_directories(dir_string);
   Sha256Stream digest;
   WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
@@ -347,28 +348,25 @@ std::string ExactAccumulators::WriteExactCountsBehind(const std::string& dir_str
           sink(data, size);
           digest.Add(data, size);
         },
-        [&added](std::size_t k) {
-          std::uint64_t now = added.load(std::memory_order_acquire);
-          while (now <= k) {  // (kAddStopped is above every piece)
-            added.wait(now, std::memory_order_acquire);
-            now = added.load(std::memory_order_acquire);
-          }
-          if (now == kAddStopped) throw TrainingError("exact_counts: the statistics it is written from stopped being added");
-        });
+        before_piece);
   });
   return digest.HexDigest();
 }
 
-std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
-  fs::create_directories(dir_string);
-  Sha256Stream digest;
-  WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
-    EmitExactCounts([&](const void* data, std::size_t size) {
-      sink(data, size);
-      digest.Add(data, size);
-    });
+std::string ExactAccumulators::WriteExactCountsBehind(const std::string& dir_string, const AddedPieces& added) const {
+  return WritePieces(dir_string, [&added](std::size_t k) {
+    std::uint64_t now = added.load(std::memory_order_acquire);
+    while (now <= k) {  // (kAddStopped is above every piece)
+      added.wait(now, std::memory_order_acquire);
+      now = added.load(std::memory_order_acquire);
+    }
+    if (now == kAddStopped) throw TrainingError("exact_counts: the statistics it is written from stopped being added");
   });
-  return digest.HexDigest();
+}
+
+std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
+  RequireSettled();
+  return WritePieces(dir_string, [](std::size_t) {});
 }
 
 namespace {

@@ -135,6 +135,9 @@ class ExactAccumulators {
   // EmitExactCounts without the check, calling before_piece(k) before the k-th piece of values.
   template <typename BeforePiece>
   void EmitPieces(const ByteSink& sink, BeforePiece&& before_piece) const;
+  // EmitPieces into DIR/exact_counts (WriteFileAtomicStreamed), hashed as written: the digest.
+  template <typename BeforePiece>
+  std::string WritePieces(const std::string& dir, BeforePiece&& before_piece) const;
   // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
   // of the file's values at `into` (exact_accumulators.cpp): into sums nothing was added to
   // (Untouched()), stored straight into their canonical form (no zeroing, no addition). If read

@@ -14,11 +14,6 @@ namespace {
 
 constexpr std::uint32_t kByteOrderMagic = 0x11223344u;
 
-std::uint32_t LoadLittle(const std::uint8_t* p) {
-  return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) |
-         (std::uint32_t(p[3]) << 24);
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> StandardS3Header() {
@@ -72,7 +67,7 @@ void CheckS3FileSize(std::uint64_t size, const std::string& path) {
 
 void CheckS3Payload(std::uint64_t after_header, const std::uint8_t* magic, S3View& view, const std::string& path) {
   if (after_header < 4) throw FileError(path, "truncated: no byte-order magic after the header");
-  const std::uint32_t word = LoadLittle(magic);
+  const std::uint32_t word = LoadS3Word(magic, ByteOrder::kLittle);
   if (word == kByteOrderMagic) {
     view.byte_order = ByteOrder::kLittle;
   } else if (word == S3ByteSwap(kByteOrderMagic)) {
