@@ -78,7 +78,7 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manifest, std::uint32_t pass, std::uint32_t shard_count,
                                  const fs::path& work_dir, Launcher& launcher, const std::optional<std::string>& model_fingerprint,
                                  const std::function<void()>& first_shard_done, const LentModel& lent_model,
-                                 const fs::path& reduced_exact_counts) {
+                                 const fs::path& reduced_dir) {
   if (shard_count == 0) throw TrainingError("pass " + std::to_string(pass) + ": no shards to validate");
   std::vector<ShardTask> tasks = ShardTasks(inputs, pass, shard_count, work_dir);
   // Shards run on this thread take their ranges of `manifest` (the parse of inputs.manifest_path
@@ -108,12 +108,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   // The sums' exact_counts is written as the last shard is added (with one shard, as its file is
   // read), not encoded and hashed after the reduction, after the last worker (for 2,102 senones x
   // 16 Gaussians 43 MB; docs/performance.md, thirty-seventh round).
-  if (inputs.reduction == ReductionMode::kExact && !reduced_exact_counts.empty()) {
-    if (reduced_exact_counts.filename() != "exact_counts") {
-      throw TrainingError("internal: the reduced exact_counts asked for as " + reduced_exact_counts.string());
-    }
-    reducer.WriteSumsInto(reduced_exact_counts.parent_path(), shard_count);
-  }
+  if (inputs.reduction == ReductionMode::kExact && !reduced_dir.empty()) reducer.WriteSumsInto(reduced_dir, shard_count);
   std::vector<ShardEvents> events(shard_count);  // for the pass's telemetry
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
   std::uint32_t shards_done = 0;      // reported finished, validated or not

@@ -62,8 +62,8 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // files and their digests, for a pass of one shard run on this thread (anything else is a
 // TrainingError): the shard takes the files instead of loading them, and calls `freed` (if set)
 // once its E-step has ended (ShardTask::lent_model, lent_model_freed).
-// `reduced_exact_counts`, if given: where the caller writes the reduced sums' exact_counts (a file
-// named exact_counts). In exact mode the reducer writes it there as it adds the last shard
+// `reduced_dir`, if given: the directory the caller writes the reduced statistics into. In exact
+// mode the reducer writes their exact_counts there as it adds the last shard
 // (ShardReducer::WriteSumsInto; the result's reduced.exact_counts_file names it then).
 struct LentModel {
   ModelFiles* files = nullptr;
@@ -74,7 +74,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                  const std::filesystem::path& work_dir, Launcher& launcher,
                                  const std::optional<std::string>& model_fingerprint = std::nullopt,
                                  const std::function<void()>& first_shard_done = {}, const LentModel& lent_model = {},
-                                 const std::filesystem::path& reduced_exact_counts = {});
+                                 const std::filesystem::path& reduced_dir = {});
 
 enum class LauncherKind { kLocal, kSlurm };
 const char* LauncherKindName(LauncherKind kind);  // "local", "slurm"

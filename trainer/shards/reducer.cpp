@@ -37,7 +37,7 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
                           " shard(s) that has them all");
     }
     // WriteSumsInto: the shard that completes the sums writes their file as it is added.
-    const bool completes = !sums_dir_.empty() && n_added_ + 1 == sums_shards_ && !added_ahead_ && !partly_added_;
+    const bool completes = !sums_dir_.empty() && n_added_ + 1 == sums_shards_ && !partly_added_;
     const std::filesystem::path file = sums_dir_ / "exact_counts";
     if (!completes) {
       add(nullptr, nullptr);

@@ -434,8 +434,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   try {
     sharded = RunShardedPass(inputs, checked.manifest, pass, checked.shard_count, pass_dir, *checked.launcher, model_fingerprint,
                              model_lent ? std::function<void()>() : std::function<void()>(encode_mdef),
-                             model_lent ? LentModel{&lent, &input_digests, start_read_back} : LentModel{},
-                             accum_dir / "exact_counts");
+                             model_lent ? LentModel{&lent, &input_digests, start_read_back} : LentModel{}, accum_dir);
   } catch (...) {
     if (checked.feature_files->Failed()) {
       std::error_code ec;

@@ -328,7 +328,8 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
   const ShardedPassResult plain = RunShardedPass(inputs, manifest, 1, 1, dir / "plain", launcher);
   EXPECT_TRUE(plain.reduced.exact_counts_file.empty());
   const fs::path reduced_file = dir / "copied" / "accum" / "exact_counts";
-  const ShardedPassResult copied = RunShardedPass(inputs, manifest, 1, 1, dir / "copied", launcher, std::nullopt, {}, {}, reduced_file);
+  const ShardedPassResult copied =
+      RunShardedPass(inputs, manifest, 1, 1, dir / "copied", launcher, std::nullopt, {}, {}, reduced_file.parent_path());
   EXPECT_EQ(copied.reduced.exact_counts_file, reduced_file);
   const std::string shard_bytes = ReadFileText(dir / "copied" / ShardDirName(0) / "exact_counts");
   EXPECT_TRUE(ReadFileText(reduced_file) == shard_bytes);
@@ -347,7 +348,7 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
   // Three shards, the last one added while it is validated: the sums' file as the reduction's tail
   // would write it.
   const fs::path three_file = dir / "three" / "accum" / "exact_counts";
-  ShardedPassResult three = RunShardedPass(inputs, manifest, 1, 3, dir / "three", launcher, std::nullopt, {}, {}, three_file);
+  ShardedPassResult three = RunShardedPass(inputs, manifest, 1, 3, dir / "three", launcher, std::nullopt, {}, {}, three_file.parent_path());
   EXPECT_EQ(three.reduced.exact_counts_file, three_file);
   ShardedPassResult plain_three = RunShardedPass(inputs, manifest, 1, 3, dir / "plain-three", launcher);
   EXPECT_TRUE(plain_three.reduced.exact_counts_file.empty());
