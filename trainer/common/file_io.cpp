@@ -325,6 +325,23 @@ fs::path HiddenSibling(const fs::path& path, const std::string& suffix) {
   return (path.has_parent_path() ? path.parent_path() : fs::path(".")) / name;
 }
 
+bool LinkFileAtomic(const fs::path& existing, const fs::path& path) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path hidden = HiddenSibling(path, ".link");
+  if (::unlink(hidden.c_str()) != 0 && errno != ENOENT) throw TrainingError(hidden.string() + ": cannot remove: " + ErrnoText());
+  if (::link(existing.c_str(), hidden.c_str()) != 0) {
+    if (errno == EPERM || errno == EXDEV || errno == EMLINK || errno == ENOTSUP || errno == EOPNOTSUPP) return false;
+    throw TrainingError(path.string() + ": cannot link to " + existing.string() + ": " + ErrnoText());
+  }
+  if (::rename(hidden.c_str(), path.c_str()) != 0) {
+    const std::string detail = ErrnoText();
+    ::unlink(hidden.c_str());
+    throw TrainingError(path.string() + ": rename into place failed: " + detail);
+  }
+  if (!DeferDirectorySync(dir)) SyncDirectory(dir);
+  return true;
+}
+
 void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
   WriteFileAtomicStreamed(path, [&](const ByteSink& sink) { sink(data, size); });
 }

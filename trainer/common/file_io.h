@@ -77,6 +77,14 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 using ByteSink = std::function<void(const void* data, std::size_t size)>;
 void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::function<void(const ByteSink&)>& produce);
 
+// `path` made a second name of the regular file `existing` (a hard link: the same bytes, not a
+// copy), replacing a file there in one step (linked under a hidden name beside it, then renamed).
+// The new directory entry is made durable as WriteFileAtomic's (by the DirectorySyncScope that
+// contains its directory, or at once); the bytes are durable when whoever wrote them made them so.
+// Returns false, with nothing created, when the file system refuses the link (EPERM, EXDEV, EMLINK,
+// ENOTSUP); throws TrainingError naming `path` on any other failure.
+bool LinkFileAtomic(const std::filesystem::path& existing, const std::filesystem::path& path);
+
 // fsyncs a directory so that renames inside it are durable.
 void SyncDirectory(const std::filesystem::path& dir);
 

@@ -201,5 +201,29 @@ TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(EntriesInDir(), 1u) << "a temporary was left in " << dir_;
 }
 
+// LinkFileAtomic: a second name of the same file (the same inode, no copy), replacing a file of
+// that name in one step, and no hidden name left; a file that does not exist is an error naming
+// the new name, and nothing is created.
+TEST_F(FileIoTest, LinkFileAtomicGivesTheFileASecondNameReplacingAnyThere) {
+  const fs::path original = dir_ / "shard-exact-counts", linked = dir_ / "sums-exact-counts";
+  WriteFileAtomic(original, std::string("the shard's bytes"));
+  WriteFileAtomic(linked, std::string("an older file of that name"));
+  ASSERT_TRUE(LinkFileAtomic(original, linked));
+  struct stat a {}, b {};
+  ASSERT_EQ(::stat(original.c_str(), &a), 0);
+  ASSERT_EQ(::stat(linked.c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino) << "copied, not linked";
+  EXPECT_EQ(a.st_nlink, 2u);
+  EXPECT_EQ(ReadFileText(linked), "the shard's bytes");
+  EXPECT_EQ(EntriesInDir(), 2u) << "a hidden name was left in " << dir_;
+  try {
+    LinkFileAtomic(dir_ / "missing", dir_ / "elsewhere");
+    ADD_FAILURE() << "a missing file was linked";
+  } catch (const TrainingError& error) {
+    EXPECT_NE(std::string(error.what()).find((dir_ / "elsewhere").string()), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(EntriesInDir(), 2u);
+}
+
 }  // namespace
 }  // namespace pstrain
