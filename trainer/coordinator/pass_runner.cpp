@@ -95,6 +95,12 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
     tasks[0].lent_model_digests = lent_model.digests;
     tasks[0].lent_model_freed = lent_model.freed;
   }
+  // The pass's only shard, run on this thread in exact mode, lends its sums back: the reduction
+  // takes them, not its exact_counts read back and hashed again (and accum/exact_counts is linked
+  // to that file, not copied: for 2,102 senones x 16 Gaussians 43 MB neither read nor written
+  // again; docs/performance.md, thirty-eighth round).
+  LentShardSums lent_sums;
+  if (inputs.reduction == ReductionMode::kExact && shard_count == 1 && launcher.runs_tasks_on_this_thread()) tasks[0].lent_sums = &lent_sums;
   // Each shard is validated as soon as its worker ends, and reduced while the other workers still
   // run: in exact mode at once (the sums do not depend on the order, shards/reducer.h), in float32
   // mode as soon as it and every lower shard are validated. What is reported stays what a check
@@ -130,7 +136,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   // common/standby_thread.h: started when needed, it waited up to 4 ms for a CPU). Without it
   // (no thread could be started) the last shard is added after its validation, as the others.
   std::optional<StandbyThread> ahead_thread;
-  if (inputs.reduction == ReductionMode::kExact) {
+  if (inputs.reduction == ReductionMode::kExact && tasks[0].lent_sums == nullptr) {
     try {
       ahead_thread.emplace();
     } catch (const std::system_error&) {
@@ -192,6 +198,10 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       if (reduction_error) return;
       if (inputs.reduction == ReductionMode::kExact) {
         if (added_ahead.valid()) added_ahead.get();  // its rejection or error, as if Add had met it
+        if (lent_sums.sums) {
+          reducer.LendExactSums(static_cast<std::uint32_t>(shard), std::move(*lent_sums.sums), std::move(lent_sums.exact_counts_sha256));
+          lent_sums.sums.reset();
+        }
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);
         events[shard].reduced = std::chrono::steady_clock::now();
       } else {

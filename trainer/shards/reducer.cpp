@@ -100,6 +100,16 @@ void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
   added_ahead_.emplace(shard, std::move(sha256));
 }
 
+void ShardReducer::LendExactSums(std::uint32_t shard, ExactAccumulators sums, std::string sha256) {
+  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_ || reduced_.exact || lent_ || !Takes(shard)) {
+    throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s sums lent to a reduction that cannot take them");
+  }
+  if (expected_statistics_ && (!(sums.shape() == expected_statistics_->first) || sums.pass2var() != expected_statistics_->second)) {
+    throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s lent sums are not of the pass's shape");
+  }
+  lent_.emplace(Lent{shard, std::move(sums), std::move(sha256)});
+}
+
 void ShardReducer::Discard(std::uint32_t shard) {
   if (added_ahead_ && added_ahead_->first == shard) added_ahead_.reset();
   partly_added_ = true;
@@ -124,14 +134,27 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
     const std::string path = dir + "/exact_counts";
     std::string sha256;
-    if (added_ahead_ && added_ahead_->first == shard) {
+    bool lent = false;
+    if (lent_ && lent_->shard == shard) {
+      // The sums themselves, and the digest of the bytes written from them: taken once it is the
+      // artifact's.
+      Lent taken = std::move(*lent_);
+      lent_.reset();
+      lent = true;
+      RequirePayloadDigest(shard, path, listed("exact_counts"), taken.sha256);
+      reduced_.exact.emplace(std::move(taken.sums));
+      if (!sums_dir_.empty() && sums_shards_ == 1) {
+        std::filesystem::create_directories(sums_dir_);
+        if (LinkFileAtomic(path, sums_dir_ / "exact_counts")) written_sha256_ = taken.sha256;
+      }
+    } else if (added_ahead_ && added_ahead_->first == shard) {
       sha256 = std::move(added_ahead_->second);
       added_ahead_.reset();
     } else {
       sha256 = AddExactCountsFile(shard);
     }
     try {
-      RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
+      if (!lent) RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
     } catch (const ArtifactRejected&) {
       partly_added_ = true;  // the sums hold the file's bytes
       throw;

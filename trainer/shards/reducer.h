@@ -71,6 +71,16 @@ class ShardReducer {
   void AddExactCountsAhead(std::uint32_t shard);
   // The shard whose exact_counts AddExactCountsAhead added was rejected: Finish refuses the sums.
   void Discard(std::uint32_t shard);
+  // Exact mode, before Add(shard) of a pass's first shard: the shard's sums as the process that ran
+  // it holds them (the pass's only shard, run in the coordinator's own process: ShardTask::lent_sums),
+  // with the SHA-256 of the exact_counts bytes written from them, as written. Add then takes them as
+  // the sums instead of reading the file back, once that digest is the one the artifact lists; the
+  // file is not read again (its bytes are those values, hashed as they were written; a later resume
+  // or `pstrain validate` checks them against the digest recorded). With WriteSumsInto of one
+  // shard, the sums' exact_counts is then a second name of the shard's file (a hard link:
+  // LinkFileAtomic), with that digest; where the file system refuses links, it is written from the
+  // sums after the reduction as without WriteSumsInto.
+  void LendExactSums(std::uint32_t shard, ExactAccumulators sums, std::string sha256);
   // Exact mode, before any shard is added: the sums' exact_counts is written into `dir` (its
   // directory created) as the last of the pass's `shard_count` shards is added, not after the
   // reduction. With one shard its values are the sums, so each byte of its file, as read (and
@@ -100,6 +110,13 @@ class ShardReducer {
   // AddExactCountsAhead's shard and the digest of the bytes it added (until Add or Discard).
   std::optional<std::pair<std::uint32_t, std::string>> added_ahead_;
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
+  // LendExactSums: the shard, its sums and their file's digest (until Add).
+  struct Lent {
+    std::uint32_t shard;
+    ExactAccumulators sums;
+    std::string sha256;
+  };
+  std::optional<Lent> lent_;
   std::filesystem::path sums_dir_;  // WriteSumsInto
   std::uint32_t sums_shards_ = 0;
   std::string written_sha256_;  // the digest of the sums' file, once written whole

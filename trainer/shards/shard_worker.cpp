@@ -224,6 +224,7 @@ void RunShardTask(const ShardTask& task) {
       throw;
     }
     artifact.payload.at(exact_counts_at) = exact_counts.get();
+    if (task.lent_sums != nullptr) task.lent_sums->exact_counts_sha256 = artifact.payload.at(exact_counts_at).sha256;
     if (payload_sync) payload_sync->Sync();
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
@@ -252,6 +253,8 @@ void RunShardTask(const ShardTask& task) {
     telemetry.slurm = SlurmTelemetry{job, env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID"), env("SLURMD_NODENAME")};
   }
   WriteFileAtomic(dir / kShardTelemetryFile, SerializeShardTelemetry(telemetry));
+  // Every file written: the sums go to the coordinator that runs this shard (not freed here).
+  if (task.lent_sums != nullptr) task.lent_sums->sums.emplace(std::move(result.accumulators));
 #if !defined(PSTRAIN_WORKER_RETURNS)
   if (task.end_process_when_written) {
     std::cout.flush();

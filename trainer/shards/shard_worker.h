@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "accumulators/exact_accumulators.h"
 #include "provenance/fingerprints.h"
 #include "estep/corpus_pass.h"
 
@@ -24,6 +26,8 @@ struct PassInputs {
   AccumulateOptions options;
   ReductionMode reduction = ReductionMode::kExact;
 };
+
+struct LentShardSums;
 
 struct ShardTask {
   PassInputs inputs;
@@ -61,6 +65,17 @@ struct ShardTask {
   // freed, before the shard writes its files (the lender may then read its copy back meanwhile).
   // Must not throw.
   std::function<void()> lent_model_freed;
+  // The pass's only shard, run inline in the coordinator: once its files are written, its exact
+  // sums (the values its exact_counts was written from) and the SHA-256 of that file's bytes, as
+  // they were written, are moved here, so that the coordinator's reduction takes them instead of
+  // reading the file back (shards/reducer.h LendExactSums). Not passed on a command line.
+  LentShardSums* lent_sums = nullptr;
+};
+
+// What a shard run in the coordinator's process lends back (ShardTask::lent_sums).
+struct LentShardSums {
+  std::optional<ExactAccumulators> sums;
+  std::string exact_counts_sha256;
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard

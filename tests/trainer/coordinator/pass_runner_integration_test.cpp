@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -318,8 +319,10 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
 }
 
 // In exact mode, given where the reduced exact_counts goes, the reducer writes it as it adds the
-// last shard: with one shard as it reads the shard's (the same bytes, the shard's digest, the same
-// sums as without), with three the file the reduction's tail writes.
+// last shard: with one shard run elsewhere as it reads the shard's (the same bytes, the shard's
+// digest, the same sums as without); with one shard run on this thread it takes the sums the shard
+// lends and links the file (the same inode as the shard's, the same bytes, digest and sums); with
+// three the file the reduction's tail writes.
 TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAdded) {
   const fs::path dir = FreshDir("pass-runner/only-shard-copied");
   const PassInputs inputs = SmallPassInputs(dir);
@@ -327,10 +330,25 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
   InlineLauncher launcher;
   const ShardedPassResult plain = RunShardedPass(inputs, manifest, 1, 1, dir / "plain", launcher);
   EXPECT_TRUE(plain.reduced.exact_counts_file.empty());
+  const fs::path linked_file = dir / "linked" / "accum" / "exact_counts";
+  const ShardedPassResult linked =
+      RunShardedPass(inputs, manifest, 1, 1, dir / "linked", launcher, std::nullopt, {}, {}, linked_file.parent_path());
+  EXPECT_EQ(linked.reduced.exact_counts_file, linked_file);
+  struct stat shard_file {}, sums_file {};
+  ASSERT_EQ(::stat((dir / "linked" / ShardDirName(0) / "exact_counts").c_str(), &shard_file), 0);
+  ASSERT_EQ(::stat(linked_file.c_str(), &sums_file), 0);
+  EXPECT_EQ(shard_file.st_ino, sums_file.st_ino) << "a shard run on this thread: its file is not linked";
+  ASSERT_TRUE(linked.reduced.exact.has_value());
+  EXPECT_TRUE(*linked.reduced.exact == *plain.reduced.exact);
+  ReorderingLauncher elsewhere({0});  // (runs the shard, but not as the coordinator's own: nothing lent)
   const fs::path reduced_file = dir / "copied" / "accum" / "exact_counts";
   const ShardedPassResult copied =
-      RunShardedPass(inputs, manifest, 1, 1, dir / "copied", launcher, std::nullopt, {}, {}, reduced_file.parent_path());
+      RunShardedPass(inputs, manifest, 1, 1, dir / "copied", elsewhere, std::nullopt, {}, {}, reduced_file.parent_path());
   EXPECT_EQ(copied.reduced.exact_counts_file, reduced_file);
+  ASSERT_EQ(::stat(reduced_file.c_str(), &sums_file), 0);
+  EXPECT_EQ(sums_file.st_nlink, 1u) << "a shard run elsewhere: its file is linked, not copied as read";
+  EXPECT_TRUE(ReadFileText(reduced_file) == ReadFileText(linked_file));
+  EXPECT_EQ(linked.reduced.exact_counts_sha256, copied.reduced.exact_counts_sha256);
   const std::string shard_bytes = ReadFileText(dir / "copied" / ShardDirName(0) / "exact_counts");
   EXPECT_TRUE(ReadFileText(reduced_file) == shard_bytes);
   EXPECT_EQ(copied.reduced.exact_counts_sha256, Sha256Hex(shard_bytes));

@@ -419,6 +419,68 @@ TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
   EXPECT_THROW(float32.AddExactCountsAhead(1), TrainingError) << "float32 mode";
 }
 
+// A shard's sums lent by the process that ran it (LendExactSums, a pass's only shard run in the
+// coordinator): Add takes them, not the file (replaced after the lending by another shard's bytes,
+// the sums are still the lent ones), once the lent digest is the artifact's; with WriteSumsInto of
+// one shard the sums' file is a second name of the shard's (the same inode), with that digest. A
+// lent digest other than the artifact's is a payload-sha256 rejection and links nothing; sums of
+// another shape, a reduction that already holds a shard, and float32 mode are refused.
+TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
+  WriteShards();
+  const AccumulatorShape shape{1, 1, 2, 1, 1};
+  const ReducedPass reference = Reduce({1});
+  const fs::path file = dir_ / ShardDirName(1) / "exact_counts";
+  const std::string original = ReadFileText(file);
+  const auto lent = [&] { return ExactAccumulators::Read((dir_ / ShardDirName(1)).string()); };
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(dir_ / "accum-lent", 1);
+    reducer.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256);
+    reducer.Add(1, artifacts_[1]);
+    ReducedPass reduced = std::move(reducer).Finish();
+    EXPECT_TRUE(*reduced.exact == *reference.exact);
+    EXPECT_EQ(reduced.exact_counts_file, dir_ / "accum-lent" / "exact_counts");
+    EXPECT_EQ(reduced.exact_counts_sha256, artifacts_[1].payload[0].sha256);
+    struct stat shard_file {}, sums_file {};
+    ASSERT_EQ(::stat(file.c_str(), &shard_file), 0);
+    ASSERT_EQ(::stat(reduced.exact_counts_file.c_str(), &sums_file), 0);
+    EXPECT_EQ(shard_file.st_ino, sums_file.st_ino) << "the sums' file is not the shard's";
+    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, dir_ / "accum-lent"), artifacts_[1].payload[0].sha256);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256);
+    WriteFileAtomic(file, ReadFileText(dir_ / ShardDirName(2) / "exact_counts"));  // (the same size, other values)
+    reducer.Add(1, artifacts_[1]);
+    EXPECT_TRUE(*std::move(reducer).Finish().exact == *reference.exact) << "the file was read, not the lent sums taken";
+    WriteFileAtomic(file, original);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(dir_ / "accum-wrong", 1);
+    reducer.LendExactSums(1, lent(), artifacts_[2].payload[0].sha256);
+    try {
+      reducer.Add(1, artifacts_[1]);
+      ADD_FAILURE() << "sums whose digest is not the artifact's were taken";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_EQ(rejected.shard(), 1u);
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "accum-wrong" / "exact_counts"));
+  }
+  ShardReducer other_shape(dir_, ReductionMode::kExact);
+  other_shape.ExpectStatistics(AccumulatorShape{2, 1, 2, 1, 1}, false);
+  EXPECT_THROW(other_shape.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+  ShardReducer holding(dir_, ReductionMode::kExact);
+  holding.Add(0, artifacts_[0]);
+  EXPECT_THROW(holding.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+  ShardReducer float32(dir_, ReductionMode::kFloat32);
+  EXPECT_THROW(float32.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+}
+
 // The sums' exact_counts written as the last shard is added (WriteSumsInto). With one shard: its
 // file's bytes as read, added ahead or not; with three, in any order, each piece once the last
 // shard's is added: either way the bytes WriteExactCounts writes from the reduced sums, with their
