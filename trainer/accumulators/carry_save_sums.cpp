@@ -134,6 +134,14 @@ void CarrySaveSums::Fold(const char* what) {
   }
 }
 
+void CarrySaveSums::Compact(const char* what) {
+  if (base_.empty() || hi_.empty()) return;
+  Fold(what);
+  std::vector<std::int64_t>().swap(hi_);
+  std::vector<std::int64_t>().swap(lo_);
+  std::vector<std::uint16_t>().swap(counts_);
+}
+
 FixedPoint* CarrySaveSums::UninitializedBase() {
   if (!untouched()) throw std::logic_error("CarrySaveSums::UninitializedBase: values were added before");
   base_.resize(size_);  // (default-initialized: not zeroed)

@@ -66,6 +66,10 @@ class CarrySaveSums {
   void Doubles(std::size_t first, std::size_t n, double* out, const char* what) const;
   // Folds every limb into base (the limbs become zero); the values do not change.
   void Fold(const char* what);
+  // If both base and the limbs are held (a group was folded, or a value went to base): folds every
+  // limb into base and releases the limbs, so that the values are held in 16 bytes each, not 32.
+  // The values do not change. Sums held in one of the two are left as they are.
+  void Compact(const char* what);
   // Whether nothing was ever added (every value zero, no memory held).
   bool untouched() const { return base_.empty() && hi_.empty(); }
   // Whether the values are held in base alone (allocated, no limbs): adding to them with

@@ -469,6 +469,10 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
   end_follower.done = true;
 }
 
+void ExactAccumulators::Compact() {
+  for (Block block : kBlocks) BlockData(block).Compact(BlockName(block));
+}
+
 void ExactAccumulators::SettleCarries() {
   if (carries_.empty()) return;
   const Block block = static_cast<Block>(carries_.begin()->first.first);

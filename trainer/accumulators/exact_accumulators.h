@@ -107,6 +107,9 @@ class ExactAccumulators {
   // if the add stops before the writer is done (nothing is left in DIR then; a file the writer
   // finished is the caller's to remove). Returns the SHA-256 of the bytes written.
   std::string WriteExactCountsBehind(const std::string& dir, const AddedPieces& added) const;
+  // Every block held in 16 bytes a value (CarrySaveSums::Compact): for sums kept after their
+  // E-step (a shard's lent to the coordinator that ran it). The values do not change.
+  void Compact();
   // The range check of the files added: throws the overflow error (TrainingError naming the block)
   // for the first element, in block and element order, whose carries do not add up to 0; otherwise
   // every sum is exact and in range and the sums may be read.

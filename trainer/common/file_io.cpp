@@ -338,6 +338,8 @@ bool LinkFileAtomic(const fs::path& existing, const fs::path& path) {
     ::unlink(hidden.c_str());
     throw TrainingError(path.string() + ": rename into place failed: " + detail);
   }
+  // (A rename onto another name of the same file does nothing: the hidden name would stay.)
+  ::unlink(hidden.c_str());
   if (!DeferDirectorySync(dir)) SyncDirectory(dir);
   return true;
 }

@@ -1,8 +1,9 @@
 // Whole-file reading and crash-safe writing.
 //
-// Every file pstrain produces goes through WriteFileAtomic: the bytes are written to a temporary
-// sibling, fsync'ed, renamed over the destination and the directory is fsync'ed, so a reader sees
-// either the old file or the complete new one, never a half-written one. Inside a staging
+// Every file pstrain produces goes through WriteFileAtomic (or, a second name of a file so written,
+// LinkFileAtomic): the bytes are written to a temporary sibling, fsync'ed, renamed over the
+// destination and the directory is fsync'ed, so a reader sees either the old file or the complete
+// new one, never a half-written one. Inside a staging
 // directory that is itself renamed into place, a DirectorySyncScope lets the files' and the
 // directories' fsyncs wait until just before that rename, all together.
 #pragma once
@@ -77,8 +78,9 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 using ByteSink = std::function<void(const void* data, std::size_t size)>;
 void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::function<void(const ByteSink&)>& produce);
 
-// `path` made a second name of the regular file `existing` (a hard link: the same bytes, not a
-// copy), replacing a file there in one step (linked under a hidden name beside it, then renamed).
+// `path` made a second name of the file `existing` (a hard link: the same bytes, not a copy; of a
+// symbolic link, the link itself), replacing a file there in one step (linked under a hidden name
+// beside it, then renamed; no hidden name is left, also when `path` already was such a name).
 // The new directory entry is made durable as WriteFileAtomic's (by the DirectorySyncScope that
 // contains its directory, or at once); the bytes are durable when whoever wrote them made them so.
 // Returns false, with nothing created, when the file system refuses the link (EPERM, EXDEV, EMLINK,

@@ -112,8 +112,8 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   std::exception_ptr reduction_error;
   ShardReducer reducer(work_dir, inputs.reduction);
   // The sums' exact_counts is written as the last shard is added (with one shard, as its file is
-  // read), not encoded and hashed after the reduction, after the last worker (for 2,102 senones x
-  // 16 Gaussians 43 MB; docs/performance.md, thirty-seventh round).
+  // read, or, its sums lent, linked), not encoded and hashed after the reduction, after the last
+  // worker (for 2,102 senones x 16 Gaussians 43 MB; docs/performance.md, thirty-seventh round).
   if (inputs.reduction == ReductionMode::kExact && !reduced_dir.empty()) reducer.WriteSumsInto(reduced_dir, shard_count);
   std::vector<ShardEvents> events(shard_count);  // for the pass's telemetry
   std::uint32_t shards_reported = 0;  // validated (for the fsyncs of their files)
@@ -153,8 +153,8 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                    : inputs.reduction == ReductionMode::kExact ? PayloadDigests::kExactCountsByTheReducer
                                                                                 : PayloadDigests::kCountFilesByTheReducer;
     // In exact mode the last shard's exact_counts is added while its artifact is validated, on
-    // another thread: after the last worker nothing else runs, and the two were the largest parts
-    // of the pass's serial tail. What is reported is what validating first would report: the
+    // another thread (unless its sums were lent: nothing to read): after the last worker nothing
+    // else runs, and the two were the largest parts of the pass's serial tail. What is reported is what validating first would report: the
     // validation's rejection if there is one (the sums then hold a rejected shard: Discard), else
     // the reducer's.
     StandbyFuture<void> added_ahead;
@@ -199,7 +199,7 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
       if (inputs.reduction == ReductionMode::kExact) {
         if (added_ahead.valid()) added_ahead.get();  // its rejection or error, as if Add had met it
         if (lent_sums.sums) {
-          reducer.LendExactSums(static_cast<std::uint32_t>(shard), std::move(*lent_sums.sums), std::move(lent_sums.exact_counts_sha256));
+          reducer.LendExactSums(static_cast<std::uint32_t>(shard), std::move(lent_sums));
           lent_sums.sums.reset();
         }
         reducer.Add(static_cast<std::uint32_t>(shard), *artifacts[shard]);

@@ -63,8 +63,9 @@ std::vector<ShardTask> ShardTasks(const PassInputs& inputs, std::uint32_t pass, 
 // TrainingError): the shard takes the files instead of loading them, and calls `freed` (if set)
 // once its E-step has ended (ShardTask::lent_model, lent_model_freed).
 // `reduced_dir`, if given: the directory the caller writes the reduced statistics into. In exact
-// mode the reducer writes their exact_counts there as it adds the last shard
-// (ShardReducer::WriteSumsInto; the result's reduced.exact_counts_file names it then).
+// mode the reducer writes their exact_counts there as it adds the last shard, or links the only
+// shard's file there when that shard, run on this thread, lent its sums (ShardTask::lent_sums;
+// ShardReducer::WriteSumsInto and LendExactSums; the result's reduced.exact_counts_file names it then).
 struct LentModel {
   ModelFiles* files = nullptr;
   const ModelFileDigests* digests = nullptr;

@@ -68,6 +68,8 @@ enum class PayloadDigests {
   // All but exact_counts, whose SHA-256 ShardReducer::Add checks on the very bytes it adds (and
   // rejects as "payload-sha256", as here): the coordinator's way in exact mode. The file is read
   // once, and what is added is what was checked, even if the file changes after this validation.
+  // (A shard run in the coordinator's own process lends its sums instead, with the digest of the
+  // bytes it wrote from them, which Add checks against the artifact's: LendExactSums.)
   kExactCountsByTheReducer,
   // All but bw's three count files, which the float32 reducer checks the same way (and rejects
   // before adding anything of the shard).

@@ -1,6 +1,8 @@
 // Reducing a validated pass: the shards' statistics summed (exact: in any order; float32: in ascending shard id).
 #include "shards/reducer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <future>
 #include <system_error>
@@ -100,14 +102,15 @@ void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
   added_ahead_.emplace(shard, std::move(sha256));
 }
 
-void ShardReducer::LendExactSums(std::uint32_t shard, ExactAccumulators sums, std::string sha256) {
-  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_ || reduced_.exact || lent_ || !Takes(shard)) {
+void ShardReducer::LendExactSums(std::uint32_t shard, LentShardSums lent) {
+  if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_ || reduced_.exact || lent_ || !Takes(shard) ||
+      !lent.sums) {
     throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s sums lent to a reduction that cannot take them");
   }
-  if (expected_statistics_ && (!(sums.shape() == expected_statistics_->first) || sums.pass2var() != expected_statistics_->second)) {
+  if (expected_statistics_ && (!(lent.sums->shape() == expected_statistics_->first) || lent.sums->pass2var() != expected_statistics_->second)) {
     throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s lent sums are not of the pass's shape");
   }
-  lent_.emplace(Lent{shard, std::move(sums), std::move(sha256)});
+  lent_.emplace(Lent{shard, std::move(lent)});
 }
 
 void ShardReducer::Discard(std::uint32_t shard) {
@@ -131,21 +134,34 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
   log_likelihood_carry_ += AddFixedWrapping(log_likelihood_, log_likelihood);  // range checked in Finish
   reduced_.total_frames += artifact.total_frames;
   if (mode_ == ReductionMode::kExact) {
-    // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests).
+    // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests), or
+    // of the bytes the lent sums were written as.
     const std::string path = dir + "/exact_counts";
     std::string sha256;
     bool lent = false;
     if (lent_ && lent_->shard == shard) {
       // The sums themselves, and the digest of the bytes written from them: taken once it is the
       // artifact's.
-      Lent taken = std::move(*lent_);
+      LentShardSums taken = std::move(lent_->lent);
       lent_.reset();
       lent = true;
-      RequirePayloadDigest(shard, path, listed("exact_counts"), taken.sha256);
-      reduced_.exact.emplace(std::move(taken.sums));
+      RequirePayloadDigest(shard, path, listed("exact_counts"), taken.exact_counts_sha256);
+      reduced_.exact.emplace(std::move(*taken.sums));
       if (!sums_dir_.empty() && sums_shards_ == 1) {
         std::filesystem::create_directories(sums_dir_);
-        if (LinkFileAtomic(path, sums_dir_ / "exact_counts")) written_sha256_ = taken.sha256;
+        const std::filesystem::path linked = sums_dir_ / "exact_counts";
+        if (LinkFileAtomic(path, linked)) {
+          // The file the digest was taken of, not one put in its place since.
+          struct stat status {};
+          if (::lstat(linked.c_str(), &status) != 0 || static_cast<std::uint64_t>(status.st_dev) != taken.exact_counts_device ||
+              static_cast<std::uint64_t>(status.st_ino) != taken.exact_counts_inode) {
+            std::error_code ec;
+            std::filesystem::remove(linked, ec);
+            partly_added_ = true;  // (the sums hold the shard's values)
+            throw ArtifactRejected(shard, path, "payload-sha256", "not the file written (replaced since): its digest is of another");
+          }
+          written_sha256_ = taken.exact_counts_sha256;
+        }
       }
     } else if (added_ahead_ && added_ahead_->first == shard) {
       sha256 = std::move(added_ahead_->second);

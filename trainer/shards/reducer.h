@@ -19,6 +19,7 @@
 #include "provenance/fingerprints.h"
 #include "reestimate/reestimate.h"
 #include "shards/artifact.h"
+#include "shards/shard_worker.h"
 
 namespace pstrain {
 
@@ -40,7 +41,8 @@ struct ReducedPass {
 // union). In exact mode Add hashes exact_counts as it adds it, in float32 mode bw's count files as it
 // reads them (before adding anything), and rejects the shard (ArtifactRejected, "payload-sha256")
 // when a digest is not the one its artifact lists, or a file no longer reads as validated: the sums
-// hold only bytes whose digest was checked. The rejected shard's bytes may already be in the sums
+// hold only bytes whose digest was checked (or, lent by the shard's own process, the values whose
+// bytes it hashed as it wrote them: LendExactSums). The rejected shard's bytes may already be in the sums
 // then, and Finish refuses them (the pass fails). In exact mode the shards may come in any order,
 // each once; in float32 mode in ascending shard id, Add(0, a0), Add(1, a1), ... (anything else is
 // a TrainingError). Holds the running sums and, during Add, one shard's statistics. The coordinator adds each shard as soon as it is
@@ -73,18 +75,20 @@ class ShardReducer {
   void Discard(std::uint32_t shard);
   // Exact mode, before Add(shard) of a pass's first shard: the shard's sums as the process that ran
   // it holds them (the pass's only shard, run in the coordinator's own process: ShardTask::lent_sums),
-  // with the SHA-256 of the exact_counts bytes written from them, as written. Add then takes them as
-  // the sums instead of reading the file back, once that digest is the one the artifact lists; the
-  // file is not read again (its bytes are those values, hashed as they were written; a later resume
-  // or `pstrain validate` checks them against the digest recorded). With WriteSumsInto of one
-  // shard, the sums' exact_counts is then a second name of the shard's file (a hard link:
-  // LinkFileAtomic), with that digest; where the file system refuses links, it is written from the
-  // sums after the reduction as without WriteSumsInto.
-  void LendExactSums(std::uint32_t shard, ExactAccumulators sums, std::string sha256);
+  // with the SHA-256 of the exact_counts bytes written from them, as written, and that file's
+  // identity. Add then takes them as the sums instead of reading the file back, once that digest is
+  // the one the artifact lists; the file is not read or hashed again in this pass (its bytes are
+  // those values, hashed as they were written). With WriteSumsInto of one shard, the sums'
+  // exact_counts is then a second name of the shard's file (a hard link: LinkFileAtomic), with
+  // that digest, once the file linked is the one written (the same device and inode; another, e.g.
+  // renamed over it since, is the shard's payload-sha256 rejection). Where the file system refuses
+  // links, it is written from the sums after the reduction, as without WriteSumsInto.
+  void LendExactSums(std::uint32_t shard, LentShardSums lent);
   // Exact mode, before any shard is added: the sums' exact_counts is written into `dir` (its
   // directory created) as the last of the pass's `shard_count` shards is added, not after the
   // reduction. With one shard its values are the sums, so each byte of its file, as read (and
-  // hashed, and added), is written there too; with more, a thread of its own writes each piece of
+  // hashed, and added), is written there too (or, its sums lent, the file is linked there:
+  // LendExactSums); with more, a thread of its own writes each piece of
   // the sums once the last shard's piece is added to it (ExactAccumulators::WriteExactCountsBehind).
   // Finish then records the file and the digest of the bytes written in the ReducedPass
   // (exact_counts_file, exact_counts_sha256), and WriteAndReleaseExactCounts writes nothing. The
@@ -110,11 +114,10 @@ class ShardReducer {
   // AddExactCountsAhead's shard and the digest of the bytes it added (until Add or Discard).
   std::optional<std::pair<std::uint32_t, std::string>> added_ahead_;
   std::optional<std::pair<AccumulatorShape, bool>> expected_statistics_;  // ExpectStatistics
-  // LendExactSums: the shard, its sums and their file's digest (until Add).
+  // LendExactSums: the shard and what it lent (until Add).
   struct Lent {
     std::uint32_t shard;
-    ExactAccumulators sums;
-    std::string sha256;
+    LentShardSums lent;
   };
   std::optional<Lent> lent_;
   std::filesystem::path sums_dir_;  // WriteSumsInto

@@ -1,12 +1,15 @@
 // Running one shard of one pass (a `pstrain worker` process, or the coordinator with one job).
 #include "shards/shard_worker.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -224,7 +227,16 @@ void RunShardTask(const ShardTask& task) {
       throw;
     }
     artifact.payload.at(exact_counts_at) = exact_counts.get();
-    if (task.lent_sums != nullptr) task.lent_sums->exact_counts_sha256 = artifact.payload.at(exact_counts_at).sha256;
+    if (task.lent_sums != nullptr) {
+      // Which file the digest is of, in place: the coordinator links that one, no other.
+      struct stat written {};
+      if (::stat((dir / "exact_counts").c_str(), &written) != 0) {
+        throw TrainingError((dir / "exact_counts").string() + ": cannot stat the file just written: " + std::strerror(errno));
+      }
+      task.lent_sums->exact_counts_sha256 = artifact.payload.at(exact_counts_at).sha256;
+      task.lent_sums->exact_counts_device = static_cast<std::uint64_t>(written.st_dev);
+      task.lent_sums->exact_counts_inode = static_cast<std::uint64_t>(written.st_ino);
+    }
     if (payload_sync) payload_sync->Sync();
   }
   artifact.payload_sha256 = PayloadDigest(artifact.payload);
@@ -253,8 +265,12 @@ void RunShardTask(const ShardTask& task) {
     telemetry.slurm = SlurmTelemetry{job, env("SLURM_ARRAY_JOB_ID"), env("SLURM_ARRAY_TASK_ID"), env("SLURMD_NODENAME")};
   }
   WriteFileAtomic(dir / kShardTelemetryFile, SerializeShardTelemetry(telemetry));
-  // Every file written: the sums go to the coordinator that runs this shard (not freed here).
-  if (task.lent_sums != nullptr) task.lent_sums->sums.emplace(std::move(result.accumulators));
+  // Every file written: the sums go to the coordinator that runs this shard (not freed here), in
+  // 16 bytes a value (a block some of whose values went to base, or were folded there, held both).
+  if (task.lent_sums != nullptr) {
+    result.accumulators.Compact();
+    task.lent_sums->sums.emplace(std::move(result.accumulators));
+  }
 #if !defined(PSTRAIN_WORKER_RETURNS)
   if (task.end_process_when_written) {
     std::cout.flush();

@@ -66,16 +66,21 @@ struct ShardTask {
   // Must not throw.
   std::function<void()> lent_model_freed;
   // The pass's only shard, run inline in the coordinator: once its files are written, its exact
-  // sums (the values its exact_counts was written from) and the SHA-256 of that file's bytes, as
-  // they were written, are moved here, so that the coordinator's reduction takes them instead of
-  // reading the file back (shards/reducer.h LendExactSums). Not passed on a command line.
+  // sums (the values its exact_counts was written from), the SHA-256 of that file's bytes, as they
+  // were written, and the file's identity are moved here, so that the coordinator's reduction takes
+  // them instead of reading the file back (shards/reducer.h LendExactSums). Not passed on a
+  // command line.
   LentShardSums* lent_sums = nullptr;
 };
 
-// What a shard run in the coordinator's process lends back (ShardTask::lent_sums).
+// What a shard run in the coordinator's process lends back (ShardTask::lent_sums): its exact sums
+// (each value in 16 bytes: ExactAccumulators::Compact), the SHA-256 of the exact_counts bytes
+// written from them, as written, and which file that is (its device and inode once in place).
 struct LentShardSums {
   std::optional<ExactAccumulators> sums;
   std::string exact_counts_sha256;
+  std::uint64_t exact_counts_device = 0;
+  std::uint64_t exact_counts_inode = 0;
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard

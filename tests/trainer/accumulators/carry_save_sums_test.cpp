@@ -84,6 +84,34 @@ TEST(CarrySaveSums, EqualsTheReferenceOverManyAdditions) {
   for (std::size_t i = 0; i < kSize; i += CarrySaveSums::kGroup) EXPECT_EQ(sums.PendingAdds(i), 0u);
 }
 
+// Compact: sums held in both base and the limbs end held in base alone (the limbs released), with
+// the same values; sums in the limbs alone, or in base alone, are left as they are.
+TEST(CarrySaveSums, CompactLeavesTheValuesInBaseAlone) {
+  constexpr std::size_t kSize = 150;
+  CarrySaveSums both(kSize), limbs(kSize);
+  std::vector<FixedPoint> reference(kSize, 0), limb_reference(kSize, 0);
+  for (std::size_t i = 0; i < kSize; ++i) {
+    const double small = std::ldexp(1.0 + static_cast<double>(i), -20);
+    both.AddValues(i, &small, 1, "x");
+    limbs.AddValues(i, &small, 1, "x");
+    AddFixed(reference[i], ToFixed(small, "x"), "x");
+    AddFixed(limb_reference[i], ToFixed(small, "x"), "x");
+  }
+  const double big = std::ldexp(3.0, 40);  // goes to base: both are held now
+  both.AddValues(7, &big, 1, "x");
+  AddFixed(reference[7], ToFixed(big, "x"), "x");
+  ASSERT_FALSE(both.base_only());
+  both.Compact("x");
+  EXPECT_TRUE(both.base_only());
+  EXPECT_EQ(both.PendingAdds(0), 0u);
+  ExpectSame(both, reference, "compacted");
+  limbs.Compact("x");
+  EXPECT_FALSE(limbs.base_only()) << "limbs alone were folded into a base";
+  ExpectSame(limbs, limb_reference, "limbs alone");
+  both.Compact("x");  // (base alone: nothing to do)
+  ExpectSame(both, reference, "compacted twice");
+}
+
 // Doubles with the limbs alone (no value has gone to base, nothing folded), the E-step's usual
 // state, converts each value as it is formed from its limbs: the same doubles as FromFixed of the
 // canonical value, for limbs of every size up to past 2^53 with full mantissas (where converting a

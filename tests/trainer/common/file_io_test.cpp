@@ -182,25 +182,6 @@ TEST_F(FileIoTest, APieceLargerThanOneWriteCallIsWrittenWhole) {
   EXPECT_EQ(EntriesInDir(), 2u);
 }
 
-TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
-  const fs::path path = dir_ / "counts";
-  WriteFileAtomic(path, std::string("the previous file"));
-  EXPECT_THROW(WriteFileAtomicStreamed(path,
-                                       [](const ByteSink& sink) {
-                                         sink("half of a new file", 18);
-                                         throw TrainingError("overflowing sum");
-                                       }),
-               TrainingError);
-  EXPECT_THROW(WriteFileAtomicStreamed(path,
-                                       [](const ByteSink& sink) {
-                                         sink("half", 4);
-                                         throw std::runtime_error("anything else");
-                                       }),
-               std::runtime_error);
-  EXPECT_EQ(ReadFileText(path), "the previous file");
-  EXPECT_EQ(EntriesInDir(), 1u) << "a temporary was left in " << dir_;
-}
-
 // LinkFileAtomic: a second name of the same file (the same inode, no copy), replacing a file of
 // that name in one step, and no hidden name left; a file that does not exist is an error naming
 // the new name, and nothing is created.
@@ -223,7 +204,55 @@ TEST_F(FileIoTest, LinkFileAtomicGivesTheFileASecondNameReplacingAnyThere) {
     EXPECT_NE(std::string(error.what()).find((dir_ / "elsewhere").string()), std::string::npos) << error.what();
   }
   EXPECT_EQ(EntriesInDir(), 2u);
+  // Linked again onto the name it already has: nothing changes, no hidden name is left.
+  ASSERT_TRUE(LinkFileAtomic(original, linked));
+  EXPECT_EQ(EntriesInDir(), 2u) << "a hidden name was left in " << dir_;
+  ASSERT_EQ(::stat(linked.c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
 }
+
+// A link the file system refuses (another file system: EXDEV) returns false and creates nothing;
+// inside a DirectorySyncScope the new entry's directory is the scope's to fsync (its Sync() fails
+// once that directory is gone).
+TEST_F(FileIoTest, LinkFileAtomicAcrossFileSystemsIsRefusedAndItsDirectoryIsSynced) {
+  const fs::path shm = fs::path("/dev/shm") / ("pstrain-file-io-test-" + std::to_string(::getpid()));
+  struct stat here {}, there {};
+  ASSERT_EQ(::stat(dir_.c_str(), &here), 0);
+  ASSERT_TRUE(fs::is_directory("/dev/shm") && ::stat("/dev/shm", &there) == 0 && here.st_dev != there.st_dev)
+      << "no /dev/shm on another file system than " << dir_ << ": the refused link cannot be tested";
+  WriteFileAtomic(shm, std::string("elsewhere"));
+  EXPECT_FALSE(LinkFileAtomic(shm, dir_ / "linked"));
+  fs::remove(shm);
+  EXPECT_EQ(EntriesInDir(), 0u) << "something was created in " << dir_;
+
+  const fs::path root = dir_ / "scope";
+  fs::create_directories(root / "sub");
+  WriteFileAtomic(dir_ / "original", std::string("bytes"));
+  DirectorySyncScope scope(root);
+  ASSERT_TRUE(LinkFileAtomic(dir_ / "original", root / "sub" / "linked"));
+  fs::remove_all(root / "sub");
+  EXPECT_ANY_THROW(scope.Sync()) << "the link's directory was not left to the scope";
+}
+
+TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
+  const fs::path path = dir_ / "counts";
+  WriteFileAtomic(path, std::string("the previous file"));
+  EXPECT_THROW(WriteFileAtomicStreamed(path,
+                                       [](const ByteSink& sink) {
+                                         sink("half of a new file", 18);
+                                         throw TrainingError("overflowing sum");
+                                       }),
+               TrainingError);
+  EXPECT_THROW(WriteFileAtomicStreamed(path,
+                                       [](const ByteSink& sink) {
+                                         sink("half", 4);
+                                         throw std::runtime_error("anything else");
+                                       }),
+               std::runtime_error);
+  EXPECT_EQ(ReadFileText(path), "the previous file");
+  EXPECT_EQ(EntriesInDir(), 1u) << "a temporary was left in " << dir_;
+}
+
 
 }  // namespace
 }  // namespace pstrain

@@ -216,12 +216,18 @@ class ReducerOverflow : public ReducedPassFiles {
  protected:
   static constexpr std::uint32_t kShards = 3;
   // Shard s: 0.75 of the range in one mean element (negative for shard 2), and as much log-likelihood.
+  // Shard s's sums as its E-step leaves them (the mean in base, the count in the limbs).
+  static ExactAccumulators Sums(std::uint32_t s) {
+    const double big = std::ldexp(3.0, 61);
+    ExactAccumulators acc(AccumulatorShape{1, 1, 2, 1, 1}, false);
+    acc.AddValue(ExactAccumulators::Block::kMean, 1, s == 2 ? -big : big);
+    acc.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+    return acc;
+  }
   void WriteShards() {
     const double big = std::ldexp(3.0, 61);
     for (std::uint32_t s = 0; s < kShards; ++s) {
-      ExactAccumulators acc(AccumulatorShape{1, 1, 2, 1, 1}, false);
-      acc.AddValue(ExactAccumulators::Block::kMean, 1, s == 2 ? -big : big);
-      acc.AddValue(ExactAccumulators::Block::kDnom, 0, 1.0);
+      const ExactAccumulators acc = Sums(s);
       const std::string digest = acc.WriteExactCounts((dir_ / ShardDirName(s)).string());
       artifacts_[s].payload = {{"exact_counts", fs::file_size(dir_ / ShardDirName(s) / "exact_counts"), digest}};
       artifacts_[s].shard = s;
@@ -420,38 +426,53 @@ TEST_F(ReducerOverflow, AShardAddedAheadOfItsValidationIsCheckedAsAddChecksIt) {
 }
 
 // A shard's sums lent by the process that ran it (LendExactSums, a pass's only shard run in the
-// coordinator): Add takes them, not the file (replaced after the lending by another shard's bytes,
-// the sums are still the lent ones), once the lent digest is the artifact's; with WriteSumsInto of
-// one shard the sums' file is a second name of the shard's (the same inode), with that digest. A
-// lent digest other than the artifact's is a payload-sha256 rejection and links nothing; sums of
-// another shape, a reduction that already holds a shard, and float32 mode are refused.
+// coordinator, as its E-step left them): Add takes them, not the file (replaced after the lending
+// by another shard's bytes, the sums are still the lent ones), once the lent digest is the
+// artifact's; with WriteSumsInto of one shard the sums' file is a second name of the shard's (the
+// same inode; no hidden name left), with that digest. A lent digest other than the artifact's, or
+// a file put in the shard's place since it was written, is a payload-sha256 rejection and leaves
+// no sums' file; where the file system refuses the link (another one: EXDEV), the sums' file is
+// written after the reduction, with the same bytes and digest. Sums of another shape, a reduction
+// that already holds a shard, and float32 mode are refused.
 TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
   WriteShards();
   const AccumulatorShape shape{1, 1, 2, 1, 1};
   const ReducedPass reference = Reduce({1});
   const fs::path file = dir_ / ShardDirName(1) / "exact_counts";
   const std::string original = ReadFileText(file);
-  const auto lent = [&] { return ExactAccumulators::Read((dir_ / ShardDirName(1)).string()); };
+  const auto lent = [&](const std::string& sha256) {
+    LentShardSums sums;
+    sums.sums.emplace(Sums(1));
+    sums.sums->Compact();
+    sums.exact_counts_sha256 = sha256;
+    struct stat status {};
+    EXPECT_EQ(::stat(file.c_str(), &status), 0);
+    sums.exact_counts_device = status.st_dev;
+    sums.exact_counts_inode = status.st_ino;
+    return sums;
+  };
+  const std::string digest = artifacts_[1].payload[0].sha256;
   {
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
     reducer.WriteSumsInto(dir_ / "accum-lent", 1);
-    reducer.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256);
+    reducer.LendExactSums(1, lent(digest));
     reducer.Add(1, artifacts_[1]);
     ReducedPass reduced = std::move(reducer).Finish();
     EXPECT_TRUE(*reduced.exact == *reference.exact);
     EXPECT_EQ(reduced.exact_counts_file, dir_ / "accum-lent" / "exact_counts");
-    EXPECT_EQ(reduced.exact_counts_sha256, artifacts_[1].payload[0].sha256);
+    EXPECT_EQ(reduced.exact_counts_sha256, digest);
     struct stat shard_file {}, sums_file {};
     ASSERT_EQ(::stat(file.c_str(), &shard_file), 0);
     ASSERT_EQ(::stat(reduced.exact_counts_file.c_str(), &sums_file), 0);
     EXPECT_EQ(shard_file.st_ino, sums_file.st_ino) << "the sums' file is not the shard's";
-    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, dir_ / "accum-lent"), artifacts_[1].payload[0].sha256);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "accum-lent"), fs::directory_iterator()), 1) << "a hidden name was left";
+    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, dir_ / "accum-lent"), digest);
   }
   {
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
-    reducer.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256);
+    reducer.LendExactSums(1, lent(digest));
     WriteFileAtomic(file, ReadFileText(dir_ / ShardDirName(2) / "exact_counts"));  // (the same size, other values)
     reducer.Add(1, artifacts_[1]);
     EXPECT_TRUE(*std::move(reducer).Finish().exact == *reference.exact) << "the file was read, not the lent sums taken";
@@ -460,8 +481,24 @@ TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
   {
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(dir_ / "accum-replaced", 1);
+    reducer.LendExactSums(1, lent(digest));
+    WriteFileAtomic(file, original);  // the same bytes, another file
+    try {
+      reducer.Add(1, artifacts_[1]);
+      ADD_FAILURE() << "a file put in the written one's place was linked";
+    } catch (const ArtifactRejected& rejected) {
+      EXPECT_EQ(rejected.check(), "payload-sha256");
+      EXPECT_NE(std::string(rejected.what()).find("not the file written"), std::string::npos) << rejected.what();
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "accum-replaced" / "exact_counts"));
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
+  }
+  {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
     reducer.WriteSumsInto(dir_ / "accum-wrong", 1);
-    reducer.LendExactSums(1, lent(), artifacts_[2].payload[0].sha256);
+    reducer.LendExactSums(1, lent(artifacts_[2].payload[0].sha256));
     try {
       reducer.Add(1, artifacts_[1]);
       ADD_FAILURE() << "sums whose digest is not the artifact's were taken";
@@ -471,14 +508,30 @@ TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
     }
     EXPECT_FALSE(fs::exists(dir_ / "accum-wrong" / "exact_counts"));
   }
+  const fs::path elsewhere = fs::path("/dev/shm") / ("pstrain-reducer-test-" + std::to_string(::getpid()));
+  struct stat here {}, there {};
+  if (fs::is_directory("/dev/shm") && ::stat(dir_.c_str(), &here) == 0 && ::stat("/dev/shm", &there) == 0 && here.st_dev != there.st_dev) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(elsewhere, 1);
+    reducer.LendExactSums(1, lent(digest));
+    reducer.Add(1, artifacts_[1]);
+    ReducedPass reduced = std::move(reducer).Finish();
+    EXPECT_TRUE(reduced.exact_counts_file.empty()) << "linked across file systems";
+    EXPECT_EQ(WriteAndReleaseExactCounts(reduced, elsewhere), digest);
+    EXPECT_TRUE(ReadFileText(elsewhere / "exact_counts") == original);
+    fs::remove_all(elsewhere);
+  } else {
+    ADD_FAILURE() << "no /dev/shm on another file system than " << dir_ << ": the refused link is not tested";
+  }
   ShardReducer other_shape(dir_, ReductionMode::kExact);
   other_shape.ExpectStatistics(AccumulatorShape{2, 1, 2, 1, 1}, false);
-  EXPECT_THROW(other_shape.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+  EXPECT_THROW(other_shape.LendExactSums(1, lent(digest)), TrainingError);
   ShardReducer holding(dir_, ReductionMode::kExact);
   holding.Add(0, artifacts_[0]);
-  EXPECT_THROW(holding.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+  EXPECT_THROW(holding.LendExactSums(1, lent(digest)), TrainingError);
   ShardReducer float32(dir_, ReductionMode::kFloat32);
-  EXPECT_THROW(float32.LendExactSums(1, lent(), artifacts_[1].payload[0].sha256), TrainingError);
+  EXPECT_THROW(float32.LendExactSums(1, lent(digest)), TrainingError);
 }
 
 // The sums' exact_counts written as the last shard is added (WriteSumsInto). With one shard: its
