@@ -100,7 +100,9 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
   // to that file, not copied: for 2,102 senones x 16 Gaussians 43 MB neither read nor written
   // again; docs/performance.md, thirty-eighth round).
   LentShardSums lent_sums;
-  if (inputs.reduction == ReductionMode::kExact && shard_count == 1 && launcher.runs_tasks_on_this_thread()) tasks[0].lent_sums = &lent_sums;
+  if (inputs.reduction == ReductionMode::kExact && shard_count == 1 && launcher.runs_tasks_on_this_thread()) {
+    tasks[0].lent_sums = &lent_sums;
+  }
   // Each shard is validated as soon as its worker ends, and reduced while the other workers still
   // run: in exact mode at once (the sums do not depend on the order, shards/reducer.h), in float32
   // mode as soon as it and every lower shard are validated. What is reported stays what a check
@@ -154,9 +156,9 @@ ShardedPassResult RunShardedPass(const PassInputs& inputs, const Manifest& manif
                                                                                 : PayloadDigests::kCountFilesByTheReducer;
     // In exact mode the last shard's exact_counts is added while its artifact is validated, on
     // another thread (unless its sums were lent: nothing to read): after the last worker nothing
-    // else runs, and the two were the largest parts of the pass's serial tail. What is reported is what validating first would report: the
-    // validation's rejection if there is one (the sums then hold a rejected shard: Discard), else
-    // the reducer's.
+    // else runs, and the two were the largest parts of the pass's serial tail. What is reported is
+    // what validating first would report: the validation's rejection if there is one (the sums
+    // then hold a rejected shard: Discard), else the reducer's.
     StandbyFuture<void> added_ahead;
     struct WaitForAddedAhead {
       StandbyFuture<void>& added;

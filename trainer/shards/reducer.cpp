@@ -105,9 +105,11 @@ void ShardReducer::AddExactCountsAhead(std::uint32_t shard) {
 void ShardReducer::LendExactSums(std::uint32_t shard, LentShardSums lent) {
   if (mode_ != ReductionMode::kExact || n_added_ != 0 || added_ahead_ || partly_added_ || reduced_.exact || lent_ || !Takes(shard) ||
       !lent.sums) {
-    throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s sums lent to a reduction that cannot take them");
+    throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) +
+                        "'s sums lent to a reduction that cannot take them");
   }
-  if (expected_statistics_ && (!(lent.sums->shape() == expected_statistics_->first) || lent.sums->pass2var() != expected_statistics_->second)) {
+  if (expected_statistics_ &&
+      (!(lent.sums->shape() == expected_statistics_->first) || lent.sums->pass2var() != expected_statistics_->second)) {
     throw TrainingError(pass_dir_.string() + ": internal: shard " + std::to_string(shard) + "'s lent sums are not of the pass's shape");
   }
   lent_.emplace(Lent{shard, std::move(lent)});
