@@ -115,6 +115,29 @@ void ShardReducer::LendExactSums(std::uint32_t shard, LentShardSums lent) {
   lent_.emplace(Lent{shard, std::move(lent)});
 }
 
+void ShardReducer::TakeLentSums(std::uint32_t shard, const std::string& path, const std::string& listed_sha256) {
+  // The sums themselves, and the digest of the bytes written from them: taken once it is the
+  // artifact's.
+  LentShardSums taken = std::move(lent_->lent);
+  lent_.reset();
+  RequirePayloadDigest(shard, path, listed_sha256, taken.exact_counts_sha256);
+  reduced_.exact.emplace(std::move(*taken.sums));
+  if (sums_dir_.empty() || sums_shards_ != 1) return;
+  std::filesystem::create_directories(sums_dir_);
+  const std::filesystem::path linked = sums_dir_ / "exact_counts";
+  if (!LinkFileAtomic(path, linked)) return;  // (refused: written from the sums after the reduction)
+  // The file the digest was taken of, not one put in its place since.
+  struct stat status {};
+  if (::lstat(linked.c_str(), &status) != 0 || static_cast<std::uint64_t>(status.st_dev) != taken.exact_counts_device ||
+      static_cast<std::uint64_t>(status.st_ino) != taken.exact_counts_inode) {
+    std::error_code ec;
+    std::filesystem::remove(linked, ec);
+    partly_added_ = true;  // (the sums hold the shard's values)
+    throw ArtifactRejected(shard, path, "payload-sha256", "not the file written (replaced since): its digest is of another");
+  }
+  written_sha256_ = taken.exact_counts_sha256;
+}
+
 void ShardReducer::Discard(std::uint32_t shard) {
   if (added_ahead_ && added_ahead_->first == shard) added_ahead_.reset();
   partly_added_ = true;
@@ -139,43 +162,22 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     // The digest is of the bytes added (ValidateShard may have left it to here: PayloadDigests), or
     // of the bytes the lent sums were written as.
     const std::string path = dir + "/exact_counts";
-    std::string sha256;
-    bool lent = false;
     if (lent_ && lent_->shard == shard) {
-      // The sums themselves, and the digest of the bytes written from them: taken once it is the
-      // artifact's.
-      LentShardSums taken = std::move(lent_->lent);
-      lent_.reset();
-      lent = true;
-      RequirePayloadDigest(shard, path, listed("exact_counts"), taken.exact_counts_sha256);
-      reduced_.exact.emplace(std::move(*taken.sums));
-      if (!sums_dir_.empty() && sums_shards_ == 1) {
-        std::filesystem::create_directories(sums_dir_);
-        const std::filesystem::path linked = sums_dir_ / "exact_counts";
-        if (LinkFileAtomic(path, linked)) {
-          // The file the digest was taken of, not one put in its place since.
-          struct stat status {};
-          if (::lstat(linked.c_str(), &status) != 0 || static_cast<std::uint64_t>(status.st_dev) != taken.exact_counts_device ||
-              static_cast<std::uint64_t>(status.st_ino) != taken.exact_counts_inode) {
-            std::error_code ec;
-            std::filesystem::remove(linked, ec);
-            partly_added_ = true;  // (the sums hold the shard's values)
-            throw ArtifactRejected(shard, path, "payload-sha256", "not the file written (replaced since): its digest is of another");
-          }
-          written_sha256_ = taken.exact_counts_sha256;
-        }
-      }
-    } else if (added_ahead_ && added_ahead_->first == shard) {
-      sha256 = std::move(added_ahead_->second);
-      added_ahead_.reset();
+      TakeLentSums(shard, path, listed("exact_counts"));
     } else {
-      sha256 = AddExactCountsFile(shard);
-    }
-    try {
-      if (!lent) RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
-    } catch (const ArtifactRejected&) {
-      partly_added_ = true;  // the sums hold the file's bytes
-      throw;
+      std::string sha256;
+      if (added_ahead_ && added_ahead_->first == shard) {
+        sha256 = std::move(added_ahead_->second);
+        added_ahead_.reset();
+      } else {
+        sha256 = AddExactCountsFile(shard);
+      }
+      try {
+        RequirePayloadDigest(shard, path, listed("exact_counts"), sha256);
+      } catch (const ArtifactRejected&) {
+        partly_added_ = true;  // the sums hold the file's bytes
+        throw;
+      }
     }
   } else {
     // The count files' digests, of the bytes added (ValidateShard may have left them to here).

@@ -105,6 +105,9 @@ class ShardReducer {
  private:
   // Adds `shard`'s exact_counts to the sums; returns the SHA-256 of the bytes added.
   std::string AddExactCountsFile(std::uint32_t shard);
+  // Add's exact part for the shard whose sums were lent (LendExactSums): its digest checked against
+  // `listed_sha256`, its sums taken, and with WriteSumsInto its file at `path` linked there.
+  void TakeLentSums(std::uint32_t shard, const std::string& path, const std::string& listed_sha256);
 
   std::filesystem::path pass_dir_;
   ReductionMode mode_;

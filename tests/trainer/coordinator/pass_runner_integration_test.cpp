@@ -51,20 +51,20 @@ PassInputs SmallPassInputs(const fs::path& dir) {
   return inputs;
 }
 
-// A 3-shard pass of the small corpus run in order in this process, in DIR/in-order: what the
-// reordered passes of a test must equal.
+// A pass of `shard_count` shards of the small corpus run in order in this process, in
+// DIR/in-order: what the other passes of a test must equal.
 struct InOrderPass {
   fs::path dir;
   PassInputs inputs;
   Manifest manifest;
   ShardedPassResult reference;
 };
-InOrderPass ThreeShardsInOrder(const std::string& name) {
+InOrderPass ShardsInOrder(const std::string& name, std::uint32_t shard_count) {
   const fs::path dir = FreshDir("pass-runner/" + name);
   PassInputs inputs = SmallPassInputs(dir);
   Manifest manifest = Manifest::Load(inputs.manifest_path);
   InlineLauncher in_order;
-  ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, 3, dir / "in-order", in_order);
+  ShardedPassResult reference = RunShardedPass(inputs, manifest, 1, shard_count, dir / "in-order", in_order);
   EXPECT_TRUE(reference.reduced.exact.has_value());
   return {dir, std::move(inputs), std::move(manifest), std::move(reference)};
 }
@@ -145,7 +145,7 @@ TEST(ShardsCheckedAsTheyFinish, AnExceptionFromTheReportStopsTheOtherWorkers) {
 }
 
 TEST(ShardsCheckedAsTheyFinish, TheCompletionOrderChangesNeitherTheReducedPassNorTheArtifacts) {
-  const InOrderPass pass = ThreeShardsInOrder("order");
+  const InOrderPass pass = ShardsInOrder("order", 3);
   const fs::path& dir = pass.dir;
   const PassInputs& inputs = pass.inputs;
   const Manifest& manifest = pass.manifest;
@@ -218,7 +218,7 @@ TEST(ShardsCheckedAsTheyFinish, AModifiedExactCountsIsRejectedAsItsShardWhicheve
 // reducer's; neither: the same sums as the in-order pass (TheCompletionOrderChanges... covers more
 // orders).
 TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfValidatedFirst) {
-  const InOrderPass in_order = ThreeShardsInOrder("added-while-validated");
+  const InOrderPass in_order = ShardsInOrder("added-while-validated", 3);
   const fs::path both = in_order.dir / "both", exact_only = in_order.dir / "exact-only", neither = in_order.dir / "neither";
   ReorderingLauncher both_broken({0, 1, 2}, [&] {
     Lengthen(both / ShardDirName(2) / "mixw_counts");
@@ -257,7 +257,7 @@ TEST(ShardsCheckedAsTheyFinish, TheLastShardAddedWhileValidatedIsReportedAsIfVal
 // ("symlink"), and the link's target is never opened: it is not added ahead of validation, which
 // runs at the same time (inotify on the target sees no open).
 TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead) {
-  const InOrderPass in_order = ThreeShardsInOrder("linked-exact-counts");
+  const InOrderPass in_order = ShardsInOrder("linked-exact-counts", 3);
   const fs::path linked = in_order.dir / "linked", target = in_order.dir / "outside-exact-counts";
   const int watch_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   ASSERT_GE(watch_fd, 0);
@@ -286,11 +286,12 @@ TEST(ShardsCheckedAsTheyFinish, ALinkedExactCountsOfTheLastShardIsNeverReadAhead
 // E-step has ended, before the shard's files are written. A pass of two shards, or one
 // run elsewhere, is refused a lent model.
 TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) {
-  const fs::path dir = FreshDir("pass-runner/lent-model");
-  const PassInputs inputs = SmallPassInputs(dir);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  const InOrderPass pass = ShardsInOrder("lent-model", 1);
+  const fs::path& dir = pass.dir;
+  const PassInputs& inputs = pass.inputs;
+  const Manifest& manifest = pass.manifest;
+  const ShardedPassResult& loaded = pass.reference;  // (the model loaded by the shard)
   InlineLauncher launcher;
-  const ShardedPassResult loaded = RunShardedPass(inputs, manifest, 1, 1, dir / "loaded", launcher);
   ModelFileDigests digests;
   ModelFiles lent = LoadCheckedModel(inputs.model_dir, digests);
   int freed_calls = 0;
@@ -308,7 +309,8 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
   EXPECT_TRUE(*taken.reduced.exact == *loaded.reduced.exact);
   ASSERT_EQ(taken.artifacts.size(), 1u);
   EXPECT_EQ(taken.artifacts[0].fingerprints.model, ModelFingerprint(digests));
-  EXPECT_EQ(ReadFileText(dir / "lent" / ShardDirName(0) / "exact_counts"), ReadFileText(dir / "loaded" / ShardDirName(0) / "exact_counts"));
+  EXPECT_EQ(ReadFileText(dir / "lent" / ShardDirName(0) / "exact_counts"),
+            ReadFileText(dir / "in-order" / ShardDirName(0) / "exact_counts"));
 
   ModelFiles again = LoadCheckedModel(inputs.model_dir, digests);
   EXPECT_THROW(RunShardedPass(inputs, manifest, 1, 2, dir / "two", launcher, std::nullopt, {}, LentModel{&again, &digests, {}}), TrainingError);
@@ -324,11 +326,12 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
 // lends and links the file (the same inode as the shard's, the same bytes, digest and sums); with
 // three the file the reduction's tail writes.
 TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAdded) {
-  const fs::path dir = FreshDir("pass-runner/only-shard-copied");
-  const PassInputs inputs = SmallPassInputs(dir);
-  const Manifest manifest = Manifest::Load(inputs.manifest_path);
+  const InOrderPass pass = ShardsInOrder("only-shard-copied", 1);
+  const fs::path& dir = pass.dir;
+  const PassInputs& inputs = pass.inputs;
+  const Manifest& manifest = pass.manifest;
+  const ShardedPassResult& plain = pass.reference;  // (no directory for the reduced statistics)
   InlineLauncher launcher;
-  const ShardedPassResult plain = RunShardedPass(inputs, manifest, 1, 1, dir / "plain", launcher);
   EXPECT_TRUE(plain.reduced.exact_counts_file.empty());
   const fs::path linked_file = dir / "linked" / "accum" / "exact_counts";
   const ShardedPassResult linked =
@@ -461,7 +464,7 @@ class ReportingLauncher : public Launcher {
 // statistics, reported first and then deleted, are already in the sums; in float32 mode the
 // same deletion fails the pass (shard 2 waits for shards 0 and 1).
 TEST(ShardsCheckedAsTheyFinish, ExactModeReducesAShardWhenItIsReported) {
-  InOrderPass pass = ThreeShardsInOrder("reduced-when-reported");
+  InOrderPass pass = ShardsInOrder("reduced-when-reported", 3);
   const fs::path& dir = pass.dir;
   PassInputs& inputs = pass.inputs;
   const Manifest& manifest = pass.manifest;
@@ -512,7 +515,7 @@ void ReplaceShard2Statistics(const fs::path& pass_dir, const std::function<void(
 // kind, is rejected by validation as that shard, whichever is reported first: not met by the
 // reducer as a mismatch blamed on the shard added after it.
 TEST(ShardsCheckedAsTheyFinish, AShardOfAnotherShapeOrVarianceKindIsRejectedAsItself) {
-  const InOrderPass pass = ThreeShardsInOrder("other-shape");
+  const InOrderPass pass = ShardsInOrder("other-shape", 3);
   struct Change {
     const char* name;
     const char* message;
@@ -537,7 +540,7 @@ TEST(ShardsCheckedAsTheyFinish, AShardOfAnotherShapeOrVarianceKindIsRejectedAsIt
 // The exact reducer adds shards in the order they come, each once, and ends with the sums of the
 // shards in ascending order.
 TEST(ShardsCheckedAsTheyFinish, TheExactReducerTakesShardsInAnyOrderEachOnce) {
-  const InOrderPass pass = ThreeShardsInOrder("exact-any-order");
+  const InOrderPass pass = ShardsInOrder("exact-any-order", 3);
   const ShardedPassResult& reference = pass.reference;
   ASSERT_TRUE(reference.reduced.exact.has_value());
   ShardReducer reducer(pass.dir / "in-order", ReductionMode::kExact);
