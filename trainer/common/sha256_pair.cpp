@@ -156,6 +156,66 @@ std::array<std::string, 2> SideBySide(std::span<const std::uint8_t> first, std::
   return {HexOf(state[0]), HexOf(state[1])};
 }
 
+// Two messages of equal lengths as they come: the bytes of an unfinished block (the same number
+// of each) held until the next ones complete it.
+class SideBySideStream {
+ public:
+  SideBySideStream() { Reset(); }
+  void Add(const std::uint8_t* first, const std::uint8_t* second, std::size_t size) {
+    total_ += size;
+    if (held_ > 0) {
+      const std::size_t n = std::min(size, 64 - held_);
+      std::memcpy(block_[0] + held_, first, n);
+      std::memcpy(block_[1] + held_, second, n);
+      held_ += n;
+      first += n;
+      second += n;
+      size -= n;
+      if (held_ < 64) return;
+      const std::uint8_t* blocks[2] = {block_[0], block_[1]};
+      CompressBlocks<2>(state_, blocks, 1);
+      held_ = 0;
+    }
+    if (size >= 64) {
+      const std::uint8_t* blocks[2] = {first, second};
+      CompressBlocks<2>(state_, blocks, size / 64);
+      first += size / 64 * 64;
+      second += size / 64 * 64;
+      size %= 64;
+    }
+    std::memcpy(block_[0], first, size);
+    std::memcpy(block_[1], second, size);
+    held_ = size;
+  }
+  // Section 5.1.1's padding of both (the same length: the same one or two blocks), then the digests.
+  std::array<std::string, 2> Finish() {
+    const std::uint64_t bits = total_ * 8;
+    std::uint8_t tail[2][128] = {};
+    const std::size_t tail_blocks = held_ < 56 ? 1 : 2;
+    for (int k = 0; k < 2; ++k) {
+      std::memcpy(tail[k], block_[k], held_);
+      tail[k][held_] = 0x80;
+      for (int i = 0; i < 8; ++i) tail[k][64 * tail_blocks - 1 - i] = static_cast<std::uint8_t>(bits >> (8 * i));
+    }
+    const std::uint8_t* blocks[2] = {tail[0], tail[1]};
+    CompressBlocks<2>(state_, blocks, tail_blocks);
+    std::array<std::string, 2> digests = {HexOf(state_[0]), HexOf(state_[1])};
+    Reset();
+    return digests;
+  }
+
+ private:
+  void Reset() {
+    state_[0] = state_[1] = InitialState();
+    held_ = 0;
+    total_ = 0;
+  }
+  ShaState state_[2];
+  std::uint8_t block_[2][64];
+  std::size_t held_ = 0;
+  std::uint64_t total_ = 0;
+};
+
 }  // namespace
 
 // CPUID itself (leaf 1 ECX for SSSE3, leaf 7 EBX for SHA): clang 14, which builds the fuzzers,
@@ -185,5 +245,43 @@ std::array<std::string, 2> Sha256HexPair(std::span<const std::uint8_t> first, st
 }
 
 #endif
+
+// Side by side where Sha256PairSideBySide, else two Sha256Streams (Crypto++).
+struct Sha256PairStream::State {
+#if defined(__x86_64__)
+  std::unique_ptr<SideBySideStream> side_by_side;
+#endif
+  std::unique_ptr<Sha256Stream> apart[2];
+};
+
+Sha256PairStream::Sha256PairStream() : state_(std::make_unique<State>()) {
+#if defined(__x86_64__)
+  if (Sha256PairSideBySide()) {
+    state_->side_by_side = std::make_unique<SideBySideStream>();
+    return;
+  }
+#endif
+  for (std::unique_ptr<Sha256Stream>& stream : state_->apart) stream = std::make_unique<Sha256Stream>();
+}
+
+Sha256PairStream::~Sha256PairStream() = default;
+
+void Sha256PairStream::Add(const void* first, const void* second, std::size_t size) {
+#if defined(__x86_64__)
+  if (state_->side_by_side) {
+    state_->side_by_side->Add(static_cast<const std::uint8_t*>(first), static_cast<const std::uint8_t*>(second), size);
+    return;
+  }
+#endif
+  state_->apart[0]->Add(first, size);
+  state_->apart[1]->Add(second, size);
+}
+
+std::array<std::string, 2> Sha256PairStream::HexDigests() {
+#if defined(__x86_64__)
+  if (state_->side_by_side) return state_->side_by_side->Finish();
+#endif
+  return {state_->apart[0]->HexDigest(), state_->apart[1]->HexDigest()};
+}
 
 }  // namespace pstrain

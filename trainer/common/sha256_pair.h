@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -18,5 +19,25 @@ std::array<std::string, 2> Sha256HexPair(std::span<const std::uint8_t> first, st
 // Whether Sha256HexPair compresses the two messages side by side on this CPU (x86-64 with SHA and
 // SSSE3), or hashes them one after the other.
 bool Sha256PairSideBySide();
+
+// The SHA-256 of two messages given piece by piece, the same number of bytes of each at a time (two
+// files of one size, one read and one written, at the same offsets): the digests of two streams on
+// the one thread that has both, compressed side by side as Sha256HexPair's.
+class Sha256PairStream {
+ public:
+  Sha256PairStream();
+  ~Sha256PairStream();
+  Sha256PairStream(const Sha256PairStream&) = delete;
+  Sha256PairStream& operator=(const Sha256PairStream&) = delete;
+  // The next `size` bytes of the first message and of the second.
+  void Add(const void* first, const void* second, std::size_t size);
+  // Lower-case hex digests of everything added, the first message's then the second's; the stream
+  // starts again empty.
+  std::array<std::string, 2> HexDigests();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace pstrain

@@ -63,6 +63,38 @@ TEST(Sha256Pair, TwoMessagesOfTheSameBytesButOneGetTheirOwnDigests) {
   EXPECT_NE(got[0], got[1]);
 }
 
+// Two messages of one length given in pieces of every kind of size (a header of 48 bytes, 64 KiB
+// pieces, single bytes, pieces that end inside a block or on its edge): Sha256Hex's digests, and the
+// stream starts again empty after each pair of digests.
+TEST(Sha256Pair, AStreamGivenPiecesOfAnySizeGivesSha256HexsDigests) {
+  std::mt19937 rng(34);
+  Sha256PairStream stream;
+  for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{55}, std::size_t{56}, std::size_t{63}, std::size_t{64},
+                             std::size_t{65}, std::size_t{119}, std::size_t{120}, std::size_t{48 + 3 * 65536}, std::size_t{100003}}) {
+    std::vector<std::uint8_t> a(length), b(length);
+    for (std::uint8_t& x : a) x = static_cast<std::uint8_t>(rng());
+    for (std::uint8_t& x : b) x = static_cast<std::uint8_t>(rng());
+    for (int split = 0; split < 4; ++split) {
+      std::size_t at = 0;
+      while (at < length) {
+        std::size_t n = 0;
+        switch (split) {
+          case 0: n = length; break;                                 // whole
+          case 1: n = at == 0 ? std::min<std::size_t>(48, length) : 65536; break;  // a header, then 64 KiB pieces
+          case 2: n = 1 + rng() % 200; break;                        // small pieces across block edges
+          case 3: n = 1 + rng() % 70000; break;                      // large ones
+        }
+        n = std::min(n, length - at);
+        stream.Add(a.data() + at, b.data() + at, n);
+        at += n;
+      }
+      const std::array<std::string, 2> got = stream.HexDigests();
+      EXPECT_EQ(got[0], Sha256Hex(a.data(), a.size())) << length << " bytes, split " << split;
+      EXPECT_EQ(got[1], Sha256Hex(b.data(), b.size())) << length << " bytes, split " << split;
+    }
+  }
+}
+
 TEST(Sha256Pair, SideBySideExactlyWhenTheCpuHasTheShaExtensions) {
 #if defined(__x86_64__)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
