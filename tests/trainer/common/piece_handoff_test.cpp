@@ -1,0 +1,99 @@
+// PieceHandoff (common/piece_handoff.h): every piece reaches the user, in order and whole, with
+// more pieces than buffers; the maker waits while every buffer is in use, by any of its users; a maker that stops makes
+// the user's Take throw, a user that stops makes the maker's NextBuffer return nullptr, and neither
+// side waits for ever.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <vector>
+
+#include "common/error.h"
+#include "common/piece_handoff.h"
+
+namespace pstrain {
+namespace {
+
+TEST(PieceHandoff, EveryPieceReachesTheUserInOrderWithMoreThanItsBuffers) {
+  PieceHandoff handoff(3, 16);
+  std::future<std::vector<std::uint8_t>> used = std::async(std::launch::async, [&] {
+    std::vector<std::uint8_t> bytes;
+    while (const auto piece = handoff.Take(0, "test")) {
+      bytes.insert(bytes.end(), piece->begin(), piece->end());
+      handoff.Done(0);
+    }
+    return bytes;
+  });
+  std::vector<std::uint8_t> made;
+  for (int k = 0; k < 50; ++k) {
+    std::uint8_t* buffer = handoff.NextBuffer();
+    ASSERT_NE(buffer, nullptr);
+    const std::size_t size = 1 + k % 16;
+    for (std::size_t i = 0; i < size; ++i) made.push_back(buffer[i] = static_cast<std::uint8_t>(k * 16 + i));
+    handoff.Hand(size);
+  }
+  handoff.Finish(true);
+  EXPECT_EQ(used.get(), made);
+}
+
+TEST(PieceHandoff, TheMakerWaitsWhileEveryBufferIsInUse) {
+  PieceHandoff handoff(2, 4);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_NE(handoff.NextBuffer(), nullptr);
+    handoff.Hand(4);
+  }
+  std::future<std::uint8_t*> third = std::async(std::launch::async, [&] { return handoff.NextBuffer(); });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "a buffer still in use was handed out";
+  ASSERT_TRUE(handoff.Take(0, "test").has_value());
+  handoff.Done(0);
+  EXPECT_NE(third.get(), nullptr);
+}
+
+TEST(PieceHandoff, TheMakerWaitsForEveryUser) {
+  PieceHandoff handoff(2, 4, 2);
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_NE(handoff.NextBuffer(), nullptr);
+    handoff.Hand(4);
+  }
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(handoff.Take(0, "test").has_value());
+    handoff.Done(0);
+  }
+  std::future<std::uint8_t*> third = std::async(std::launch::async, [&] { return handoff.NextBuffer(); });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "a buffer the second user holds was handed out";
+  ASSERT_TRUE(handoff.Take(1, "test").has_value());
+  handoff.Done(1);
+  EXPECT_NE(third.get(), nullptr);
+}
+
+TEST(PieceHandoff, AStoppedMakerFailsTheUserAndAStoppedUserReleasesTheMaker) {
+  {
+    PieceHandoff handoff(2, 4);
+    ASSERT_NE(handoff.NextBuffer(), nullptr);
+    handoff.Hand(4);
+    std::future<void> user = std::async(std::launch::async, [&] {
+      while (handoff.Take(0, "the file")) handoff.Done(0);
+    });
+    handoff.Finish(false);
+    try {
+      user.get();
+      ADD_FAILURE() << "the user took a stopped maker's pieces as complete";
+    } catch (const TrainingError& error) {
+      EXPECT_NE(std::string(error.what()).find("the file"), std::string::npos) << error.what();
+    }
+  }
+  {
+    PieceHandoff handoff(1, 4);
+    ASSERT_NE(handoff.NextBuffer(), nullptr);
+    handoff.Hand(4);
+    std::future<std::uint8_t*> waiting = std::async(std::launch::async, [&] { return handoff.NextBuffer(); });
+    EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+    handoff.Stop();
+    EXPECT_EQ(waiting.get(), nullptr);
+    EXPECT_EQ(handoff.NextBuffer(), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace pstrain
