@@ -6,14 +6,20 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <iterator>
+#include <optional>
+#include <span>
+#include <system_error>
 #include <utility>
 
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/file_reader.h"
 #include "common/parallel_for.h"
+#include "common/piece_handoff.h"
 #include "common/sha256.h"
+#include "common/sha256_pair.h"
 
 namespace pstrain {
 
@@ -198,28 +204,30 @@ std::size_t ExactAccumulators::ExactCountsSize() const {
 
 void ExactAccumulators::EmitExactCounts(const ByteSink& sink) const {
   RequireSettled();
-  EmitPieces(sink, [](std::size_t) {});
+  EmitPieces(sink);
 }
 
-template <typename BeforePiece>
-void ExactAccumulators::EmitPieces(const ByteSink& sink, BeforePiece&& before_piece) const {
+std::vector<std::uint8_t> ExactAccumulators::HeadBytes() const {
   std::vector<std::uint8_t> head(kExactMagic, kExactMagic + kMagicLength);
   for (std::uint32_t v : {shape_.n_senones, shape_.n_density, shape_.veclen, shape_.n_tmat, shape_.n_emit_state,
                           static_cast<std::uint32_t>(pass2var_ ? 1 : 0)}) {
     AppendU32(head, v);
   }
+  return head;
+}
+
+void ExactAccumulators::EmitPieces(const ByteSink& sink) const {
+  const std::vector<std::uint8_t> head = HeadBytes();
   sink(head.data(), head.size());
   // The values in pieces of 4,096 (64 KiB): a file of several megabytes is never held whole.
   constexpr std::size_t kPiece = kValuesPerPiece;
   std::vector<std::uint8_t> piece(16 * kPiece);
   std::vector<FixedPoint> values(kPiece);
-  std::size_t k = 0;  // (ForEachPiece's pieces: the same size, the same order)
   for (Block block : kBlocks) {
     const CarrySaveSums& sums = BlockData(block);
     const char* name = BlockName(block);
     for (std::size_t first = 0; first < sums.size(); first += kPiece) {
       const std::size_t n = std::min(kPiece, sums.size() - first);
-      before_piece(k++);
       sums.ValuesInto(first, n, values.data(), name);
       for (std::size_t i = 0; i < n; ++i) StoreFixed(piece.data() + 16 * i, values[i]);
       sink(piece.data(), 16 * n);
@@ -338,35 +346,17 @@ std::vector<std::string> ExactAccumulators::WriteCountFiles(const std::string& d
   return ToAccumulatorsWithoutGaussians().Write(dir_string, MeanChunks(), VarChunks());
 }
 
-template <typename BeforePiece>
-std::string ExactAccumulators::WritePieces(const std::string& dir_string, BeforePiece&& before_piece) const {
+std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
+  RequireSettled();
   fs::create_directories(dir_string);
   Sha256Stream digest;
   WriteFileAtomicStreamed(fs::path(dir_string) / "exact_counts", [&](const ByteSink& sink) {
-    EmitPieces(
-        [&](const void* data, std::size_t size) {
-          sink(data, size);
-          digest.Add(data, size);
-        },
-        before_piece);
+    EmitPieces([&](const void* data, std::size_t size) {
+      sink(data, size);
+      digest.Add(data, size);
+    });
   });
   return digest.HexDigest();
-}
-
-std::string ExactAccumulators::WriteExactCountsBehind(const std::string& dir_string, const AddedPieces& added) const {
-  return WritePieces(dir_string, [&added](std::size_t k) {
-    std::uint64_t now = added.load(std::memory_order_acquire);
-    while (now <= k) {  // (kAddStopped is above every piece)
-      added.wait(now, std::memory_order_acquire);
-      now = added.load(std::memory_order_acquire);
-    }
-    if (now == kAddStopped) throw TrainingError("exact_counts: the statistics it is written from stopped being added");
-  });
-}
-
-std::string ExactAccumulators::WriteExactCounts(const std::string& dir_string) const {
-  RequireSettled();
-  return WritePieces(dir_string, [](std::size_t) {});
 }
 
 namespace {
@@ -387,11 +377,11 @@ struct OpenedExactCounts {
         reader(path, sha256_out ? SequentialFileReader::Hashing::kSha256 : SequentialFileReader::Hashing::kNone),
         sha256(sha256_out),
         copy(copy_to) {
-    std::uint8_t head[kMagicLength + 4 * kHeaderWords];
     const std::size_t got = reader.Read(head, sizeof head);
     shape = ExactAccumulators::CheckExactCounts(head, got, reader.size_at_open(), path.string(), pass2var);
     if (copy) (*copy)(head, got);
   }
+  std::uint8_t head[kMagicLength + 4 * kHeaderWords];  // (checked: all of it read)
   // The next n bytes of values into `into`.
   void Read(std::uint8_t* into, std::size_t n) {
     if (reader.Read(into, n) != n) throw FileError(path.string(), "read error (file shrank?)");
@@ -420,26 +410,8 @@ ExactAccumulators ExactAccumulators::Read(const std::string& dir_string, std::st
   return acc;
 }
 
-void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy, AddedPieces* added) {
+void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha256, const ByteSink* copy) {
   if (copy && !Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts copied as the sums, which already hold values");
-  // The writer following `added` learns how the add ended on every path, a throw included.
-  struct EndFollower {
-    AddedPieces* added;
-    bool done = false;
-    ~EndFollower() {
-      if (added == nullptr) return;
-      added->store(done ? kAddDone : kAddStopped, std::memory_order_release);
-      added->notify_all();
-    }
-  } end_follower{added};
-  if (added) {
-    // What the writer reads while this adds must not move: every block's values in base alone.
-    for (Block block : kBlocks) {
-      if (BlockData(block).size() != 0 && !BlockData(block).base_only()) {
-        throw TrainingError("internal: " + dir_string + "/exact_counts followed into sums not held in base alone");
-      }
-    }
-  }
   OpenedExactCounts file(dir_string, sha256, copy);
   if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
@@ -450,23 +422,129 @@ void ExactAccumulators::AddFile(const std::string& dir_string, std::string* sha2
     file.Finish();
     return;
   }
-  std::uint64_t pieces = 0;
   ForEachPiece([&](std::uint8_t* into, std::size_t n) { file.Read(into, n); },
-               [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
-                 CarrySaveSums& sums = BlockData(block);
-                 for (std::size_t i = 0; i < n; ++i) {
-                   if (const int carry = sums.AddFixedValueWrapping(first + i, LoadFixed(bytes + 16 * i))) [[unlikely]] {
-                     const auto key = std::make_pair(static_cast<int>(block), first + i);
-                     if ((carries_[key] += carry) == 0) carries_.erase(key);
-                   }
-                 }
-                 if (added) {
-                   added->store(++pieces, std::memory_order_release);
-                   added->notify_all();
-                 }
-               });
+               [&](Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) { AddPieceWrapping(block, first, bytes, n); });
   file.Finish();
-  end_follower.done = true;
+}
+
+void ExactAccumulators::AddPieceWrapping(Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n) {
+  CarrySaveSums& sums = BlockData(block);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const int carry = sums.AddFixedValueWrapping(first + i, LoadFixed(bytes + 16 * i))) [[unlikely]] {
+      const auto key = std::make_pair(static_cast<int>(block), first + i);
+      if ((carries_[key] += carry) == 0) carries_.erase(key);
+    }
+  }
+}
+
+std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string, std::string* sha256, const std::string& sums_dir) {
+  if (Untouched()) throw TrainingError("internal: " + dir_string + "/exact_counts added as the last file to sums that hold no other");
+  // Not hashed by the reader's thread: below, side by side with the sums' bytes.
+  OpenedExactCounts file(dir_string, nullptr, nullptr);
+  if (!(shape_ == file.shape)) throw InputError(dir_string + ": accumulator dimensions do not match");
+  if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
+  const std::vector<std::uint8_t> head = HeadBytes();  // (the same length as the file's: the same format)
+  Sha256PairStream digests;
+  digests.Add(file.head, head.data(), head.size());
+  // Each piece: the file's bytes read into `in`, added, and the sums' bytes after them encoded into
+  // `out`; then used(n) for its 16 n bytes of each.
+  std::vector<FixedPoint> values(kValuesPerPiece);
+  const auto add = [&](const auto& next_piece, const auto& used) {
+    for (Block block : kBlocks) {
+      const std::size_t size = BlockData(block).size();
+      for (std::size_t first = 0; first < size; first += kValuesPerPiece) {
+        const std::size_t n = std::min(kValuesPerPiece, size - first);
+        const auto [in, out] = next_piece();
+        file.Read(in, 16 * n);
+        AddPieceWrapping(block, first, in, n);
+        BlockData(block).ValuesInto(first, n, values.data(), BlockName(block));
+        for (std::size_t i = 0; i < n; ++i) StoreFixed(out + 16 * i, values[i]);
+        used(16 * n);
+      }
+    }
+    file.Finish();
+  };
+  fs::create_directories(sums_dir);
+  const fs::path path = fs::path(sums_dir) / "exact_counts";
+  const std::string what = path.string();
+  // Three threads, each piece handed on in a buffer of its own that holds both halves: this one
+  // reads and adds, one hashes the two halves side by side, one writes the sums' half
+  // (PieceHandoff: up to 16 pieces in flight, 2 MiB). Without those threads, all of it here.
+  constexpr std::size_t kHalf = 16 * kValuesPerPiece;
+  PieceHandoff handoff(16, 2 * kHalf, 2);
+  constexpr std::size_t kHasher = 0, kWriter = 1;
+  std::future<void> hashed, written;
+  const auto user = [&](std::size_t id, const auto& use) {
+    try {
+      while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(id, what.c_str())) {
+        use(piece->data(), piece->size());
+        handoff.Done(id);
+      }
+    } catch (...) {
+      handoff.Stop();
+      throw;
+    }
+  };
+  try {
+    written = std::async(std::launch::async, [&] {
+      WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+        sink(head.data(), head.size());
+        user(kWriter, [&](const std::uint8_t* piece, std::size_t size) { sink(piece + kHalf, size); });
+      });
+    });
+    hashed = std::async(std::launch::async, [&] {
+      user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); });
+    });
+  } catch (const std::system_error&) {
+    handoff.Finish(false);  // (a writer that started ends, its file removed)
+    if (written.valid()) written.wait();
+    written = {};
+  }
+  if (!hashed.valid()) {
+    std::vector<std::uint8_t> piece(2 * kHalf);
+    WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+      sink(head.data(), head.size());
+      add([&] { return std::pair(piece.data(), piece.data() + kHalf); },
+          [&](std::size_t size) {
+            digests.Add(piece.data(), piece.data() + kHalf, size);
+            sink(piece.data() + kHalf, size);
+          });
+    });
+  } else {
+    // Both threads end before this returns or throws; the add's error is reported, or (a thread
+    // stopped first) that thread's: the writer's, else the hasher's.
+    struct Finish {
+      PieceHandoff& handoff;
+      std::future<void>& hashed;
+      std::future<void>& written;
+      ~Finish() {
+        handoff.Finish(false);  // (no effect once finished complete)
+        if (hashed.valid()) hashed.wait();
+        if (written.valid()) written.wait();
+      }
+    } finish{handoff, hashed, written};
+    struct UserStopped {};
+    try {
+      add(
+          [&] {
+            std::uint8_t* const buffer = handoff.NextBuffer();
+            if (buffer == nullptr) throw UserStopped{};
+            return std::pair(buffer, buffer + kHalf);
+          },
+          [&](std::size_t size) { handoff.Hand(size); });
+    } catch (const UserStopped&) {
+      handoff.Finish(false);
+      written.get();
+      hashed.get();
+      throw TrainingError("internal: " + what + ": its writer or hasher stopped without an error");
+    }
+    handoff.Finish(true);
+    written.get();
+    hashed.get();
+  }
+  std::array<std::string, 2> hex = digests.HexDigests();
+  if (sha256 != nullptr) *sha256 = std::move(hex[0]);
+  return std::move(hex[1]);
 }
 
 void ExactAccumulators::Compact() {

@@ -9,7 +9,6 @@
 // people) and `exact_counts` (docs/formats.md), from which `Read` restores the exact values.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -91,22 +90,20 @@ class ExactAccumulators {
   // caller after it the whole file added: either way the reducer then fails the pass.
   // `copy` as for Read, only into sums nothing was added to (whose values are then the file's):
   // otherwise a TrainingError before anything is read.
-  // With `added` (into sums that already hold values, in base alone: a reduction's), the count of
-  // pieces of kValuesPerPiece values (the file's order) added so far, for a writer that follows on
-  // another thread (WriteExactCountsBehind): raised after each piece, set to kAddDone once the file
-  // was read whole and to kAddStopped if AddFile throws (any check, read or size).
-  using AddedPieces = std::atomic<std::uint64_t>;
-  static constexpr std::uint64_t kAddStopped = ~std::uint64_t{0};
-  static constexpr std::uint64_t kAddDone = kAddStopped - 1;  // (after the last piece, the file read whole)
-  static constexpr std::size_t kValuesPerPiece = 4096;        // 64 KiB of exact_counts
-  void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr, AddedPieces* added = nullptr);
-  // exact_counts written into DIR from the sums as AddFile, on another thread, adds a file to them:
-  // each piece of values once `added` says AddFile is past it, so that what is written is the sums
-  // after that file. When it is the last file added and the range check (SettleCarries, which this
-  // does not wait for) then passes, these are the bytes WriteExactCounts would write. A TrainingError
-  // if the add stops before the writer is done (nothing is left in DIR then; a file the writer
-  // finished is the caller's to remove). Returns the SHA-256 of the bytes written.
-  std::string WriteExactCountsBehind(const std::string& dir, const AddedPieces& added) const;
+  static constexpr std::size_t kValuesPerPiece = 4096;  // 64 KiB of exact_counts
+  void AddFile(const std::string& dir, std::string* sha256 = nullptr, const ByteSink* copy = nullptr);
+  // AddFile of the last file into sums that hold the others (a reduction's last shard), writing
+  // the sums' exact_counts into DIR `sums_dir` as it adds: each piece of the sums is final once the
+  // file's piece is added, so it is encoded then, and the two pieces, the one read and the one to be
+  // written, are hashed side by side on one thread (Sha256PairStream: two streams at about the speed
+  // of one) while another writes: the add, the hashes and the writes on three threads, a few pieces
+  // apart (on this one alone where the two cannot be started).
+  // Stores the added file's SHA-256 in `sha256` (as AddFile) and returns that of the bytes written.
+  // When the range check (SettleCarries, which this does not do) then passes, the file written has
+  // the bytes WriteExactCounts would write. On any error nothing is left at sums_dir/exact_counts
+  // (written under a temporary name) and the sums are partly added, as AddFile's: a writer's error
+  // is reported as such. A TrainingError before anything is read if the sums hold nothing yet.
+  std::string AddFileWritingSums(const std::string& dir, std::string* sha256, const std::string& sums_dir);
   // Every block held in 16 bytes a value (CarrySaveSums::Compact): for sums kept after their
   // E-step (a shard's lent to the coordinator that ran it). The values do not change.
   void Compact();
@@ -135,12 +132,13 @@ class ExactAccumulators {
   const CarrySaveSums& BlockData(Block block) const;
   // Throws when AddFile left carries that SettleCarries has not checked.
   void RequireSettled() const;
-  // EmitExactCounts without the check, calling before_piece(k) before the k-th piece of values.
-  template <typename BeforePiece>
-  void EmitPieces(const ByteSink& sink, BeforePiece&& before_piece) const;
-  // EmitPieces into DIR/exact_counts (WriteFileAtomicStreamed), hashed as written: the digest.
-  template <typename BeforePiece>
-  std::string WritePieces(const std::string& dir, BeforePiece&& before_piece) const;
+  // The file's header: the magic line and the shape's six words.
+  std::vector<std::uint8_t> HeadBytes() const;
+  // Values [first, first + n) of `block` += the 16-byte values at `bytes`, modulo 2^128, the
+  // carries counted (AddFile's step).
+  void AddPieceWrapping(Block block, std::size_t first, const std::uint8_t* bytes, std::size_t n);
+  // EmitExactCounts without the check.
+  void EmitPieces(const ByteSink& sink) const;
   // Fills every block's values, in file order, from read(into, n), which stores the next n bytes
   // of the file's values at `into` (exact_accumulators.cpp): into sums nothing was added to
   // (Untouched()), stored straight into their canonical form (no zeroing, no addition). If read

@@ -30,9 +30,9 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
     // Sized from the validated expectation when there is one (ExpectStatistics), never from a
     // header read now: a file that changed since cannot make the sums larger.
     if (!reduced_.exact && expected_statistics_) reduced_.exact.emplace(expected_statistics_->first, expected_statistics_->second);
-    const auto add = [&](const ByteSink* copy, ExactAccumulators::AddedPieces* added) {
+    const auto add = [&](const ByteSink* copy) {
       if (!reduced_.exact) reduced_.exact = ExactAccumulators::Read(dir, &sha256, copy);
-      else reduced_.exact->AddFile(dir, &sha256, copy, added);
+      else reduced_.exact->AddFile(dir, &sha256, copy);
     };
     if (!sums_dir_.empty() && n_added_ + (added_ahead_ ? 1 : 0) >= sums_shards_) {
       throw TrainingError(pass_dir_.string() + ": shard " + std::to_string(shard) + " added to a pass of " + std::to_string(sums_shards_) +
@@ -42,36 +42,16 @@ std::string ShardReducer::AddExactCountsFile(std::uint32_t shard) {
     const bool completes = !sums_dir_.empty() && n_added_ + 1 == sums_shards_ && !partly_added_;
     const std::filesystem::path file = sums_dir_ / "exact_counts";
     if (!completes) {
-      add(nullptr, nullptr);
+      add(nullptr);
     } else if (sums_shards_ == 1) {
       // Its values are the sums: its bytes, as read (and hashed), are theirs.
       std::filesystem::create_directories(sums_dir_);
-      WriteFileAtomicStreamed(file, [&](const ByteSink& sink) { add(&sink, nullptr); });
+      WriteFileAtomicStreamed(file, [&](const ByteSink& sink) { add(&sink); });
       written_sha256_ = sha256;
     } else {
-      // Each piece of the sums is final once this file's piece is added: written behind the add, on
-      // a thread of its own.
-      ExactAccumulators::AddedPieces added{0};
-      std::future<std::string> written;
-      try {
-        written = std::async(std::launch::async,
-                             [this, &added] { return reduced_.exact->WriteExactCountsBehind(sums_dir_.string(), added); });
-      } catch (const std::system_error&) {
-        // (no thread: the file is written from the sums after the reduction, as without WriteSumsInto)
-      }
-      if (!written.valid()) {
-        add(nullptr, nullptr);
-      } else {
-        try {
-          add(nullptr, &added);
-        } catch (...) {
-          written.wait();  // (stopped by the add's failure, or already done: its file goes)
-          std::error_code ec;
-          std::filesystem::remove(file, ec);
-          throw;
-        }
-        written_sha256_ = written.get();  // a failed write: its error
-      }
+      // Each piece of the sums is final once this file's piece is added: written as it is added,
+      // the file read and the one written hashed side by side.
+      written_sha256_ = reduced_.exact->AddFileWritingSums(dir, &sha256, sums_dir_.string());
     }
   } catch (const InputError& error) {
     // Validated (its size and header at least) before, or at the same time: it changed since, or

@@ -88,8 +88,9 @@ class ShardReducer {
   // directory created) as the last of the pass's `shard_count` shards is added, not after the
   // reduction. With one shard its values are the sums, so each byte of its file, as read (and
   // hashed, and added), is written there too (or, its sums lent, the file is linked there:
-  // LendExactSums); with more, a thread of its own writes each piece of
-  // the sums once the last shard's piece is added to it (ExactAccumulators::WriteExactCountsBehind).
+  // LendExactSums); with more, each piece of the sums is encoded once the last shard's piece is
+  // added to it, hashed beside that piece, and written by a thread of its own
+  // (ExactAccumulators::AddFileWritingSums).
   // Finish then records the file and the digest of the bytes written in the ReducedPass
   // (exact_counts_file, exact_counts_sha256), and WriteAndReleaseExactCounts writes nothing. The
   // bytes are those the sums would be written as: Finish refuses sums out of range, and a shard

@@ -451,8 +451,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   }
   // The workers have ended, so the tail runs in three parts at once. First, one thread takes the
   // digest of accum/exact_counts, which in exact mode the reducer wrote as it added the last shard
-  // (where it could not start its writer's thread: writes it from the exact sums, hashing the bytes
-  // as it writes them), and frees the sums once nothing reads them any more.
+  // (where it did not, a 1-job pass whose link the file system refused: writes it from the exact
+  // sums, hashing the bytes as it writes them), and frees the sums once nothing reads them any more.
   // This thread builds the view re-estimation reads (in exact mode without its mean and variance
   // sums, which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
   // hashing each as it is written (gauden_counts streamed: no copy of the statistics is held beside

@@ -1,6 +1,6 @@
 // ExactAccumulators' exact_counts file: Write then Read gives the same sums when every block spans
 // several of Read's 64 KiB pieces, Read and DecodeExactCounts agree, AddFile adds what Read reads
-// (and into fresh sums stores it), a writer following AddFile writes each piece once it is added,
+// (and into fresh sums stores it), AddFileWritingSums writes the sums after the file as it adds it,
 // WriteExactCounts returns the digest of what it wrote, WriteCountFiles writes bw's count files of
 // the same sums, and a file cut short or grown, or of another shape, is refused with its path.
 #include <gtest/gtest.h>
@@ -23,15 +23,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// 20 senones x 8 densities x 39 dims: 6,240 mean and 6,240 variance sums (two pieces each).
-ExactAccumulators Filled(bool pass2var = true) {
+// 20 senones x 8 densities x 39 dims: 6,240 mean and 6,240 variance sums (two pieces each); with
+// 80 senones seven pieces each (17 in all).
+ExactAccumulators Filled(bool pass2var = true, std::uint32_t n_senones = 20, std::uint64_t seed = 12) {
   using Block = ExactAccumulators::Block;
-  const AccumulatorShape shape{20, 8, 39, 3, 3};
+  const AccumulatorShape shape{n_senones, 8, 39, 3, 3};
   ExactAccumulators acc(shape, pass2var);
-  std::mt19937_64 rng(12);
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
   std::uniform_int_distribution<int> exponent(-60, 40);  // some go past the limbs, to base
-  const std::size_t n_dens = 20 * 8, n_mean = n_dens * 39, n_tmat = 3 * 3 * 4;
+  const std::size_t n_dens = std::size_t{n_senones} * 8, n_mean = n_dens * 39, n_tmat = 3 * 3 * 4;
   for (int round = 0; round < 3; ++round) {
     for (std::size_t i = 0; i < n_dens; ++i) acc.AddValue(Block::kMixw, i, std::ldexp(mantissa(rng), exponent(rng)));
     for (std::size_t i = 0; i < n_dens; ++i) acc.AddValue(Block::kDnom, i, std::ldexp(mantissa(rng), exponent(rng)));
@@ -145,52 +146,59 @@ TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
   EXPECT_FALSE(twice == sum);
 }
 
-// WriteExactCountsBehind follows an AddFile on another thread: it writes nothing before the add
-// is past each piece (with the count held at 0 the file does not appear), then the sums after the
-// whole file (blocks of two pieces, the last one partial): the bytes WriteExactCounts writes once
-// the carries are settled, and their digest. An add that stops (a file of another shape) stops
-// the writer with an error and no file; sums not held in base alone cannot be followed.
-TEST_F(ExactCountsFileTest, WriteExactCountsBehindWritesEachPieceOnceTheAddIsPastIt) {
+// AddFileWritingSums adds the file as AddFile does and writes the sums after it, piece by piece,
+// into its own directory: the bytes WriteExactCounts writes once the carries are settled, with
+// their digest, and the added file's digest as read; 17 pieces, more than the writer's buffers, and
+// sums held in limbs (an E-step's) as well as in base (a reducer's). A file of another shape, or a
+// sums' file that cannot be put in place, leaves nothing there (no temporary either) with its
+// error; sums that hold nothing yet are refused before anything is read.
+TEST_F(ExactCountsFileTest, AddFileWritingSumsWritesTheSumsAfterTheFileAndBothDigests) {
   using Block = ExactAccumulators::Block;
   const fs::path shard = dir_ / "shard";
-  ExactAccumulators other = Filled();
+  ExactAccumulators other = Filled(true, 80, 5);
   other.AddValue(Block::kVar, 6000, -2.5);
   (void)other.WriteExactCounts(shard.string());
-  Filled().WriteExactCounts((dir_ / "first").string());
-  ExactAccumulators sums = ExactAccumulators::Read((dir_ / "first").string());  // base alone, as a reducer's
-  ExactAccumulators::AddedPieces added{0};
-  const fs::path out = dir_ / "behind";
-  std::future<std::string> written =
-      std::async(std::launch::async, [&] { return sums.WriteExactCountsBehind(out.string(), added); });
-  EXPECT_EQ(written.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout) << "written before any piece was added";
-  EXPECT_FALSE(fs::exists(out / "exact_counts"));
-  sums.AddFile(shard.string(), nullptr, nullptr, &added);
-  const std::string digest = written.get();
-  EXPECT_EQ(added.load(), ExactAccumulators::kAddDone);
-  sums.SettleCarries();
-  const std::string tail = sums.WriteExactCounts((dir_ / "tail").string());
-  EXPECT_EQ(digest, tail);
-  EXPECT_EQ(ReadFileBytes(out / "exact_counts"), ReadFileBytes(dir_ / "tail" / "exact_counts"));
-  ExactAccumulators expected = Filled();
-  expected.Add(other, "other");
-  EXPECT_TRUE(sums == expected);
+  Filled(true, 80).WriteExactCounts((dir_ / "first").string());
+  for (const bool limbs : {false, true}) {
+    SCOPED_TRACE(limbs ? "sums in limbs" : "sums in base");
+    ExactAccumulators sums = limbs ? Filled(true, 80) : ExactAccumulators::Read((dir_ / "first").string());
+    const fs::path out = dir_ / (limbs ? "written-limbs" : "written-base");
+    std::string read_digest;
+    const std::string digest = sums.AddFileWritingSums(shard.string(), &read_digest, out.string());
+    EXPECT_EQ(read_digest, Sha256OfFile(shard / "exact_counts"));
+    sums.SettleCarries();
+    const std::string tail = sums.WriteExactCounts((dir_ / "tail").string());
+    EXPECT_EQ(digest, tail);
+    EXPECT_EQ(ReadFileBytes(out / "exact_counts"), ReadFileBytes(dir_ / "tail" / "exact_counts"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1) << "no temporary left";
+    ExactAccumulators expected = Filled(true, 80);
+    expected.Add(other, "other");
+    EXPECT_TRUE(sums == expected);
+  }
 
+  ExactAccumulators sums = ExactAccumulators::Read((dir_ / "first").string());
   ExactAccumulators wrong_shape(AccumulatorShape{2, 8, 39, 3, 3}, true);
   wrong_shape.AddValue(Block::kDnom, 0, 1.0);
   (void)wrong_shape.WriteExactCounts((dir_ / "wrong").string());
-  ExactAccumulators::AddedPieces stopped{0};
-  const fs::path none = dir_ / "stopped";
-  std::future<std::string> stopped_writer =
-      std::async(std::launch::async, [&] { return sums.WriteExactCountsBehind(none.string(), stopped); });
-  EXPECT_THROW(sums.AddFile((dir_ / "wrong").string(), nullptr, nullptr, &stopped), InputError);
-  EXPECT_EQ(stopped.load(), ExactAccumulators::kAddStopped);
-  EXPECT_THROW(stopped_writer.get(), TrainingError);
-  EXPECT_TRUE(fs::is_empty(none));
+  const fs::path none = dir_ / "none";
+  EXPECT_THROW(sums.AddFileWritingSums((dir_ / "wrong").string(), nullptr, none.string()), InputError);
+  EXPECT_TRUE(!fs::exists(none) || fs::is_empty(none));
 
-  ExactAccumulators limbs = Filled();  // its values in carry-save limbs, as an E-step's
-  ExactAccumulators::AddedPieces refused{0};
-  EXPECT_THROW(limbs.AddFile(shard.string(), nullptr, nullptr, &refused), TrainingError);
-  EXPECT_EQ(refused.load(), ExactAccumulators::kAddStopped) << "a writer following it is told";
+  // A directory where the file would go: every piece written, then the rename refused.
+  const fs::path blocked = dir_ / "blocked";
+  fs::create_directories(blocked / "exact_counts" / "inside");
+  try {
+    (void)sums.AddFileWritingSums(shard.string(), nullptr, blocked.string());
+    ADD_FAILURE() << "a file was put where a directory is";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find((blocked / "exact_counts").string()), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(blocked), fs::directory_iterator()), 1) << "no temporary left";
+
+  ExactAccumulators fresh(AccumulatorShape{80, 8, 39, 3, 3}, true);
+  const fs::path untouched = dir_ / "untouched";
+  EXPECT_THROW(fresh.AddFileWritingSums(shard.string(), nullptr, untouched.string()), TrainingError);
+  EXPECT_FALSE(fs::exists(untouched));
 }
 
 // Into sums nothing was added to, AddFile stores the file's values as they are (no zeroed memory
