@@ -474,12 +474,18 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   PieceHandoff handoff(16, 2 * kHalf, 2);
   constexpr std::size_t kHasher = 0, kWriter = 1;
   std::future<void> hashed, written;
+  // A user's pieces, in order, until the maker has finished.
   const auto user = [&](std::size_t id, const auto& use) {
+    while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(id, what.c_str())) {
+      use(piece->data(), piece->size());
+      handoff.Done(id);
+    }
+  };
+  // Each thread's work whole: any error of it, its file not even created included, stops the
+  // handoff, so that the add never waits for a thread that has ended.
+  const auto stopping_on_error = [&handoff](const auto& work) {
     try {
-      while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(id, what.c_str())) {
-        use(piece->data(), piece->size());
-        handoff.Done(id);
-      }
+      work();
     } catch (...) {
       handoff.Stop();
       throw;
@@ -487,18 +493,27 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   };
   try {
     written = std::async(std::launch::async, [&] {
-      WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
-        sink(head.data(), head.size());
-        user(kWriter, [&](const std::uint8_t* piece, std::size_t size) { sink(piece + kHalf, size); });
+      stopping_on_error([&] {
+        WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+          sink(head.data(), head.size());
+          user(kWriter, [&](const std::uint8_t* piece, std::size_t size) { sink(piece + kHalf, size); });
+        });
       });
     });
     hashed = std::async(std::launch::async, [&] {
-      user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); });
+      stopping_on_error([&] { user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); }); });
     });
-  } catch (const std::system_error&) {
+  } catch (...) {
     handoff.Finish(false);  // (a writer that started ends, its file removed)
     if (written.valid()) written.wait();
+    if (hashed.valid()) hashed.wait();
     written = {};
+    hashed = {};
+    try {
+      throw;
+    } catch (const std::system_error&) {
+      // (no thread: all of it on this one, below)
+    }
   }
   if (!hashed.valid()) {
     std::vector<std::uint8_t> piece(2 * kHalf);
@@ -512,7 +527,7 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
     });
   } else {
     // Both threads end before this returns or throws; the add's error is reported, or (a thread
-    // stopped first) that thread's: the writer's, else the hasher's.
+    // stopped first) that thread's.
     struct Finish {
       PieceHandoff& handoff;
       std::future<void>& hashed;
@@ -533,9 +548,14 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
           },
           [&](std::size_t size) { handoff.Hand(size); });
     } catch (const UserStopped&) {
+      // The error of the thread that stopped (the other one's is the handoff's stop).
       handoff.Finish(false);
-      written.get();
-      hashed.get();
+      for (std::future<void>* thread : {&written, &hashed}) {
+        try {
+          thread->get();
+        } catch (const PiecesStopped&) {
+        }
+      }
       throw TrainingError("internal: " + what + ": its writer or hasher stopped without an error");
     }
     handoff.Finish(true);

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <string>
 
-#include "common/error.h"
-
 namespace pstrain {
 
 PieceHandoff::PieceHandoff(std::size_t slots, std::size_t piece_bytes, std::size_t users)
@@ -61,7 +59,7 @@ std::optional<std::span<const std::uint8_t>> PieceHandoff::Take(std::size_t user
     waiting_[u] = false;
   }
   // A stopped maker's pieces are not used: what they would make is not the whole.
-  if (maker_end_ == End::kMakerStopped) throw TrainingError(std::string(what) + ": the pieces it is made of stopped being made");
+  if (maker_end_ == End::kMakerStopped) throw PiecesStopped(std::string(what) + ": the pieces it is made of stopped being made");
   if (done_[u] == handed_) return std::nullopt;  // (complete, every piece taken)
   const std::size_t slot = done_[u] % slots_;
   return std::span<const std::uint8_t>(buffers_.get() + slot * piece_bytes_, sizes_[slot]);

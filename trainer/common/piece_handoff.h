@@ -12,8 +12,17 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
+
+#include "common/error.h"
 
 namespace pstrain {
+
+// What a user's Take throws once the maker has stopped part-way.
+class PiecesStopped : public TrainingError {
+ public:
+  explicit PiecesStopped(const std::string& message) : TrainingError(message) {}
+};
 
 class PieceHandoff {
  public:
@@ -32,7 +41,7 @@ class PieceHandoff {
   void Finish(bool complete);
 
   // A user's side (`user` in [0, users)): the next piece's bytes, once handed; nullopt once the
-  // maker finished complete and every piece was taken; throws TrainingError (`what` and "stopped")
+  // maker finished complete and every piece was taken; throws PiecesStopped (`what` and "stopped")
   // if the maker stopped.
   std::optional<std::span<const std::uint8_t>> Take(std::size_t user, const char* what);
   // Done with the piece Take returned last: its buffer is the maker's again once every user is.

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <chrono>
 #include <random>
@@ -150,8 +153,8 @@ TEST_F(ExactCountsFileTest, AddFileAddsWhatReadReads) {
 // into its own directory: the bytes WriteExactCounts writes once the carries are settled, with
 // their digest, and the added file's digest as read; 17 pieces, more than the writer's buffers, and
 // sums held in limbs (an E-step's) as well as in base (a reducer's). A file of another shape, or a
-// sums' file that cannot be put in place, leaves nothing there (no temporary either) with its
-// error; sums that hold nothing yet are refused before anything is read.
+// sums' file that cannot be put in place, made, or encoded part-way, leaves nothing there (no
+// temporary either) with its error; sums that hold nothing yet are refused before anything is read.
 TEST_F(ExactCountsFileTest, AddFileWritingSumsWritesTheSumsAfterTheFileAndBothDigests) {
   using Block = ExactAccumulators::Block;
   const fs::path shard = dir_ / "shard";
@@ -194,6 +197,48 @@ TEST_F(ExactCountsFileTest, AddFileWritingSumsWritesTheSumsAfterTheFileAndBothDi
     EXPECT_NE(std::string(error.what()).find((blocked / "exact_counts").string()), std::string::npos) << error.what();
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(blocked), fs::directory_iterator()), 1) << "no temporary left";
+
+  // The error of fn(), or "no error"; a call that waits for ever ends the test program (a wait
+  // for a thread that has ended cannot be cut short from here).
+  const auto error_within_a_minute = [](const std::function<void()>& fn) {
+    std::future<std::string> call = std::async(std::launch::async, [&] {
+      try {
+        fn();
+        return std::string("no error");
+      } catch (const std::exception& error) {
+        return std::string(error.what());
+      }
+    });
+    if (call.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      std::fprintf(stderr, "AddFileWritingSums waits for a thread that has ended\n");
+      std::_Exit(1);
+    }
+    return call.get();
+  };
+
+  // The writer fails before its first piece (its temporary cannot be made in /proc, whoever runs
+  // this), with more pieces than buffers: its error, not a wait for ever.
+  const std::string unwritable = error_within_a_minute([&] {
+    ExactAccumulators base = ExactAccumulators::Read((dir_ / "first").string());
+    (void)base.AddFileWritingSums(shard.string(), nullptr, "/proc");
+  });
+  EXPECT_NE(unwritable.find("/proc/exact_counts"), std::string::npos) << unwritable;
+  EXPECT_EQ(unwritable.find("stopped"), std::string::npos) << "not the writer's own error: " << unwritable;
+
+  // The add fails part-way while both threads run: a sum whose base (the file's value, just below
+  // 2^63) and pending limbs (4e9) together leave the range, met as its piece (the 13th) is encoded.
+  // Its error, and nothing left.
+  ExactAccumulators top(AccumulatorShape{80, 8, 39, 3, 3}, true);
+  top.AddValue(Block::kVar, 20000, 9.223372036e18);
+  (void)top.WriteExactCounts((dir_ / "top").string());
+  const fs::path cut = dir_ / "cut";
+  const std::string overflow = error_within_a_minute([&] {
+    ExactAccumulators pending(AccumulatorShape{80, 8, 39, 3, 3}, true);
+    pending.AddValue(Block::kVar, 20000, 4.0e9);  // (below 2^32: in the limbs)
+    (void)pending.AddFileWritingSums((dir_ / "top").string(), nullptr, cut.string());
+  });
+  EXPECT_NE(overflow.find("overflow"), std::string::npos) << overflow;
+  EXPECT_TRUE(!fs::exists(cut) || fs::is_empty(cut));
 
   ExactAccumulators fresh(AccumulatorShape{80, 8, 39, 3, 3}, true);
   const fs::path untouched = dir_ / "untouched";
