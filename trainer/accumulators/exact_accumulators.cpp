@@ -501,7 +501,9 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
       });
     });
     hashed = std::async(std::launch::async, [&] {
-      stopping_on_error([&] { user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); }); });
+      stopping_on_error([&] {
+        user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); });
+      });
     });
   } catch (...) {
     handoff.Finish(false);  // (a writer that started ends, its file removed)

@@ -100,9 +100,10 @@ class ExactAccumulators {
   // apart (on this one alone where the two cannot be started).
   // Stores the added file's SHA-256 in `sha256` (as AddFile) and returns that of the bytes written.
   // When the range check (SettleCarries, which this does not do) then passes, the file written has
-  // the bytes WriteExactCounts would write. On any error nothing is left at sums_dir/exact_counts
-  // (written under a temporary name) and the sums are partly added, as AddFile's: a writer's error
-  // is reported as such. A TrainingError before anything is read if the sums hold nothing yet.
+  // the bytes WriteExactCounts would write. An error before its rename leaves nothing at
+  // sums_dir/exact_counts (written under a temporary name), and the sums partly added as AddFile's;
+  // the error reported is the add's, or that of the thread that stopped first. A TrainingError
+  // before anything is read if the sums hold nothing yet.
   std::string AddFileWritingSums(const std::string& dir, std::string* sha256, const std::string& sums_dir);
   // Every block held in 16 bytes a value (CarrySaveSums::Compact): for sums kept after their
   // E-step (a shard's lent to the coordinator that ran it). The values do not change.

@@ -1,12 +1,13 @@
-// PieceHandoff (common/piece_handoff.h): every piece reaches the user, in order and whole, with
-// more pieces than buffers; the maker waits while every buffer is in use, by any of its users; a maker that stops makes
-// the user's Take throw, a user that stops makes the maker's NextBuffer return nullptr, and neither
-// side waits for ever.
+// PieceHandoff (common/piece_handoff.h): every piece reaches every user, in order and whole, with
+// more pieces than buffers and whatever number of pieces a waiting side is woken for; the maker
+// waits while any of its users holds every buffer; a maker that stops makes the user's Take throw,
+// a user that stops makes the maker's NextBuffer return nullptr, and neither side waits for ever.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
 #include <future>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
@@ -15,26 +16,34 @@
 namespace pstrain {
 namespace {
 
-TEST(PieceHandoff, EveryPieceReachesTheUserInOrderWithMoreThanItsBuffers) {
-  PieceHandoff handoff(3, 16);
-  std::future<std::vector<std::uint8_t>> used = std::async(std::launch::async, [&] {
-    std::vector<std::uint8_t> bytes;
-    while (const auto piece = handoff.Take(0, "test")) {
-      bytes.insert(bytes.end(), piece->begin(), piece->end());
-      handoff.Done(0);
+TEST(PieceHandoff, EveryPieceReachesEveryUserInOrderWithMoreThanItsBuffers) {
+  for (const std::size_t slots : {std::size_t{3}, std::size_t{8}, std::size_t{16}}) {  // woken for 1, 2 and 4 pieces
+    for (const std::size_t users : {std::size_t{1}, std::size_t{2}}) {
+      SCOPED_TRACE(std::to_string(slots) + " slots, " + std::to_string(users) + " users");
+      PieceHandoff handoff(slots, 16, users);
+      std::vector<std::future<std::vector<std::uint8_t>>> used;
+      for (std::size_t u = 0; u < users; ++u) {
+        used.push_back(std::async(std::launch::async, [&handoff, u] {
+          std::vector<std::uint8_t> bytes;
+          while (const auto piece = handoff.Take(u, "test")) {
+            bytes.insert(bytes.end(), piece->begin(), piece->end());
+            handoff.Done(u);
+          }
+          return bytes;
+        }));
+      }
+      std::vector<std::uint8_t> made;
+      for (int k = 0; k < 50; ++k) {
+        std::uint8_t* buffer = handoff.NextBuffer();
+        ASSERT_NE(buffer, nullptr);
+        const std::size_t size = 1 + k % 16;
+        for (std::size_t i = 0; i < size; ++i) made.push_back(buffer[i] = static_cast<std::uint8_t>(k * 16 + i));
+        handoff.Hand(size);
+      }
+      handoff.Finish(true);
+      for (auto& bytes : used) EXPECT_EQ(bytes.get(), made);
     }
-    return bytes;
-  });
-  std::vector<std::uint8_t> made;
-  for (int k = 0; k < 50; ++k) {
-    std::uint8_t* buffer = handoff.NextBuffer();
-    ASSERT_NE(buffer, nullptr);
-    const std::size_t size = 1 + k % 16;
-    for (std::size_t i = 0; i < size; ++i) made.push_back(buffer[i] = static_cast<std::uint8_t>(k * 16 + i));
-    handoff.Hand(size);
   }
-  handoff.Finish(true);
-  EXPECT_EQ(used.get(), made);
 }
 
 TEST(PieceHandoff, TheMakerWaitsWhileEveryBufferIsInUse) {
