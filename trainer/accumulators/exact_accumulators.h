@@ -69,7 +69,8 @@ class ExactAccumulators {
   // kBwCountFiles order, hashed as written. Safe beside WriteExactCounts on another thread.
   std::vector<std::string> WriteCountFiles(const std::string& dir) const;
   // Only exact_counts (Write = the bw-format files of CountFloats() + this). Returns the SHA-256
-  // of the bytes written (hashed as they are written: the file is not read back).
+  // of the bytes written (hashed as they are encoded, on this thread, while another thread writes
+  // them: WriteFileAtomicPiped; the file is not read back).
   std::string WriteExactCounts(const std::string& dir) const;
   // Reads exact_counts in 64 KiB pieces: the file is never held whole beside its values. With
   // `sha256`, the file is hashed as it is read (common/file_reader.h) and its SHA-256 stored there:

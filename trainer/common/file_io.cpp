@@ -12,10 +12,15 @@
 #include <cstdio>  // renameat2, RENAME_EXCHANGE (glibc >= 2.28, _GNU_SOURCE)
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <mutex>
+#include <optional>
+#include <span>
+#include <system_error>
 
 #include "common/error.h"
 #include "common/parallel_for.h"
+#include "common/piece_handoff.h"
 
 namespace pstrain {
 namespace fs = std::filesystem;
@@ -438,6 +443,72 @@ void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(cons
     throw TrainingError(path.string() + ": rename into place failed: " + detail);
   }
   SyncDirectory(dir);
+}
+
+void WriteFileAtomicPiped(const fs::path& path, const std::function<void(const ByteSink&)>& produce) {
+  constexpr std::size_t kPiece = std::size_t(1) << 18;  // (WriteFileAtomicStreamed's largest write)
+  PieceHandoff handoff(8, kPiece);
+  const std::string what = path.string();
+  std::future<void> written;
+  try {
+    written = std::async(std::launch::async, [&] {
+      try {
+        WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+          while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(0, what.c_str())) {
+            sink(piece->data(), piece->size());
+            handoff.Done(0);
+          }
+        });
+      } catch (...) {
+        handoff.Stop();  // (its file not even made included: the producer must not wait for it)
+        throw;
+      }
+    });
+  } catch (const std::system_error&) {
+    WriteFileAtomicStreamed(path, produce);
+    return;
+  }
+  // The writer ends before this returns or throws.
+  struct Finish {
+    PieceHandoff& handoff;
+    std::future<void>& written;
+    ~Finish() {
+      handoff.Finish(false);  // (no effect once finished complete)
+      if (written.valid()) written.wait();
+    }
+  } finish{handoff, written};
+  struct WriterStopped {};
+  std::uint8_t* buffer = nullptr;
+  std::size_t filled = 0;
+  const ByteSink sink = [&](const void* data, std::size_t size) {
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    while (size > 0) {
+      if (buffer == nullptr) {
+        buffer = handoff.NextBuffer();
+        if (buffer == nullptr) throw WriterStopped{};
+        filled = 0;
+      }
+      const std::size_t n = std::min(size, kPiece - filled);
+      std::memcpy(buffer + filled, bytes, n);
+      filled += n;
+      bytes += n;
+      size -= n;
+      if (filled == kPiece) {
+        handoff.Hand(filled);
+        buffer = nullptr;
+      }
+    }
+  };
+  try {
+    produce(sink);
+    if (buffer != nullptr) handoff.Hand(filled);
+  } catch (const WriterStopped&) {
+    handoff.Finish(false);
+    written.get();  // its error
+    throw TrainingError(what + ": its writer stopped without an error");
+  }
+  handoff.Finish(true);
+  written.get();
 }
 
 void RecoverDirectory(const fs::path& dest) {

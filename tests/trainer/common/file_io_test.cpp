@@ -1,5 +1,6 @@
 // WriteFileAtomicStreamed: pieces land in order, also across the MiB steps at which write-back is
-// started; a producer that throws leaves the old file and no temporary behind. ReadFileText: every
+// started; a producer that throws leaves the old file and no temporary behind. WriteFileAtomicPiped:
+// the same bytes, written on another thread, and either side's error. ReadFileText: every
 // byte of any size, of a FIFO too; a directory or a missing file is an InputError naming it.
 // ReadRegularFileBytes and ReadRegularFileText: regular files only, never blocking on a FIFO.
 #include "common/file_io.h"
@@ -253,6 +254,51 @@ TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(EntriesInDir(), 1u) << "a temporary was left in " << dir_;
 }
 
+// WriteFileAtomicPiped: the same bytes as WriteFileAtomicStreamed from pieces of every size (1 byte
+// to 5 MiB, across its 256 KiB buffers, more than it has), no temporary left; a producer that
+// throws part-way leaves the old file and no temporary; a writer that cannot make its file stops the
+// producer with its own error instead of leaving it waiting for a buffer.
+TEST_F(FileIoTest, PipedPiecesAreWrittenExactlyAndEitherSidesErrorIsReported) {
+  const fs::path path = dir_ / "exact_counts";
+  std::string big((std::size_t(5) << 20) + 7, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((std::uint64_t{i} * 0x9E3779B97F4A7C15ull) >> 56);
+  std::string expected;
+  WriteFileAtomicPiped(path, [&](const ByteSink& sink) {
+    std::string piece;
+    for (std::size_t i = 0; expected.size() < (std::size_t(3) << 20); ++i) {
+      piece.assign(1 + (i * 7919) % 200000, static_cast<char>('a' + i % 26));
+      sink(piece.data(), piece.size());
+      expected += piece;
+    }
+    sink(big.data(), big.size());
+    expected += big;
+    sink("x", 1);
+    expected += "x";
+  });
+  const std::string written = ReadFileText(path);
+  EXPECT_EQ(written.size(), expected.size());
+  EXPECT_TRUE(written == expected);
+  EXPECT_EQ(EntriesInDir(), 1u);
+
+  EXPECT_THROW(WriteFileAtomicPiped(path,
+                                    [&](const ByteSink& sink) {
+                                      sink(big.data(), big.size());
+                                      throw TrainingError("overflowing sum");
+                                    }),
+               TrainingError);
+  EXPECT_TRUE(ReadFileText(path) == expected);
+  EXPECT_EQ(EntriesInDir(), 1u) << "a temporary was left in " << dir_;
+
+  try {
+    WriteFileAtomicPiped("/proc/exact_counts", [&](const ByteSink& sink) {
+      for (int i = 0; i < 40; ++i) sink(big.data(), std::size_t(1) << 20);  // more than its buffers hold
+    });
+    ADD_FAILURE() << "a file was made in /proc";
+  } catch (const TrainingError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("cannot create temporary file"), std::string::npos) << message;
+  }
+}
 
 }  // namespace
 }  // namespace pstrain
