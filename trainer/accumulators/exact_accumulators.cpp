@@ -470,9 +470,10 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   const std::string what = path.string();
   // Three threads, each piece handed on in a buffer of its own that holds both halves: this one
   // reads and adds, one hashes the two halves side by side, one writes the sums' half
-  // (PieceHandoff: up to 16 pieces in flight, 2 MiB). Without those threads, all of it here.
+  // (PieceHandoff: up to 8 pieces in flight, 1 MiB, of the peak memory's tail). Without those
+  // threads, all of it here.
   constexpr std::size_t kHalf = 16 * kValuesPerPiece;
-  PieceHandoff handoff(16, 2 * kHalf, 2);
+  PieceHandoff handoff(8, 2 * kHalf, 2);
   constexpr std::size_t kHasher = 0, kWriter = 1;
   std::future<void> hashed, written;
   // A user's pieces, in order, until the maker has finished.

@@ -78,7 +78,7 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 using ByteSink = std::function<void(const void* data, std::size_t size)>;
 void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::function<void(const ByteSink&)>& produce);
 // The same with the writes on a thread of their own: `produce` runs on this thread, its bytes
-// copied into a few buffers of 256 KiB that the other thread writes (PieceHandoff), so that a
+// copied into 8 buffers of 128 KiB that the other thread writes (PieceHandoff), so that a
 // producer's own work (encoding, hashing) and the writes overlap. The writer's error (its file not
 // made, a failed write or rename) is what this throws, also when it stops `produce` part-way; an
 // exception from `produce` removes the temporary as above. Without a thread, WriteFileAtomicStreamed.

@@ -255,7 +255,7 @@ TEST_F(FileIoTest, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
 }
 
 // WriteFileAtomicPiped: the same bytes as WriteFileAtomicStreamed from pieces of every size (1 byte
-// to 5 MiB, across its 256 KiB buffers, more than it has), no temporary left; a producer that
+// to 5 MiB, across its 128 KiB buffers, more than it has), no temporary left; a producer that
 // throws part-way leaves the old file and no temporary; a writer that cannot make its file stops the
 // producer with its own error instead of leaving it waiting for a buffer.
 TEST_F(FileIoTest, PipedPiecesAreWrittenExactlyAndEitherSidesErrorIsReported) {
