@@ -254,9 +254,9 @@ struct Sha256PairStream::State {
   std::unique_ptr<Sha256Stream> apart[2];
 };
 
-Sha256PairStream::Sha256PairStream() : state_(std::make_unique<State>()) {
+Sha256PairStream::Sha256PairStream(Path path) : state_(std::make_unique<State>()) {
 #if defined(__x86_64__)
-  if (Sha256PairSideBySide()) {
+  if (path == Path::kFastest && Sha256PairSideBySide()) {
     state_->side_by_side = std::make_unique<SideBySideStream>();
     return;
   }

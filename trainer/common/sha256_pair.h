@@ -25,7 +25,10 @@ bool Sha256PairSideBySide();
 // the one thread that has both, compressed side by side as Sha256HexPair's.
 class Sha256PairStream {
  public:
-  Sha256PairStream();
+  // kFastest: side by side where Sha256PairSideBySide(), else one after the other; kOneAfterTheOther:
+  // two Crypto++ streams on any CPU (the other path, for its tests).
+  enum class Path { kFastest, kOneAfterTheOther };
+  explicit Sha256PairStream(Path path = Path::kFastest);
   ~Sha256PairStream();
   Sha256PairStream(const Sha256PairStream&) = delete;
   Sha256PairStream& operator=(const Sha256PairStream&) = delete;

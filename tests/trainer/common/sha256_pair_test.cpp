@@ -65,10 +65,11 @@ TEST(Sha256Pair, TwoMessagesOfTheSameBytesButOneGetTheirOwnDigests) {
 
 // Two messages of one length given in pieces of every kind of size (a header of 48 bytes, 64 KiB
 // pieces, single bytes, pieces that end inside a block or on its edge): Sha256Hex's digests, and the
-// stream starts again empty after each pair of digests.
-TEST(Sha256Pair, AStreamGivenPiecesOfAnySizeGivesSha256HexsDigests) {
+// stream starts again empty after each pair of digests; on either path (one after the other is what
+// a CPU without the SHA extensions takes, aarch64 among them).
+void ExpectStreamDigestsOfPiecesOfAnySize(Sha256PairStream::Path path) {
   std::mt19937 rng(34);
-  Sha256PairStream stream;
+  Sha256PairStream stream(path);
   for (std::size_t length : {std::size_t{0}, std::size_t{1}, std::size_t{55}, std::size_t{56}, std::size_t{63}, std::size_t{64},
                              std::size_t{65}, std::size_t{119}, std::size_t{120}, std::size_t{48 + 3 * 65536}, std::size_t{100003}}) {
     std::vector<std::uint8_t> a(length), b(length);
@@ -79,10 +80,10 @@ TEST(Sha256Pair, AStreamGivenPiecesOfAnySizeGivesSha256HexsDigests) {
       while (at < length) {
         std::size_t n = 0;
         switch (split) {
-          case 0: n = length; break;                                 // whole
+          case 0: n = length; break;                                               // whole
           case 1: n = at == 0 ? std::min<std::size_t>(48, length) : 65536; break;  // a header, then 64 KiB pieces
-          case 2: n = 1 + rng() % 200; break;                        // small pieces across block edges
-          case 3: n = 1 + rng() % 70000; break;                      // large ones
+          case 2: n = 1 + rng() % 200; break;                                      // small pieces across block edges
+          case 3: n = 1 + rng() % 70000; break;                                    // large ones
         }
         n = std::min(n, length - at);
         stream.Add(a.data() + at, b.data() + at, n);
@@ -93,6 +94,14 @@ TEST(Sha256Pair, AStreamGivenPiecesOfAnySizeGivesSha256HexsDigests) {
       EXPECT_EQ(got[1], Sha256Hex(b.data(), b.size())) << length << " bytes, split " << split;
     }
   }
+}
+
+TEST(Sha256Pair, AStreamGivenPiecesOfAnySizeGivesSha256HexsDigests) {
+  ExpectStreamDigestsOfPiecesOfAnySize(Sha256PairStream::Path::kFastest);
+}
+
+TEST(Sha256Pair, AStreamOneAfterTheOtherGivesTheSameDigests) {
+  ExpectStreamDigestsOfPiecesOfAnySize(Sha256PairStream::Path::kOneAfterTheOther);
 }
 
 TEST(Sha256Pair, SideBySideExactlyWhenTheCpuHasTheShaExtensions) {
