@@ -446,11 +446,14 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   if (pass2var_ != file.pass2var) throw InputError(dir_string + ": mixes 2-pass and 1-pass variance accumulators");
   const std::vector<std::uint8_t> head = HeadBytes();  // (the same length as the file's: the same format)
   Sha256PairStream digests;
-  digests.Add(file.head, head.data(), head.size());
   // Each piece: the file's bytes read into `in`, added, and the sums' bytes after them encoded into
-  // `out`; then used(n) for its 16 n bytes of each.
+  // `out`; then used(n) for its n bytes of each. The first piece is the two headers.
   std::vector<FixedPoint> values(kValuesPerPiece);
   const auto add = [&](const auto& next_piece, const auto& used) {
+    const auto [file_head, sums_head] = next_piece();
+    std::memcpy(file_head, file.head, head.size());
+    std::memcpy(sums_head, head.data(), head.size());
+    used(head.size());
     for (Block block : kBlocks) {
       const std::size_t size = BlockData(block).size();
       for (std::size_t first = 0; first < size; first += kValuesPerPiece) {
@@ -476,36 +479,18 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   PieceHandoff handoff(8, 2 * kHalf, 2);
   constexpr std::size_t kHasher = 0, kWriter = 1;
   std::future<void> hashed, written;
-  // A user's pieces, in order, until the maker has finished.
-  const auto user = [&](std::size_t id, const auto& use) {
-    while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(id, what.c_str())) {
-      use(piece->data(), piece->size());
-      handoff.Done(id);
-    }
-  };
-  // Each thread's work whole: any error of it, its file not even created included, stops the
-  // handoff, so that the add never waits for a thread that has ended.
-  const auto stopping_on_error = [&handoff](const auto& work) {
-    try {
-      work();
-    } catch (...) {
-      handoff.Stop();
-      throw;
-    }
-  };
   try {
-    written = std::async(std::launch::async, [&] {
-      stopping_on_error([&] {
-        WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
-          sink(head.data(), head.size());
-          user(kWriter, [&](const std::uint8_t* piece, std::size_t size) { sink(piece + kHalf, size); });
-        });
-      });
-    });
+    written = StartPieceWriter(path, handoff, kWriter, kHalf);
     hashed = std::async(std::launch::async, [&] {
-      stopping_on_error([&] {
-        user(kHasher, [&](const std::uint8_t* piece, std::size_t size) { digests.Add(piece, piece + kHalf, size); });
-      });
+      try {
+        while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(kHasher, what.c_str())) {
+          digests.Add(piece->data(), piece->data() + kHalf, piece->size());
+          handoff.Done(kHasher);
+        }
+      } catch (...) {
+        handoff.Stop();  // (the add must not wait for a thread that has ended)
+        throw;
+      }
     });
   } catch (...) {
     handoff.Finish(false);  // (a writer that started ends, its file removed)
@@ -522,7 +507,6 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   if (!hashed.valid()) {
     std::vector<std::uint8_t> piece(2 * kHalf);
     WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
-      sink(head.data(), head.size());
       add([&] { return std::pair(piece.data(), piece.data() + kHalf); },
           [&](std::size_t size) {
             digests.Add(piece.data(), piece.data() + kHalf, size);

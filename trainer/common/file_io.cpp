@@ -453,19 +453,7 @@ void WriteFileAtomicPiped(const fs::path& path, const std::function<void(const B
   const std::string what = path.string();
   std::future<void> written;
   try {
-    written = std::async(std::launch::async, [&] {
-      try {
-        WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
-          while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(0, what.c_str())) {
-            sink(piece->data(), piece->size());
-            handoff.Done(0);
-          }
-        });
-      } catch (...) {
-        handoff.Stop();  // (its file not even made included: the producer must not wait for it)
-        throw;
-      }
-    });
+    written = StartPieceWriter(path, handoff, 0);
   } catch (const std::system_error&) {
     WriteFileAtomicStreamed(path, produce);
     return;
@@ -511,6 +499,23 @@ void WriteFileAtomicPiped(const fs::path& path, const std::function<void(const B
   }
   handoff.Finish(true);
   written.get();
+}
+
+std::future<void> StartPieceWriter(const fs::path& path, PieceHandoff& handoff, std::size_t user, std::size_t offset) {
+  return std::async(std::launch::async, [path, &handoff, user, offset] {
+    const std::string what = path.string();
+    try {
+      WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
+        while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(user, what.c_str())) {
+          sink(piece->data() + offset, piece->size());
+          handoff.Done(user);
+        }
+      });
+    } catch (...) {
+      handoff.Stop();
+      throw;
+    }
+  });
 }
 
 void RecoverDirectory(const fs::path& dest) {

@@ -11,9 +11,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "common/piece_handoff.h"
 
 struct stat;
 
@@ -83,6 +86,11 @@ void WriteFileAtomicStreamed(const std::filesystem::path& path, const std::funct
 // made, a failed write or rename) is what this throws, also when it stops `produce` part-way; an
 // exception from `produce` removes the temporary as above. Without a thread, WriteFileAtomicStreamed.
 void WriteFileAtomicPiped(const std::filesystem::path& path, const std::function<void(const ByteSink&)>& produce);
+// The writing thread of both: `path` written (WriteFileAtomicStreamed) from every piece that user
+// `user` takes from `handoff`, each piece's bytes from `offset` on. Any error of it, its file not
+// even made included, stops the handoff, so that the maker never waits for a thread that has ended.
+// Throws std::system_error when no thread can be started.
+std::future<void> StartPieceWriter(const std::filesystem::path& path, PieceHandoff& handoff, std::size_t user, std::size_t offset = 0);
 
 // `path` made a second name of the file `existing` (a hard link: the same bytes, not a copy; of a
 // symbolic link, the link itself), replacing a file there in one step (linked under a hidden name
