@@ -95,27 +95,62 @@ void ShardReducer::LendExactSums(std::uint32_t shard, LentShardSums lent) {
   lent_.emplace(Lent{shard, std::move(lent)});
 }
 
-void ShardReducer::TakeLentSums(std::uint32_t shard, const std::string& path, const std::string& listed_sha256) {
+void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path& shard_dir,
+                                const std::function<std::string(const std::string&)>& listed) {
   // The sums themselves, and the digest of the bytes written from them: taken once it is the
   // artifact's.
   LentShardSums taken = std::move(lent_->lent);
   lent_.reset();
-  RequirePayloadDigest(shard, path, listed_sha256, taken.exact_counts_sha256);
+  const std::filesystem::path path = shard_dir / "exact_counts";
+  RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts_sha256);
   reduced_.exact.emplace(std::move(*taken.sums));
   if (sums_dir_.empty() || sums_shards_ != 1) return;
   std::filesystem::create_directories(sums_dir_);
+  // Whether `linked` is the file written (the same device and inode), not one put in its place since.
+  const auto is_written = [](const std::filesystem::path& linked, std::uint64_t device, std::uint64_t inode) {
+    struct stat status {};
+    return ::lstat(linked.c_str(), &status) == 0 && static_cast<std::uint64_t>(status.st_dev) == device &&
+           static_cast<std::uint64_t>(status.st_ino) == inode;
+  };
   const std::filesystem::path linked = sums_dir_ / "exact_counts";
   if (!LinkFileAtomic(path, linked)) return;  // (refused: written from the sums after the reduction)
-  // The file the digest was taken of, not one put in its place since.
-  struct stat status {};
-  if (::lstat(linked.c_str(), &status) != 0 || static_cast<std::uint64_t>(status.st_dev) != taken.exact_counts_device ||
-      static_cast<std::uint64_t>(status.st_ino) != taken.exact_counts_inode) {
+  if (!is_written(linked, taken.exact_counts_device, taken.exact_counts_inode)) {
     std::error_code ec;
     std::filesystem::remove(linked, ec);
     partly_added_ = true;  // (the sums hold the shard's values)
-    throw ArtifactRejected(shard, path, "payload-sha256", "not the file written (replaced since): its digest is of another");
+    throw ArtifactRejected(shard, path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
   }
   written_sha256_ = taken.exact_counts_sha256;
+  // bw's count files are the same sums' too: each a second name of the shard's file, with the
+  // digest of the bytes written (the artifact's, which validation checked on the file). Where a link
+  // is refused the pass's tail writes all three from the sums (WriteReducedCountFiles), each renamed
+  // over any name linked here.
+  if (taken.count_files.size() != std::size(kBwCountFiles)) return;
+  std::vector<std::filesystem::path> count_links;
+  const auto unlink_counts = [&count_links] {
+    std::error_code ec;
+    for (const std::filesystem::path& link : count_links) std::filesystem::remove(link, ec);
+  };
+  for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+    const LentShardSums::WrittenFile& file = taken.count_files[f];
+    const std::filesystem::path count_path = shard_dir / kBwCountFiles[f];
+    try {
+      RequirePayloadDigest(shard, count_path.string(), listed(kBwCountFiles[f]), file.sha256);
+    } catch (const ArtifactRejected&) {
+      unlink_counts();
+      partly_added_ = true;
+      throw;
+    }
+    const std::filesystem::path count_link = sums_dir_ / kBwCountFiles[f];
+    if (!LinkFileAtomic(count_path, count_link)) return;
+    count_links.push_back(count_link);
+    if (!is_written(count_link, file.device, file.inode)) {
+      unlink_counts();
+      partly_added_ = true;
+      throw ArtifactRejected(shard, count_path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
+    }
+  }
+  for (const LentShardSums::WrittenFile& file : taken.count_files) linked_count_files_sha256_.push_back(file.sha256);
 }
 
 void ShardReducer::Discard(std::uint32_t shard) {
@@ -143,7 +178,7 @@ void ShardReducer::Add(std::uint32_t shard, const ShardArtifact& artifact) {
     // of the bytes the lent sums were written as.
     const std::string path = dir + "/exact_counts";
     if (lent_ && lent_->shard == shard) {
-      TakeLentSums(shard, path, listed("exact_counts"));
+      TakeLentSums(shard, dir, listed);
     } else {
       std::string sha256;
       if (added_ahead_ && added_ahead_->first == shard) {
@@ -207,6 +242,7 @@ ReducedPass ShardReducer::Finish() && {
   if (!written_sha256_.empty()) {
     reduced_.exact_counts_file = sums_dir_ / "exact_counts";
     reduced_.exact_counts_sha256 = written_sha256_;
+    reduced_.count_files_sha256 = linked_count_files_sha256_;
   }
   return std::move(reduced_);
 }
@@ -252,6 +288,15 @@ std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesyst
 }
 
 std::vector<std::string> WriteReducedCountFiles(const ReducedPass& reduced, const Accumulators& view, const std::filesystem::path& dir) {
+  if (!reduced.count_files_sha256.empty()) {
+    // Linked by the reducer, beside exact_counts, from the only shard (ShardReducer::LendExactSums).
+    if (reduced.exact_counts_file.parent_path() != dir) {
+      throw TrainingError("internal: the reduced count files were linked into " + reduced.exact_counts_file.parent_path().string() +
+                          ", not into " + dir.string());
+    }
+    WriteFallbackSidecar(reduced, dir);
+    return reduced.count_files_sha256;
+  }
   std::vector<std::string> digests;
   if (view.has_gaussians()) {
     digests = view.Write(dir.string());

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <optional>
 #include <utility>
@@ -34,6 +35,10 @@ struct ReducedPass {
   // (ShardReducer::WriteSumsInto): that file and its SHA-256 (empty otherwise).
   std::filesystem::path exact_counts_file;
   std::string exact_counts_sha256;
+  // When that file is the lent sums' shard's, linked (ShardReducer::LendExactSums), and bw's count
+  // files were linked beside it: their SHA-256 in kBwCountFiles order (empty otherwise), which
+  // WriteReducedCountFiles returns instead of writing them.
+  std::vector<std::string> count_files_sha256;
 };
 
 // The reduction of one pass, a shard at a time, each artifact as ValidateShard returned it
@@ -82,7 +87,11 @@ class ShardReducer {
   // exact_counts is then a second name of the shard's file (a hard link: LinkFileAtomic), with
   // that digest, once the file linked is the one written (the same device and inode; another, e.g.
   // renamed over it since, is the shard's payload-sha256 rejection). Where the file system refuses
-  // links, it is written from the sums after the reduction, as without WriteSumsInto.
+  // links, it is written from the sums after the reduction, as without WriteSumsInto. bw's count
+  // files, which are those sums' too, are linked beside it the same way when the shard lent their
+  // digests and identities (LentShardSums::count_files), each digest required to be the artifact's
+  // (which validation checked on the file); if one link is refused, none is kept, and the pass's
+  // tail writes them from the sums (WriteReducedCountFiles).
   void LendExactSums(std::uint32_t shard, LentShardSums lent);
   // Exact mode, before any shard is added: the sums' exact_counts is written into `dir` (its
   // directory created) as the last of the pass's `shard_count` shards is added, not after the
@@ -106,9 +115,11 @@ class ShardReducer {
  private:
   // Adds `shard`'s exact_counts to the sums; returns the SHA-256 of the bytes added.
   std::string AddExactCountsFile(std::uint32_t shard);
-  // Add's exact part for the shard whose sums were lent (LendExactSums): its digest checked against
-  // `listed_sha256`, its sums taken, and with WriteSumsInto its file at `path` linked there.
-  void TakeLentSums(std::uint32_t shard, const std::string& path, const std::string& listed_sha256);
+  // Add's exact part for the shard whose sums were lent (LendExactSums): its digests checked against
+  // those its artifact lists (`listed`: a payload file's name -> its digest), its sums taken, and
+  // with WriteSumsInto its files in `shard_dir` linked there.
+  void TakeLentSums(std::uint32_t shard, const std::filesystem::path& shard_dir,
+                    const std::function<std::string(const std::string&)>& listed);
 
   std::filesystem::path pass_dir_;
   ReductionMode mode_;
@@ -127,6 +138,7 @@ class ShardReducer {
   std::filesystem::path sums_dir_;  // WriteSumsInto
   std::uint32_t sums_shards_ = 0;
   std::string written_sha256_;  // the digest of the sums' file, once written whole
+  std::vector<std::string> linked_count_files_sha256_;  // bw's count files linked beside it (LendExactSums)
   ReducedPass reduced_;
   FixedPoint log_likelihood_ = 0;            // modulo 2^128 until Finish
   std::int64_t log_likelihood_carry_ = 0;
@@ -154,6 +166,8 @@ void WriteReducedStatistics(const ReducedPass& reduced, const std::filesystem::p
 //    exact sums: FromFixed, then float32), and the multipron sidecar. Reads `view`,
 //    `reduced.fallback_senones` and, for a view without the mean and variance sums, the exact sums
 //    (which must then not be released before it returns), so re-estimation may read them meanwhile.
+//    Where the reducer linked them into `dir` (reduced.count_files_sha256), only the sidecar, and
+//    their digests are those.
 // Together they write what WriteReducedStatistics writes. A failure leaves `dir` partly written.
 std::string WriteAndReleaseExactCounts(ReducedPass& reduced, const std::filesystem::path& dir,
                                        const std::shared_future<void>& readers_done = {});

@@ -207,9 +207,10 @@ void RunShardTask(const ShardTask& task) {
     const std::vector<std::string> names = PayloadFileNames(inputs.options.multipron);
     artifact.payload.resize(names.size());  // in the order of `names`
     std::size_t exact_counts_at = names.size();
+    std::vector<std::string> count_digests;  // (kBwCountFiles order)
     try {
       // bw's count files hashed as they are written; the multipron sidecar (small) read back.
-      const std::vector<std::string> count_digests = result.accumulators.WriteCountFiles(dir.string());
+      count_digests = result.accumulators.WriteCountFiles(dir.string());
       if (inputs.options.multipron) WriteFileAtomic(dir / kFallbackSidecarFile, EncodeFallbackSidecar(result.fallback_senones));
       for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i] == "exact_counts") {
@@ -228,14 +229,23 @@ void RunShardTask(const ShardTask& task) {
     }
     artifact.payload.at(exact_counts_at) = exact_counts.get();
     if (task.lent_sums != nullptr) {
-      // Which file the digest is of, in place: the coordinator links that one, no other.
-      struct stat written {};
-      if (::stat((dir / "exact_counts").c_str(), &written) != 0) {
-        throw TrainingError((dir / "exact_counts").string() + ": cannot stat the file just written: " + std::strerror(errno));
+      // Which file each digest is of, in place: the coordinator links that one, no other.
+      const auto written = [&dir](const char* name, std::string sha256) {
+        struct stat status {};
+        if (::stat((dir / name).c_str(), &status) != 0) {
+          throw TrainingError((dir / name).string() + ": cannot stat the file just written: " + std::strerror(errno));
+        }
+        return LentShardSums::WrittenFile{std::move(sha256), static_cast<std::uint64_t>(status.st_dev),
+                                          static_cast<std::uint64_t>(status.st_ino)};
+      };
+      LentShardSums::WrittenFile exact = written("exact_counts", artifact.payload.at(exact_counts_at).sha256);
+      task.lent_sums->exact_counts_sha256 = std::move(exact.sha256);
+      task.lent_sums->exact_counts_device = exact.device;
+      task.lent_sums->exact_counts_inode = exact.inode;
+      task.lent_sums->count_files.clear();
+      for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+        task.lent_sums->count_files.push_back(written(kBwCountFiles[f], count_digests[f]));
       }
-      task.lent_sums->exact_counts_sha256 = artifact.payload.at(exact_counts_at).sha256;
-      task.lent_sums->exact_counts_device = static_cast<std::uint64_t>(written.st_dev);
-      task.lent_sums->exact_counts_inode = static_cast<std::uint64_t>(written.st_ino);
     }
     if (payload_sync) payload_sync->Sync();
   }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "accumulators/exact_accumulators.h"
 #include "provenance/fingerprints.h"
@@ -75,12 +76,19 @@ struct ShardTask {
 
 // What a shard run in the coordinator's process lends back (ShardTask::lent_sums): its exact sums
 // (each value in 16 bytes: ExactAccumulators::Compact), the SHA-256 of the exact_counts bytes
-// written from them, as written, and which file that is (its device and inode once in place).
+// written from them, as written, and which file that is (its device and inode once in place); the
+// same for bw's count files, which are those sums' too (kBwCountFiles order).
 struct LentShardSums {
+  struct WrittenFile {
+    std::string sha256;
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+  };
   std::optional<ExactAccumulators> sums;
   std::string exact_counts_sha256;
   std::uint64_t exact_counts_device = 0;
   std::uint64_t exact_counts_inode = 0;
+  std::vector<WrittenFile> count_files;
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard

@@ -343,6 +343,18 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
   EXPECT_EQ(shard_file.st_ino, sums_file.st_ino) << "a shard run on this thread: its file is not linked";
   ASSERT_TRUE(linked.reduced.exact.has_value());
   EXPECT_TRUE(*linked.reduced.exact == *plain.reduced.exact);
+  // Its bw count files too, with the digests its artifact lists (validated), as the tail takes them.
+  ASSERT_EQ(linked.reduced.count_files_sha256.size(), std::size(kBwCountFiles));
+  for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+    struct stat shard_count {}, reduced_count {};
+    ASSERT_EQ(::stat((dir / "linked" / ShardDirName(0) / kBwCountFiles[f]).c_str(), &shard_count), 0);
+    ASSERT_EQ(::stat((linked_file.parent_path() / kBwCountFiles[f]).c_str(), &reduced_count), 0);
+    EXPECT_EQ(shard_count.st_ino, reduced_count.st_ino) << kBwCountFiles[f] << " is not linked";
+    ASSERT_EQ(linked.artifacts.size(), 1u);
+    for (const PayloadFile& file : linked.artifacts[0].payload) {
+      if (file.name == kBwCountFiles[f]) EXPECT_EQ(linked.reduced.count_files_sha256[f], file.sha256) << file.name;
+    }
+  }
   ReorderingLauncher elsewhere({0});  // (runs the shard, but not as the coordinator's own: nothing lent)
   const fs::path reduced_file = dir / "copied" / "accum" / "exact_counts";
   const ShardedPassResult copied =
@@ -350,6 +362,15 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
   EXPECT_EQ(copied.reduced.exact_counts_file, reduced_file);
   ASSERT_EQ(::stat(reduced_file.c_str(), &sums_file), 0);
   EXPECT_EQ(sums_file.st_nlink, 1u) << "a shard run elsewhere: its file is linked, not copied as read";
+  EXPECT_TRUE(copied.reduced.count_files_sha256.empty()) << "nothing lent: the tail writes the count files";
+  // What the tail writes from the sums there is what was linked from the lent shard.
+  ShardedPassResult copied_again = RunShardedPass(inputs, manifest, 1, 1, dir / "copied-again", elsewhere);
+  const Accumulators view = DoubleView(copied_again.reduced);
+  fs::create_directories(dir / "copied-again" / "accum");
+  EXPECT_EQ(WriteReducedCountFiles(copied_again.reduced, view, dir / "copied-again" / "accum"), linked.reduced.count_files_sha256);
+  for (const char* name : kBwCountFiles) {
+    EXPECT_TRUE(ReadFileText(dir / "copied-again" / "accum" / name) == ReadFileText(linked_file.parent_path() / name)) << name;
+  }
   EXPECT_TRUE(ReadFileText(reduced_file) == ReadFileText(linked_file));
   EXPECT_EQ(linked.reduced.exact_counts_sha256, copied.reduced.exact_counts_sha256);
   const std::string shard_bytes = ReadFileText(dir / "copied" / ShardDirName(0) / "exact_counts");

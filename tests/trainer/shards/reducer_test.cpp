@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <string>
@@ -532,6 +533,90 @@ TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
   EXPECT_THROW(holding.LendExactSums(1, lent(digest)), TrainingError);
   ShardReducer float32(dir_, ReductionMode::kFloat32);
   EXPECT_THROW(float32.LendExactSums(1, lent(digest)), TrainingError);
+}
+
+// bw's count files of a shard whose sums were lent (LendExactSums with LentShardSums::count_files,
+// the shard's own process's digests and files): with WriteSumsInto of one shard, each is a second
+// name of the shard's file beside exact_counts (the same inode), with the lent digest, which
+// WriteReducedCountFiles then returns without writing anything (it would write other bytes from
+// this empty view); a lent digest other than the artifact's, or a file put in a count file's place
+// since it was written, is a payload-sha256 rejection that leaves no count file linked; without
+// lent count files they are left to the pass's tail (no digests).
+TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
+  WriteShards();
+  const AccumulatorShape shape{1, 1, 2, 1, 1};
+  const fs::path shard_dir = dir_ / ShardDirName(1);
+  const std::vector<std::string> count_digests = Sums(1).WriteCountFiles(shard_dir.string());
+  ShardArtifact artifact = artifacts_[1];
+  for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+    artifact.payload.push_back({kBwCountFiles[f], fs::file_size(shard_dir / kBwCountFiles[f]), count_digests[f]});
+  }
+  const auto identity = [](const fs::path& path) {
+    struct stat status {};
+    EXPECT_EQ(::stat(path.c_str(), &status), 0) << path;
+    return std::pair<std::uint64_t, std::uint64_t>(status.st_dev, status.st_ino);
+  };
+  const auto lent = [&](bool with_count_files, const std::string& gauden_sha256) {
+    LentShardSums sums;
+    sums.sums.emplace(Sums(1));
+    sums.sums->Compact();
+    sums.exact_counts_sha256 = artifact.payload[0].sha256;
+    std::tie(sums.exact_counts_device, sums.exact_counts_inode) = identity(shard_dir / "exact_counts");
+    for (std::size_t f = 0; with_count_files && f < std::size(kBwCountFiles); ++f) {
+      const auto [device, inode] = identity(shard_dir / kBwCountFiles[f]);
+      sums.count_files.push_back({f == 0 ? gauden_sha256 : count_digests[f], device, inode});
+    }
+    return sums;
+  };
+  const auto reduce = [&](const fs::path& into, LentShardSums sums) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(into, 1);
+    reducer.LendExactSums(1, std::move(sums));
+    reducer.Add(1, artifact);
+    return std::move(reducer).Finish();
+  };
+  {
+    const fs::path into = dir_ / "accum-counts";
+    ReducedPass reduced = reduce(into, lent(true, count_digests[0]));
+    EXPECT_EQ(reduced.count_files_sha256, count_digests);
+    for (const char* name : kBwCountFiles) {
+      EXPECT_EQ(identity(into / name), identity(shard_dir / name)) << name << " is not the shard's file";
+    }
+    const Accumulators view(shape, false);  // (all zero: other bytes than the shard's)
+    EXPECT_EQ(WriteReducedCountFiles(reduced, view, into), count_digests);
+    for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+      EXPECT_EQ(Sha256OfFile(into / kBwCountFiles[f]), count_digests[f]) << kBwCountFiles[f] << " was written again";
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(into), fs::directory_iterator()), 4) << "a hidden name was left";
+    EXPECT_THROW(WriteReducedCountFiles(reduced, view, dir_ / "elsewhere"), TrainingError) << "linked into one directory, asked for another";
+  }
+  {
+    const ReducedPass reduced = reduce(dir_ / "accum-exact-only", lent(false, ""));
+    EXPECT_TRUE(reduced.count_files_sha256.empty());
+    EXPECT_FALSE(fs::exists(dir_ / "accum-exact-only" / "gauden_counts"));
+    EXPECT_EQ(reduced.exact_counts_sha256, artifact.payload[0].sha256);
+  }
+  const auto rejected = [&](const char* what, const fs::path& into, LentShardSums sums, const std::function<void()>& meanwhile) {
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(into, 1);
+    reducer.LendExactSums(1, std::move(sums));
+    meanwhile();
+    try {
+      reducer.Add(1, artifact);
+      ADD_FAILURE() << what << ": linked";
+    } catch (const ArtifactRejected& rejection) {
+      EXPECT_EQ(rejection.check(), "payload-sha256") << what;
+      EXPECT_EQ(rejection.shard(), 1u) << what;
+    }
+    for (const char* name : kBwCountFiles) EXPECT_FALSE(fs::exists(into / name)) << what << ": " << name << " left linked";
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << what;
+  };
+  rejected("a lent digest not the artifact's", dir_ / "accum-wrong", lent(true, count_digests[1]), [] {});
+  const std::string tmat = ReadFileText(shard_dir / "tmat_counts");
+  rejected("a count file replaced since", dir_ / "accum-replaced", lent(true, count_digests[0]),
+           [&] { WriteFileAtomic(shard_dir / "tmat_counts", tmat); });  // the same bytes, another file
 }
 
 // The sums' exact_counts written as the last shard is added (WriteSumsInto). With one shard: its
