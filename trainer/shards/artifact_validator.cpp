@@ -203,10 +203,11 @@ ShardArtifact ValidateShard(const fs::path& pass_dir, std::uint32_t shard, const
     return std::find(std::begin(kBwCountFiles), std::end(kBwCountFiles), name) != std::end(kBwCountFiles);
   };
   // The digests the reducer checks on the bytes it adds (PayloadDigests): exact_counts' in exact
-  // mode, bw's count files' in float32 mode.
+  // mode, bw's count files' in float32 mode; both against the lent ones of a shard run in this process.
   const auto digest_left_to_reducer = [&](const std::string& name) {
     if (digests == PayloadDigests::kExactCountsByTheReducer) return name == "exact_counts";
     if (digests == PayloadDigests::kCountFilesByTheReducer) return is_count_file(name);
+    if (digests == PayloadDigests::kLentByThisProcess) return name == "exact_counts" || is_count_file(name);
     return false;
   };
   ParallelFor(a.payload.size(), CheckParallelism(), [&](std::size_t i) {

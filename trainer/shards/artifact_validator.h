@@ -74,6 +74,12 @@ enum class PayloadDigests {
   // All but bw's three count files, which the float32 reducer checks the same way (and rejects
   // before adding anything of the shard).
   kCountFilesByTheReducer,
+  // All but exact_counts and bw's three count files of a shard run in the coordinator's own
+  // process, which hashed each as it wrote it and lends those digests with its sums: the reducer
+  // checks them against the artifact's (LendExactSums). What vouches for those files' bytes in the
+  // pass is the hash taken as they were written, as for the lent exact_counts; their sizes and
+  // formats are still checked here.
+  kLentByThisProcess,
 };
 
 // Validates the artifact of one shard of the pass directory (every check above, the payload's

@@ -103,6 +103,12 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
   lent_.reset();
   const std::filesystem::path path = shard_dir / "exact_counts";
   RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts_sha256);
+  // bw's count files are the same sums' too, each lent with the digest of the bytes written, which
+  // must be the artifact's (validation may have left that to here: PayloadDigests::kLentByThisProcess).
+  const bool counts_lent = taken.count_files.size() == std::size(kBwCountFiles);
+  for (std::size_t f = 0; counts_lent && f < std::size(kBwCountFiles); ++f) {
+    RequirePayloadDigest(shard, (shard_dir / kBwCountFiles[f]).string(), listed(kBwCountFiles[f]), taken.count_files[f].sha256);
+  }
   reduced_.exact.emplace(std::move(*taken.sums));
   if (sums_dir_.empty() || sums_shards_ != 1) return;
   std::filesystem::create_directories(sums_dir_);
@@ -121,11 +127,10 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
     throw ArtifactRejected(shard, path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
   }
   written_sha256_ = taken.exact_counts_sha256;
-  // bw's count files are the same sums' too: each a second name of the shard's file, with the
-  // digest of the bytes written (the artifact's, which validation checked on the file). Where a link
-  // is refused the pass's tail writes all three from the sums (WriteReducedCountFiles), each renamed
-  // over any name linked here.
-  if (taken.count_files.size() != std::size(kBwCountFiles)) return;
+  // The count files likewise: each a second name of the shard's file, with the digest of the bytes
+  // written. Where a link is refused the pass's tail writes all three from the sums
+  // (WriteReducedCountFiles), each renamed over any name linked here.
+  if (!counts_lent) return;
   std::vector<std::filesystem::path> count_links;
   const auto unlink_counts = [&count_links] {
     std::error_code ec;
@@ -134,13 +139,6 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
   for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
     const LentShardSums::WrittenFile& file = taken.count_files[f];
     const std::filesystem::path count_path = shard_dir / kBwCountFiles[f];
-    try {
-      RequirePayloadDigest(shard, count_path.string(), listed(kBwCountFiles[f]), file.sha256);
-    } catch (const ArtifactRejected&) {
-      unlink_counts();
-      partly_added_ = true;
-      throw;
-    }
     const std::filesystem::path count_link = sums_dir_ / kBwCountFiles[f];
     if (!LinkFileAtomic(count_path, count_link)) return;
     count_links.push_back(count_link);

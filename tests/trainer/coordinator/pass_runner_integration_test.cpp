@@ -320,6 +320,30 @@ TEST(ShardsCheckedAsTheyFinish, ALentModelIsTakenByTheOnlyShardRunOnThisThread) 
   EXPECT_FALSE(again.means.data.empty()) << "a refused loan is not taken";
 }
 
+// A shard run in the coordinator's process lends the digests of its exact_counts and bw count files
+// as it wrote them, and its validation leaves those to the reducer (kLentByThisProcess), which
+// checks them against the artifact's: a count file replaced by another valid one of the same size
+// is a payload-sha256 rejection when validation hashes it (kAll, and kExactCountsByTheReducer,
+// which hashes the count files), not with kLentByThisProcess; a wrong size is refused either way.
+TEST(ShardsCheckedAsTheyFinish, LentDigestsAreNotHashedAgainByTheValidation) {
+  const InOrderPass pass = ShardsInOrder("lent-digests", 3);
+  const fs::path pass_dir = pass.dir / "in-order";
+  const PassExpectation expected = ExpectationFor(pass.inputs, pass.manifest, 1, 3);
+  const fs::path gauden = pass_dir / ShardDirName(0) / "gauden_counts";
+  ASSERT_EQ(fs::file_size(gauden), fs::file_size(pass_dir / ShardDirName(1) / "gauden_counts"));
+  WriteFileAtomic(gauden, ReadFileText(pass_dir / ShardDirName(1) / "gauden_counts"));
+  for (const PayloadDigests digests : {PayloadDigests::kAll, PayloadDigests::kExactCountsByTheReducer}) {
+    const Rejection rejected = RejectionOf("a replaced gauden_counts was accepted", [&] { ValidateShard(pass_dir, 0, expected, digests); });
+    EXPECT_EQ(rejected.check, "payload-sha256");
+    EXPECT_EQ(rejected.file, gauden.string());
+  }
+  EXPECT_NO_THROW(ValidateShard(pass_dir, 0, expected, PayloadDigests::kLentByThisProcess));
+  Lengthen(gauden);
+  const Rejection longer = RejectionOf("a lengthened gauden_counts was accepted",
+                                       [&] { ValidateShard(pass_dir, 0, expected, PayloadDigests::kLentByThisProcess); });
+  EXPECT_EQ(longer.check, "payload-size");
+}
+
 // In exact mode, given where the reduced exact_counts goes, the reducer writes it as it adds the
 // last shard: with one shard run elsewhere as it reads the shard's (the same bytes, the shard's
 // digest, the same sums as without); with one shard run on this thread it takes the sums the shard

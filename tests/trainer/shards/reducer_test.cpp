@@ -614,6 +614,19 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
     EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << what;
   };
   rejected("a lent digest not the artifact's", dir_ / "accum-wrong", lent(true, count_digests[1]), [] {});
+  {
+    // Checked also where nothing is linked (validation may have left the count files' digests to it).
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.LendExactSums(1, lent(true, count_digests[1]));
+    try {
+      reducer.Add(1, artifact);
+      ADD_FAILURE() << "a lent count file digest other than the artifact's was taken";
+    } catch (const ArtifactRejected& rejection) {
+      EXPECT_EQ(rejection.check(), "payload-sha256");
+      EXPECT_EQ(rejection.file(), (shard_dir / "gauden_counts").string());
+    }
+  }
   const std::string tmat = ReadFileText(shard_dir / "tmat_counts");
   rejected("a count file replaced since", dir_ / "accum-replaced", lent(true, count_digests[0]),
            [&] { WriteFileAtomic(shard_dir / "tmat_counts", tmat); });  // the same bytes, another file
