@@ -97,58 +97,67 @@ void ShardReducer::LendExactSums(std::uint32_t shard, LentShardSums lent) {
 
 void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path& shard_dir,
                                 const std::function<std::string(const std::string&)>& listed) {
-  // The sums themselves, and the digest of the bytes written from them: taken once it is the
-  // artifact's.
   LentShardSums taken = std::move(lent_->lent);
   lent_.reset();
+  // Whether `path` is the file written (the same device and inode), not one put in its place since.
+  const auto is_written = [](const std::filesystem::path& path, std::uint64_t device, std::uint64_t inode) {
+    struct stat status {};
+    return ::lstat(path.c_str(), &status) == 0 && static_cast<std::uint64_t>(status.st_dev) == device &&
+           static_cast<std::uint64_t>(status.st_ino) == inode;
+  };
+  const auto replaced = [shard](const std::filesystem::path& path) {
+    return ArtifactRejected(shard, path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
+  };
+  // The sums themselves, and the digest of the bytes written from them: taken once it is the
+  // artifact's. bw's count files are the same sums' too, each lent with the digest of the bytes
+  // written, which must be the artifact's, and each still the file written, linked or not: their
+  // validation left their digests to here (PayloadDigests::kLentByThisProcess).
   const std::filesystem::path path = shard_dir / "exact_counts";
-  RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts_sha256);
-  // bw's count files are the same sums' too, each lent with the digest of the bytes written, which
-  // must be the artifact's (validation may have left that to here: PayloadDigests::kLentByThisProcess).
   const bool counts_lent = taken.count_files.size() == std::size(kBwCountFiles);
-  for (std::size_t f = 0; counts_lent && f < std::size(kBwCountFiles); ++f) {
-    RequirePayloadDigest(shard, (shard_dir / kBwCountFiles[f]).string(), listed(kBwCountFiles[f]), taken.count_files[f].sha256);
+  try {
+    RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts_sha256);
+    for (std::size_t f = 0; counts_lent && f < std::size(kBwCountFiles); ++f) {
+      const std::filesystem::path count_path = shard_dir / kBwCountFiles[f];
+      RequirePayloadDigest(shard, count_path.string(), listed(kBwCountFiles[f]), taken.count_files[f].sha256);
+      if (!is_written(count_path, taken.count_files[f].device, taken.count_files[f].inode)) throw replaced(count_path);
+    }
+  } catch (const ArtifactRejected&) {
+    partly_added_ = true;  // (Add has counted the shard's frames and log-likelihood)
+    throw;
   }
   reduced_.exact.emplace(std::move(*taken.sums));
   if (sums_dir_.empty() || sums_shards_ != 1) return;
-  std::filesystem::create_directories(sums_dir_);
-  // Whether `linked` is the file written (the same device and inode), not one put in its place since.
-  const auto is_written = [](const std::filesystem::path& linked, std::uint64_t device, std::uint64_t inode) {
-    struct stat status {};
-    return ::lstat(linked.c_str(), &status) == 0 && static_cast<std::uint64_t>(status.st_dev) == device &&
-           static_cast<std::uint64_t>(status.st_ino) == inode;
-  };
-  const std::filesystem::path linked = sums_dir_ / "exact_counts";
-  if (!LinkFileAtomic(path, linked)) return;  // (refused: written from the sums after the reduction)
-  if (!is_written(linked, taken.exact_counts_device, taken.exact_counts_inode)) {
-    std::error_code ec;
-    std::filesystem::remove(linked, ec);
-    partly_added_ = true;  // (the sums hold the shard's values)
-    throw ArtifactRejected(shard, path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
-  }
-  written_sha256_ = taken.exact_counts_sha256;
-  // The count files likewise: each a second name of the shard's file, with the digest of the bytes
-  // written. Where a link is refused the pass's tail writes all three from the sums
-  // (WriteReducedCountFiles), each renamed over any name linked here.
-  if (!counts_lent) return;
-  std::vector<std::filesystem::path> count_links;
-  const auto unlink_counts = [&count_links] {
-    std::error_code ec;
-    for (const std::filesystem::path& link : count_links) std::filesystem::remove(link, ec);
-  };
-  for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
-    const LentShardSums::WrittenFile& file = taken.count_files[f];
-    const std::filesystem::path count_path = shard_dir / kBwCountFiles[f];
-    const std::filesystem::path count_link = sums_dir_ / kBwCountFiles[f];
-    if (!LinkFileAtomic(count_path, count_link)) return;
-    count_links.push_back(count_link);
-    if (!is_written(count_link, file.device, file.inode)) {
-      unlink_counts();
-      partly_added_ = true;
-      throw ArtifactRejected(shard, count_path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
+  // With WriteSumsInto of this one shard: its files linked there, each checked to be the one written.
+  std::vector<std::filesystem::path> links;
+  try {
+    std::filesystem::create_directories(sums_dir_);
+    // Links `name` of the shard; false where the file system refuses.
+    const auto link = [&](const char* name, std::uint64_t device, std::uint64_t inode) {
+      const std::filesystem::path to = sums_dir_ / name;
+      if (!LinkFileAtomic(shard_dir / name, to)) return false;
+      links.push_back(to);
+      if (!is_written(to, device, inode)) throw replaced(shard_dir / name);
+      return true;
+    };
+    // (refused: exact_counts written from the sums after the reduction)
+    if (!link("exact_counts", taken.exact_counts_device, taken.exact_counts_inode)) return;
+    written_sha256_ = taken.exact_counts_sha256;
+    // The count files likewise. Where a link is refused the pass's tail writes all three from the
+    // sums (WriteReducedCountFiles), each renamed over any name linked here.
+    if (!counts_lent) return;
+    for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
+      if (!link(kBwCountFiles[f], taken.count_files[f].device, taken.count_files[f].inode)) return;
     }
+    for (const LentShardSums::WrittenFile& file : taken.count_files) linked_count_files_sha256_.push_back(file.sha256);
+  } catch (...) {
+    // Nothing linked is left, and the sums, which hold the shard's values, are refused by Finish.
+    std::error_code ec;
+    for (const std::filesystem::path& made : links) std::filesystem::remove(made, ec);
+    written_sha256_.clear();
+    linked_count_files_sha256_.clear();
+    partly_added_ = true;
+    throw;
   }
-  for (const LentShardSums::WrittenFile& file : taken.count_files) linked_count_files_sha256_.push_back(file.sha256);
 }
 
 void ShardReducer::Discard(std::uint32_t shard) {

@@ -88,10 +88,13 @@ class ShardReducer {
   // that digest, once the file linked is the one written (the same device and inode; another, e.g.
   // renamed over it since, is the shard's payload-sha256 rejection). Where the file system refuses
   // links, it is written from the sums after the reduction, as without WriteSumsInto. bw's count
-  // files, which are those sums' too, are linked beside it the same way when the shard lent their
-  // digests and identities (LentShardSums::count_files), each digest required to be the artifact's
-  // (which validation checked on the file); if one link is refused, none is kept, and the pass's
-  // tail writes them from the sums (WriteReducedCountFiles).
+  // files, which are those sums' too, when the shard lent their digests and identities
+  // (LentShardSums::count_files): each digest must be the artifact's and each file still the one
+  // written (else payload-sha256), whether or not they are linked, as their validation may have left
+  // both to Add (PayloadDigests::kLentByThisProcess); with WriteSumsInto of one shard they are linked
+  // beside exact_counts the same way; where a link is refused the pass's tail writes them from the
+  // sums (WriteReducedCountFiles), renamed over any linked. A rejection, or an error while linking,
+  // leaves nothing linked, and Finish refuses the sums.
   void LendExactSums(std::uint32_t shard, LentShardSums lent);
   // Exact mode, before any shard is added: the sums' exact_counts is written into `dir` (its
   // directory created) as the last of the pass's `shard_count` shards is added, not after the

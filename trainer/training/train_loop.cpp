@@ -456,7 +456,8 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // This thread builds the view re-estimation reads (in exact mode without its mean and variance
   // sums, which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
   // hashing each as it is written (gauden_counts streamed: no copy of the statistics is held beside
-  // the exact sums), and this thread re-estimates and writes model/ (docs/performance.md).
+  // the exact sums), unless the reducer linked the 1-job shard's there (it then takes their lent
+  // digests), and this thread re-estimates and writes model/ (docs/performance.md).
   fs::create_directories(accum_dir);  // (in exact mode the reducer wrote exact_counts into it)
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::promise<void> sums_read_by_all;  // the double view built, or (TailView) re-estimation and the count files done
@@ -491,7 +492,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   };
   if (!rows) sums_read();
   StandbyFuture<std::vector<PassFileDigest>> count_files = RunOnStandby(count_files_writer, [&] {
-    const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written
+    const std::vector<std::string> digests = WriteReducedCountFiles(reduced, statistics, accum_dir);  // of the bytes written (or linked)
     std::vector<PassFileDigest> written;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) written.push_back({std::string("accum/") + kBwCountFiles[f], digests[f]});
     return written;

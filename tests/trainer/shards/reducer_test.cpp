@@ -540,8 +540,8 @@ TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
 // name of the shard's file beside exact_counts (the same inode), with the lent digest, which
 // WriteReducedCountFiles then returns without writing anything (it would write other bytes from
 // this empty view); a lent digest other than the artifact's, or a file put in a count file's place
-// since it was written, is a payload-sha256 rejection that leaves no count file linked; without
-// lent count files they are left to the pass's tail (no digests).
+// since it was written, is a payload-sha256 rejection, with or without WriteSumsInto, that leaves
+// nothing linked; without lent count files they are left to the pass's tail (no digests).
 TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
   WriteShards();
   const AccumulatorShape shape{1, 1, 2, 1, 1};
@@ -610,22 +610,42 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
       EXPECT_EQ(rejection.check(), "payload-sha256") << what;
       EXPECT_EQ(rejection.shard(), 1u) << what;
     }
-    for (const char* name : kBwCountFiles) EXPECT_FALSE(fs::exists(into / name)) << what << ": " << name << " left linked";
+    EXPECT_FALSE(fs::exists(into / "exact_counts")) << what << ": exact_counts linked";
+    for (const char* name : kBwCountFiles) EXPECT_FALSE(fs::exists(into / name)) << what << ": " << name << " linked";
     EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << what;
   };
   rejected("a lent digest not the artifact's", dir_ / "accum-wrong", lent(true, count_digests[1]), [] {});
-  {
-    // Checked also where nothing is linked (validation may have left the count files' digests to it).
+  // Both checked also where nothing is linked (validation may have left the count files to Add).
+  const auto rejected_unlinked = [&](const char* what, LentShardSums sums, const std::function<void()>& meanwhile, const char* file) {
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
-    reducer.LendExactSums(1, lent(true, count_digests[1]));
+    reducer.LendExactSums(1, std::move(sums));
+    meanwhile();
     try {
       reducer.Add(1, artifact);
-      ADD_FAILURE() << "a lent count file digest other than the artifact's was taken";
+      ADD_FAILURE() << what << ": taken";
     } catch (const ArtifactRejected& rejection) {
-      EXPECT_EQ(rejection.check(), "payload-sha256");
-      EXPECT_EQ(rejection.file(), (shard_dir / "gauden_counts").string());
+      EXPECT_EQ(rejection.check(), "payload-sha256") << what;
+      EXPECT_EQ(rejection.file(), (shard_dir / file).string()) << what;
     }
+  };
+  rejected_unlinked("a lent digest not the artifact's, nothing linked", lent(true, count_digests[1]), [] {}, "gauden_counts");
+  const std::string mixw = ReadFileText(shard_dir / "mixw_counts");
+  rejected_unlinked("a count file replaced since, nothing linked", lent(true, count_digests[0]),
+                    [&] { WriteFileAtomic(shard_dir / "mixw_counts", mixw); }, "mixw_counts");
+  {
+    // An error while linking (a directory in mixw_counts' place: the rename fails) leaves nothing
+    // linked, and the sums are refused.
+    const fs::path into = dir_ / "accum-error";
+    fs::create_directories(into / "mixw_counts");
+    ShardReducer reducer(dir_, ReductionMode::kExact);
+    reducer.ExpectStatistics(shape, false);
+    reducer.WriteSumsInto(into, 1);
+    reducer.LendExactSums(1, lent(true, count_digests[0]));
+    EXPECT_THROW(reducer.Add(1, artifact), TrainingError);
+    EXPECT_FALSE(fs::exists(into / "exact_counts")) << "exact_counts left linked";
+    EXPECT_FALSE(fs::exists(into / "gauden_counts")) << "gauden_counts left linked";
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError);
   }
   const std::string tmat = ReadFileText(shard_dir / "tmat_counts");
   rejected("a count file replaced since", dir_ / "accum-replaced", lent(true, count_digests[0]),
