@@ -589,7 +589,8 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
       EXPECT_EQ(Sha256OfFile(into / kBwCountFiles[f]), count_digests[f]) << kBwCountFiles[f] << " was written again";
     }
     EXPECT_EQ(std::distance(fs::directory_iterator(into), fs::directory_iterator()), 4) << "a hidden name was left";
-    EXPECT_THROW(WriteReducedCountFiles(reduced, view, dir_ / "elsewhere"), TrainingError) << "linked into one directory, asked for another";
+    EXPECT_THROW(WriteReducedCountFiles(reduced, view, dir_ / "elsewhere"), TrainingError)
+        << "linked into one directory, asked for another";
   }
   {
     const ReducedPass reduced = reduce(dir_ / "accum-exact-only", lent(false, ""));
@@ -597,28 +598,14 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
     EXPECT_FALSE(fs::exists(dir_ / "accum-exact-only" / "gauden_counts"));
     EXPECT_EQ(reduced.exact_counts_sha256, artifact.payload[0].sha256);
   }
-  const auto rejected = [&](const char* what, const fs::path& into, LentShardSums sums, const std::function<void()>& meanwhile) {
+  // Lent, then `meanwhile`, then added: a payload-sha256 rejection of `file`, with WriteSumsInto
+  // `into` (nothing linked there) or, `into` empty, without (validation may have left the count
+  // files to Add either way).
+  const auto rejected = [&](const char* what, const fs::path& into, LentShardSums sums, const std::function<void()>& meanwhile,
+                            const char* file) {
     ShardReducer reducer(dir_, ReductionMode::kExact);
     reducer.ExpectStatistics(shape, false);
-    reducer.WriteSumsInto(into, 1);
-    reducer.LendExactSums(1, std::move(sums));
-    meanwhile();
-    try {
-      reducer.Add(1, artifact);
-      ADD_FAILURE() << what << ": linked";
-    } catch (const ArtifactRejected& rejection) {
-      EXPECT_EQ(rejection.check(), "payload-sha256") << what;
-      EXPECT_EQ(rejection.shard(), 1u) << what;
-    }
-    EXPECT_FALSE(fs::exists(into / "exact_counts")) << what << ": exact_counts linked";
-    for (const char* name : kBwCountFiles) EXPECT_FALSE(fs::exists(into / name)) << what << ": " << name << " linked";
-    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << what;
-  };
-  rejected("a lent digest not the artifact's", dir_ / "accum-wrong", lent(true, count_digests[1]), [] {});
-  // Both checked also where nothing is linked (validation may have left the count files to Add).
-  const auto rejected_unlinked = [&](const char* what, LentShardSums sums, const std::function<void()>& meanwhile, const char* file) {
-    ShardReducer reducer(dir_, ReductionMode::kExact);
-    reducer.ExpectStatistics(shape, false);
+    if (!into.empty()) reducer.WriteSumsInto(into, 1);
     reducer.LendExactSums(1, std::move(sums));
     meanwhile();
     try {
@@ -628,11 +615,17 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
       EXPECT_EQ(rejection.check(), "payload-sha256") << what;
       EXPECT_EQ(rejection.file(), (shard_dir / file).string()) << what;
     }
+    if (!into.empty()) {
+      EXPECT_FALSE(fs::exists(into / "exact_counts")) << what << ": exact_counts linked";
+      for (const char* name : kBwCountFiles) EXPECT_FALSE(fs::exists(into / name)) << what << ": " << name << " linked";
+    }
+    EXPECT_THROW((void)std::move(reducer).Finish(), TrainingError) << what;
   };
-  rejected_unlinked("a lent digest not the artifact's, nothing linked", lent(true, count_digests[1]), [] {}, "gauden_counts");
+  rejected("a lent digest not the artifact's", dir_ / "accum-wrong", lent(true, count_digests[1]), [] {}, "gauden_counts");
+  rejected("a lent digest not the artifact's, nothing linked", {}, lent(true, count_digests[1]), [] {}, "gauden_counts");
   const std::string mixw = ReadFileText(shard_dir / "mixw_counts");
-  rejected_unlinked("a count file replaced since, nothing linked", lent(true, count_digests[0]),
-                    [&] { WriteFileAtomic(shard_dir / "mixw_counts", mixw); }, "mixw_counts");
+  rejected("a count file replaced since, nothing linked", {}, lent(true, count_digests[0]),
+           [&] { WriteFileAtomic(shard_dir / "mixw_counts", mixw); }, "mixw_counts");
   {
     // An error while linking (a directory in mixw_counts' place: the rename fails) leaves nothing
     // linked, and the sums are refused.
@@ -649,7 +642,7 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
   }
   const std::string tmat = ReadFileText(shard_dir / "tmat_counts");
   rejected("a count file replaced since", dir_ / "accum-replaced", lent(true, count_digests[0]),
-           [&] { WriteFileAtomic(shard_dir / "tmat_counts", tmat); });  // the same bytes, another file
+           [&] { WriteFileAtomic(shard_dir / "tmat_counts", tmat); }, "tmat_counts");  // the same bytes, another file
 }
 
 // The sums' exact_counts written as the last shard is added (WriteSumsInto). With one shard: its
