@@ -376,7 +376,9 @@ TEST(ShardsCheckedAsTheyFinish, TheReducedExactCountsIsWrittenAsTheLastShardIsAd
     EXPECT_EQ(shard_count.st_ino, reduced_count.st_ino) << kBwCountFiles[f] << " is not linked";
     ASSERT_EQ(linked.artifacts.size(), 1u);
     for (const PayloadFile& file : linked.artifacts[0].payload) {
-      if (file.name == kBwCountFiles[f]) EXPECT_EQ(linked.reduced.count_files_sha256[f], file.sha256) << file.name;
+      if (file.name == kBwCountFiles[f]) {
+        EXPECT_EQ(linked.reduced.count_files_sha256[f], file.sha256) << file.name;
+      }
     }
   }
   ReorderingLauncher elsewhere({0});  // (runs the shard, but not as the coordinator's own: nothing lent)
