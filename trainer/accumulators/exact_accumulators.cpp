@@ -482,15 +482,9 @@ std::string ExactAccumulators::AddFileWritingSums(const std::string& dir_string,
   try {
     written = StartPieceWriter(path, handoff, kWriter, kHalf);
     hashed = std::async(std::launch::async, [&] {
-      try {
-        while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(kHasher, what.c_str())) {
-          digests.Add(piece->data(), piece->data() + kHalf, piece->size());
-          handoff.Done(kHasher);
-        }
-      } catch (...) {
-        handoff.Stop();  // (the add must not wait for a thread that has ended)
-        throw;
-      }
+      handoff.UseEvery(kHasher, what.c_str(), [&](std::span<const std::uint8_t> piece) {
+        digests.Add(piece.data(), piece.data() + kHalf, piece.size());
+      });
     });
   } catch (...) {
     handoff.Finish(false);  // (a writer that started ends, its file removed)

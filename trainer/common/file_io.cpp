@@ -14,7 +14,6 @@
 #include <fstream>
 #include <future>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <system_error>
 
@@ -506,13 +505,10 @@ std::future<void> StartPieceWriter(const fs::path& path, PieceHandoff& handoff, 
     const std::string what = path.string();
     try {
       WriteFileAtomicStreamed(path, [&](const ByteSink& sink) {
-        while (const std::optional<std::span<const std::uint8_t>> piece = handoff.Take(user, what.c_str())) {
-          sink(piece->data() + offset, piece->size());
-          handoff.Done(user);
-        }
+        handoff.UseEvery(user, what.c_str(), [&](std::span<const std::uint8_t> piece) { sink(piece.data() + offset, piece.size()); });
       });
     } catch (...) {
-      handoff.Stop();
+      handoff.Stop();  // (also when the file could not even be made: no piece was taken)
       throw;
     }
   });

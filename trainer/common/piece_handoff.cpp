@@ -83,4 +83,16 @@ void PieceHandoff::Stop() {
   maker_changed_.notify_all();
 }
 
+void PieceHandoff::UseEvery(std::size_t user, const char* what, const std::function<void(std::span<const std::uint8_t>)>& use) {
+  try {
+    while (const std::optional<std::span<const std::uint8_t>> piece = Take(user, what)) {
+      use(*piece);
+      Done(user);
+    }
+  } catch (...) {
+    Stop();
+    throw;
+  }
+}
+
 }  // namespace pstrain

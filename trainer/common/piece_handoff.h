@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,10 @@ class PieceHandoff {
   void Done(std::size_t user);
   // A user stops taking (an error): NextBuffer returns nullptr from then on.
   void Stop();
+  // A whole user's side: `use` called on every piece in order (Take, then Done), until the maker
+  // finished complete. Whatever Take or `use` throws stops the handoff first (Stop: the maker never
+  // waits for a user that has ended), then propagates.
+  void UseEvery(std::size_t user, const char* what, const std::function<void(std::span<const std::uint8_t>)>& use);
 
  private:
   std::uint64_t LeastDone() const;  // (under mutex_) the pieces every user is done with

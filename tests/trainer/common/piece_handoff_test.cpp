@@ -1,12 +1,14 @@
 // PieceHandoff (common/piece_handoff.h): every piece reaches every user, in order and whole, with
 // more pieces than buffers and whatever number of pieces a waiting side is woken for; the maker
 // waits while any of its users holds every buffer; a maker that stops makes the user's Take throw,
-// a user that stops makes the maker's NextBuffer return nullptr, and neither side waits for ever.
+// a user that stops makes the maker's NextBuffer return nullptr, and neither side waits for ever;
+// UseEvery, a whole user's side, stops the handoff on any error.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
 #include <future>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -100,6 +102,50 @@ TEST(PieceHandoff, AStoppedMakerFailsTheUserAndAStoppedUserReleasesTheMaker) {
     EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
     handoff.Stop();
     EXPECT_EQ(waiting.get(), nullptr);
+    EXPECT_EQ(handoff.NextBuffer(), nullptr);
+  }
+}
+
+// UseEvery: every piece in order until the maker finished complete; what `use` throws, and what a
+// stopped maker's Take throws, stop the handoff (a maker waiting for a buffer gets nullptr) and
+// come out of UseEvery.
+TEST(PieceHandoff, UseEveryTakesEveryPieceAndStopsTheHandoffOnAnyError) {
+  {
+    PieceHandoff handoff(2, 4);
+    std::future<std::vector<std::uint8_t>> used = std::async(std::launch::async, [&] {
+      std::vector<std::uint8_t> bytes;
+      handoff.UseEvery(0, "test", [&](std::span<const std::uint8_t> piece) { bytes.insert(bytes.end(), piece.begin(), piece.end()); });
+      return bytes;
+    });
+    std::vector<std::uint8_t> made;
+    for (std::uint8_t k = 0; k < 9; ++k) {
+      std::uint8_t* buffer = handoff.NextBuffer();
+      ASSERT_NE(buffer, nullptr);
+      made.push_back(buffer[0] = k);
+      handoff.Hand(1);
+    }
+    handoff.Finish(true);
+    EXPECT_EQ(used.get(), made);
+  }
+  {
+    PieceHandoff handoff(1, 4);
+    ASSERT_NE(handoff.NextBuffer(), nullptr);
+    handoff.Hand(4);
+    std::future<void> user = std::async(std::launch::async, [&] {
+      handoff.UseEvery(0, "test", [](std::span<const std::uint8_t>) { throw TrainingError("the disk is full"); });
+    });
+    EXPECT_THROW(user.get(), TrainingError);
+    std::future<std::uint8_t*> next = std::async(std::launch::async, [&] { return handoff.NextBuffer(); });
+    if (next.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+      ADD_FAILURE() << "the maker waits for a user that has ended";
+      handoff.Stop();
+    }
+    EXPECT_EQ(next.get(), nullptr);
+  }
+  {
+    PieceHandoff handoff(1, 4);
+    handoff.Finish(false);
+    EXPECT_THROW(handoff.UseEvery(0, "test", [](std::span<const std::uint8_t>) {}), PiecesStopped);
     EXPECT_EQ(handoff.NextBuffer(), nullptr);
   }
 }
