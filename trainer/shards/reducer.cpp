@@ -100,10 +100,10 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
   LentShardSums taken = std::move(lent_->lent);
   lent_.reset();
   // Whether `path` is the file written (the same device and inode), not one put in its place since.
-  const auto is_written = [](const std::filesystem::path& path, std::uint64_t device, std::uint64_t inode) {
+  const auto is_written = [](const std::filesystem::path& path, const LentShardSums::WrittenFile& file) {
     struct stat status {};
-    return ::lstat(path.c_str(), &status) == 0 && static_cast<std::uint64_t>(status.st_dev) == device &&
-           static_cast<std::uint64_t>(status.st_ino) == inode;
+    return ::lstat(path.c_str(), &status) == 0 && static_cast<std::uint64_t>(status.st_dev) == file.device &&
+           static_cast<std::uint64_t>(status.st_ino) == file.inode;
   };
   const auto replaced = [shard](const std::filesystem::path& path) {
     return ArtifactRejected(shard, path.string(), "payload-sha256", "not the file written (replaced since): its digest is of another");
@@ -115,11 +115,11 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
   const std::filesystem::path path = shard_dir / "exact_counts";
   const bool counts_lent = taken.count_files.size() == std::size(kBwCountFiles);
   try {
-    RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts_sha256);
+    RequirePayloadDigest(shard, path.string(), listed("exact_counts"), taken.exact_counts.sha256);
     for (std::size_t f = 0; counts_lent && f < std::size(kBwCountFiles); ++f) {
       const std::filesystem::path count_path = shard_dir / kBwCountFiles[f];
       RequirePayloadDigest(shard, count_path.string(), listed(kBwCountFiles[f]), taken.count_files[f].sha256);
-      if (!is_written(count_path, taken.count_files[f].device, taken.count_files[f].inode)) throw replaced(count_path);
+      if (!is_written(count_path, taken.count_files[f])) throw replaced(count_path);
     }
   } catch (const ArtifactRejected&) {
     partly_added_ = true;  // (Add has counted the shard's frames and log-likelihood)
@@ -132,21 +132,21 @@ void ShardReducer::TakeLentSums(std::uint32_t shard, const std::filesystem::path
   try {
     std::filesystem::create_directories(sums_dir_);
     // Links `name` of the shard; false where the file system refuses.
-    const auto link = [&](const char* name, std::uint64_t device, std::uint64_t inode) {
+    const auto link = [&](const char* name, const LentShardSums::WrittenFile& file) {
       const std::filesystem::path to = sums_dir_ / name;
       if (!LinkFileAtomic(shard_dir / name, to)) return false;
       links.push_back(to);
-      if (!is_written(to, device, inode)) throw replaced(shard_dir / name);
+      if (!is_written(to, file)) throw replaced(shard_dir / name);
       return true;
     };
     // (refused: exact_counts written from the sums after the reduction)
-    if (!link("exact_counts", taken.exact_counts_device, taken.exact_counts_inode)) return;
-    written_sha256_ = taken.exact_counts_sha256;
+    if (!link("exact_counts", taken.exact_counts)) return;
+    written_sha256_ = taken.exact_counts.sha256;
     // The count files likewise. Where a link is refused the pass's tail writes all three from the
     // sums (WriteReducedCountFiles), each renamed over any name linked here.
     if (!counts_lent) return;
     for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
-      if (!link(kBwCountFiles[f], taken.count_files[f].device, taken.count_files[f].inode)) return;
+      if (!link(kBwCountFiles[f], taken.count_files[f])) return;
     }
     for (const LentShardSums::WrittenFile& file : taken.count_files) linked_count_files_sha256_.push_back(file.sha256);
   } catch (...) {

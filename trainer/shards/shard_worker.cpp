@@ -238,10 +238,7 @@ void RunShardTask(const ShardTask& task) {
         return LentShardSums::WrittenFile{std::move(sha256), static_cast<std::uint64_t>(status.st_dev),
                                           static_cast<std::uint64_t>(status.st_ino)};
       };
-      LentShardSums::WrittenFile exact = written("exact_counts", artifact.payload.at(exact_counts_at).sha256);
-      task.lent_sums->exact_counts_sha256 = std::move(exact.sha256);
-      task.lent_sums->exact_counts_device = exact.device;
-      task.lent_sums->exact_counts_inode = exact.inode;
+      task.lent_sums->exact_counts = written("exact_counts", artifact.payload.at(exact_counts_at).sha256);
       task.lent_sums->count_files.clear();
       for (std::size_t f = 0; f < std::size(kBwCountFiles); ++f) {
         task.lent_sums->count_files.push_back(written(kBwCountFiles[f], count_digests[f]));

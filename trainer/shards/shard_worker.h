@@ -75,9 +75,9 @@ struct ShardTask {
 };
 
 // What a shard run in the coordinator's process lends back (ShardTask::lent_sums): its exact sums
-// (each value in 16 bytes: ExactAccumulators::Compact), the SHA-256 of the exact_counts bytes
-// written from them, as written, and which file that is (its device and inode once in place); the
-// same for bw's count files, which are those sums' too (kBwCountFiles order).
+// (each value in 16 bytes: ExactAccumulators::Compact) and, for exact_counts and for bw's count
+// files, which are those sums' too, the SHA-256 of the bytes written, as written, and which file
+// that is (its device and inode once in place).
 struct LentShardSums {
   struct WrittenFile {
     std::string sha256;
@@ -85,10 +85,8 @@ struct LentShardSums {
     std::uint64_t inode = 0;
   };
   std::optional<ExactAccumulators> sums;
-  std::string exact_counts_sha256;
-  std::uint64_t exact_counts_device = 0;
-  std::uint64_t exact_counts_inode = 0;
-  std::vector<WrittenFile> count_files;
+  WrittenFile exact_counts;
+  std::vector<WrittenFile> count_files;  // (kBwCountFiles order)
 };
 
 // Runs the shard and writes its artifact. Throws InputError/TrainingError on failure (the shard

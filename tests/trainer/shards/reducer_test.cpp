@@ -445,11 +445,11 @@ TEST_F(ReducerOverflow, SumsLentByTheShardsProcessAreTakenAndItsFileLinked) {
     LentShardSums sums;
     sums.sums.emplace(Sums(1));
     sums.sums->Compact();
-    sums.exact_counts_sha256 = sha256;
+    sums.exact_counts.sha256 = sha256;
     struct stat status {};
     EXPECT_EQ(::stat(file.c_str(), &status), 0);
-    sums.exact_counts_device = status.st_dev;
-    sums.exact_counts_inode = status.st_ino;
+    sums.exact_counts.device = status.st_dev;
+    sums.exact_counts.inode = status.st_ino;
     return sums;
   };
   const std::string digest = artifacts_[1].payload[0].sha256;
@@ -560,8 +560,8 @@ TEST_F(ReducerOverflow, TheLentShardsCountFilesAreLinkedBesideItsExactCounts) {
     LentShardSums sums;
     sums.sums.emplace(Sums(1));
     sums.sums->Compact();
-    sums.exact_counts_sha256 = artifact.payload[0].sha256;
-    std::tie(sums.exact_counts_device, sums.exact_counts_inode) = identity(shard_dir / "exact_counts");
+    sums.exact_counts.sha256 = artifact.payload[0].sha256;
+    std::tie(sums.exact_counts.device, sums.exact_counts.inode) = identity(shard_dir / "exact_counts");
     for (std::size_t f = 0; with_count_files && f < std::size(kBwCountFiles); ++f) {
       const auto [device, inode] = identity(shard_dir / kBwCountFiles[f]);
       sums.count_files.push_back({f == 0 ? gauden_sha256 : count_digests[f], device, inode});
