@@ -3,11 +3,13 @@
 
 #include <ostream>
 #include <system_error>
+#include <utility>
 
 namespace pstrain {
 
-StatisticsAdder::StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background, std::size_t thread_min_values)
-    : sums_(sums), log_(log), thread_min_values_(thread_min_values) {
+StatisticsAdder::StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background, std::size_t thread_min_values,
+                                 std::function<void()> before_thread_add)
+    : sums_(sums), log_(log), thread_min_values_(thread_min_values), before_thread_add_(std::move(before_thread_add)) {
   if (!background) return;
   try {
     thread_ = std::thread([this] { Run(); });
@@ -39,6 +41,7 @@ void StatisticsAdder::Run() {
     lock.unlock();
     std::exception_ptr error;
     try {
+      if (before_thread_add_) before_thread_add_();
       job->AddTo(sums_);
     } catch (...) {
       error = std::current_exception();

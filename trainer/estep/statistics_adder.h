@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <iosfwd>
 #include <mutex>
 #include <string>
@@ -28,8 +29,10 @@ class StatisticsAdder {
   // Adds into `sums` and writes lines to `log` (may be null); both must outlive the adder.
   // `background`: add the statistics of utterances with at least `thread_min_values` values
   // (UtteranceStats::MaxValues) on a thread of the adder's own (AccumulateOptions says when that
-  // pays: thread_add_min_values).
-  StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background, std::size_t thread_min_values);
+  // pays: thread_add_min_values). `before_thread_add`, if set, is called on that thread before each
+  // add it makes: a test holds an add back with it, to see what waits for the add.
+  StatisticsAdder(ExactAccumulators& sums, std::ostream* log, bool background, std::size_t thread_min_values,
+                  std::function<void()> before_thread_add = {});
   // Joins the thread: an add in progress is finished first, its error dropped.
   ~StatisticsAdder();
   StatisticsAdder(const StatisticsAdder&) = delete;
@@ -66,6 +69,7 @@ class StatisticsAdder {
   ExactAccumulators& sums_;
   std::ostream* const log_;
   const std::size_t thread_min_values_;
+  const std::function<void()> before_thread_add_;
   bool handed_ = false;                // (caller only) an add went to the thread since the last Settle
   std::vector<std::string> pending_;   // (caller only) lines waiting for that add
   std::exception_ptr caller_failure_;  // (caller only) the first add's error, once seen

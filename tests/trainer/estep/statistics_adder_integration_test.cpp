@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -145,13 +146,19 @@ TEST_F(StatisticsAdderTest, ALineWaitsForTheAddsHandedOverBeforeIt) {
     SCOPED_TRACE(background ? "background" : "this thread");
     ExactAccumulators sums = EmptySums();
     std::ostringstream log;
-    StatisticsAdder adder(sums, &log, background, 0);
+    // The thread's first add is held back until the lines after it are checked (an add takes well
+    // under a millisecond: done before the next Log, its lines would be written at once, as they
+    // should be).
+    std::promise<void> release;
+    const std::shared_future<void> released = release.get_future().share();
+    StatisticsAdder adder(sums, &log, background, 0, [released] { released.wait(); });
     adder.Log("skipped 0");  // nothing handed over: written at once
     EXPECT_EQ(log.str(), "skipped 0\n");
     adder.Add(first);
     adder.Log("added 1");
     adder.Log("skipped 2");
     EXPECT_EQ(log.str(), background ? "skipped 0\n" : "skipped 0\nadded 1\nskipped 2\n");
+    release.set_value();
     adder.Add(second);  // waits for the first add: its lines are written
     EXPECT_EQ(log.str(), "skipped 0\nadded 1\nskipped 2\n");
     adder.Log("added 3");
