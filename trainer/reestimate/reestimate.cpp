@@ -1,9 +1,11 @@
 // Re-estimation (the M-step, SphinxTrain's norm): new parameters from summed accumulators.
 #include "reestimate/reestimate.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/error.h"
+#include "common/parallel_for.h"
 
 namespace pstrain {
 
@@ -12,11 +14,69 @@ ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, Reest
   return Reestimate(acc, ModelFiles(previous), report, activated);
 }
 
+namespace {
+
+// Models with fewer mean elements than this are re-estimated on one thread: starting a second
+// costs about what it would save (a CI model's 4k to 64k elements take well under a millisecond).
+constexpr std::uint64_t kThreadedReestimationElements = std::uint64_t(1) << 17;
+
+// The means, variances and mixture weights of senones [first, last) into `next` (which holds the
+// previous ones until each is replaced), and what became of them into `report`.
+void ReestimateSenones(const Accumulators& acc, const GaussianRows& rows, const ModelFiles& previous, std::uint32_t first,
+                       std::uint32_t last, ModelFiles& next, ReestimationReport& report) {
+  const AccumulatorShape& shape = acc.shape();
+  const std::uint32_t veclen = shape.veclen;
+  std::vector<double> mean_row(rows ? veclen : 0), var_row(rows ? veclen : 0);  // (with `rows`)
+  for (std::uint32_t senone = first; senone < last; ++senone) {
+    bool any_counts = false;
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+      const double dnom = acc.dnom(senone, k);
+      const std::size_t offset = previous.means.Offset(senone, 0, k);
+      if (dnom == 0.0) {
+        ++report.densities_without_counts;
+        continue;  // keeps the previous mean and variance
+      }
+      any_counts = true;
+      const double* mean_acc = mean_row.data();
+      const double* var_acc = var_row.data();
+      if (rows) {
+        rows(senone, k, mean_row.data(), var_row.data());
+      } else {
+        mean_acc = acc.mean(senone, k);
+        var_acc = acc.var(senone, k);
+      }
+      for (std::uint32_t l = 0; l < veclen; ++l) {
+        const double mu = mean_acc[l] / dnom;
+        const double var = acc.pass2var() ? var_acc[l] / dnom : var_acc[l] / dnom - mu * mu;
+        next.means.data[offset + l] = static_cast<float>(mu);
+        // Cancellation in E[x^2] - mu^2 can make a variance slightly negative; it is written as 0
+        // (which every loader floors, as it would the negative value), so that no model pstrain
+        // writes has a negative variance (a loaded model with one is refused).
+        next.variances.data[offset + l] = var < 0.0 ? 0.0f : static_cast<float>(var);
+        if (var < 0.0) ++report.negative_variances;
+      }
+    }
+    if (!any_counts) report.unseen_senones.push_back(senone);
+
+    double row_sum = 0.0;
+    for (std::uint32_t k = 0; k < shape.n_density; ++k) row_sum += acc.mixw(senone, k);
+    if (row_sum == 0.0) {
+      ++report.mixw_rows_without_counts;
+    } else {
+      for (std::uint32_t k = 0; k < shape.n_density; ++k) {
+        next.mixture_weights.at(senone, 0, k) = ClampTinyMagnitude(static_cast<float>(acc.mixw(senone, k)));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 // In place: `next` holds the previous parameters until each is replaced. The survival prior reads
 // the previous means, variances and mixture weights of every activated state before the first one
 // is replaced (its loop ends before the division loop starts).
 ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, ReestimationReport* report_out,
-                      const std::vector<std::uint8_t>* activated, const GaussianRows& rows) {
+                      const std::vector<std::uint8_t>* activated, const GaussianRows& rows, unsigned threads) {
   ModelFiles next = std::move(model);
   if (!rows && !acc_in.has_gaussians()) throw TrainingError("internal: re-estimation without the mean and variance sums");
   if (rows && activated != nullptr && !activated->empty()) {
@@ -72,47 +132,23 @@ ModelFiles Reestimate(const Accumulators& acc_in, ModelFiles&& model, Reestimati
     }
   }
   const Accumulators& acc = *statistics;
-  std::vector<double> mean_row(rows ? veclen : 0), var_row(rows ? veclen : 0);  // (with `rows`)
-  for (std::uint32_t senone = 0; senone < shape.n_senones; ++senone) {
-    bool any_counts = false;
-    for (std::uint32_t k = 0; k < shape.n_density; ++k) {
-      const double dnom = acc.dnom(senone, k);
-      const std::size_t offset = previous.means.Offset(senone, 0, k);
-      if (dnom == 0.0) {
-        ++report.densities_without_counts;
-        continue;  // keeps the previous mean and variance
-      }
-      any_counts = true;
-      const double* mean_acc = mean_row.data();
-      const double* var_acc = var_row.data();
-      if (rows) {
-        rows(senone, k, mean_row.data(), var_row.data());
-      } else {
-        mean_acc = acc.mean(senone, k);
-        var_acc = acc.var(senone, k);
-      }
-      for (std::uint32_t l = 0; l < veclen; ++l) {
-        const double mu = mean_acc[l] / dnom;
-        const double var = acc.pass2var() ? var_acc[l] / dnom : var_acc[l] / dnom - mu * mu;
-        next.means.data[offset + l] = static_cast<float>(mu);
-        // Cancellation in E[x^2] - mu^2 can make a variance slightly negative; it is written as 0
-        // (which every loader floors, as it would the negative value), so that no model pstrain
-        // writes has a negative variance (a loaded model with one is refused).
-        next.variances.data[offset + l] = var < 0.0 ? 0.0f : static_cast<float>(var);
-        if (var < 0.0) ++report.negative_variances;
-      }
-    }
-    if (!any_counts) report.unseen_senones.push_back(senone);
-
-    double row_sum = 0.0;
-    for (std::uint32_t k = 0; k < shape.n_density; ++k) row_sum += acc.mixw(senone, k);
-    if (row_sum == 0.0) {
-      ++report.mixw_rows_without_counts;
-    } else {
-      for (std::uint32_t k = 0; k < shape.n_density; ++k) {
-        next.mixture_weights.at(senone, 0, k) = ClampTinyMagnitude(static_cast<float>(acc.mixw(senone, k)));
-      }
-    }
+  // The senones in contiguous ranges, each with its own counts, on up to `threads` threads: every
+  // parameter is computed from its own sums alone, so how they are split changes no value; the
+  // ranges' counts are then added, and their unseen senones joined, in range order.
+  const std::uint64_t elements = std::uint64_t(shape.n_senones) * shape.n_density * veclen;
+  const unsigned use_threads = elements >= kThreadedReestimationElements ? std::max(threads, 1u) : 1u;
+  const std::uint32_t n_ranges = std::min<std::uint32_t>(shape.n_senones, use_threads == 1 ? 1 : 4 * use_threads);
+  std::vector<ReestimationReport> range_reports(n_ranges);
+  ParallelFor(n_ranges, use_threads, [&](std::size_t r) {
+    const std::uint32_t first = static_cast<std::uint32_t>(std::uint64_t(shape.n_senones) * r / n_ranges);
+    const std::uint32_t last = static_cast<std::uint32_t>(std::uint64_t(shape.n_senones) * (r + 1) / n_ranges);
+    ReestimateSenones(acc, rows, previous, first, last, next, range_reports[r]);
+  });
+  for (const ReestimationReport& range : range_reports) {
+    report.densities_without_counts += range.densities_without_counts;
+    report.mixw_rows_without_counts += range.mixw_rows_without_counts;
+    report.negative_variances += range.negative_variances;
+    report.unseen_senones.insert(report.unseen_senones.end(), range.unseen_senones.begin(), range.unseen_senones.end());
   }
   for (std::uint32_t tmat = 0; tmat < shape.n_tmat; ++tmat) {
     for (std::uint32_t from = 0; from < shape.n_emit_state; ++from) {

@@ -51,8 +51,11 @@ using GaussianRows = std::function<void(std::uint32_t senone, std::uint32_t dens
 // training loop's previous model is not needed after its pass). `previous` is moved from even when
 // this throws (the dimension check). With `rows`, each density's mean and variance sums are asked
 // of it (the same values as a whole view's give the same model); `acc` may then be a view without
-// them, and `activated` must be empty (the survival prior changes the sums it reads).
+// them, and `activated` must be empty (the survival prior changes the sums it reads); `rows` may
+// be called from several threads at once. With `threads` > 1 a large model's senones are
+// re-estimated on up to that many threads (this one among them), in contiguous ranges: the same
+// values and the same report as on one.
 ModelFiles Reestimate(const Accumulators& acc, ModelFiles&& previous, ReestimationReport* report,
-                      const std::vector<std::uint8_t>* activated = nullptr, const GaussianRows& rows = {});
+                      const std::vector<std::uint8_t>* activated = nullptr, const GaussianRows& rows = {}, unsigned threads = 1);
 
 }  // namespace pstrain

@@ -512,7 +512,7 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   else if (model_lent) read_back();
   if (mdef_read_back) state.mdef = std::move(mdef_read_back);
   if (mdef.valid()) state.mdef = mdef.get();
-  ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones, rows);
+  ModelFiles next = Reestimate(statistics, std::move(state.model), &report, &reduced.fallback_senones, rows, CheckParallelism());
   const auto reestimated_at = std::chrono::steady_clock::now();
   const double per_frame = reduced.log_likelihood.value() / static_cast<double>(reduced.total_frames);
   const StopDecision decision = DecideStop(options.stop, pass, state.has_previous, state.previous_per_frame, per_frame);

@@ -10,8 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -284,6 +287,100 @@ ExactAccumulators ExactFrom(const Accumulators& acc) {
     for (std::size_t i = 0; i < data->size(); ++i) exact.AddValue(block, i, (*data)[i]);
   }
   return exact;
+}
+
+// A tied-CD-sized model (701 senones x 8 densities x 39 dimensions, above the size re-estimated on
+// several threads) re-estimated on 1, 2 and 3 threads: the same parameters bit for bit and the same
+// report, with densities, senones and mixture-weight rows without counts and negative variances
+// spread over the senone ranges and at their edges. With 2 threads the sums are asked from more
+// than one thread (the split is taken), and every density with counts is asked exactly once.
+TEST(ReestimateTest, SeveralThreadsGiveOneThreadsModelAndReport) {
+  constexpr std::uint32_t kManySenones = 701, kEight = 8, kDims = 39;
+  const AccumulatorShape shape{kManySenones, kEight, kDims, kTmats, kEmit};
+  ModelFiles previous;
+  GaussianParams params;
+  params.n_mgau = kManySenones;
+  params.n_feat = 1;
+  params.n_density = kEight;
+  params.veclen = {kDims};
+  params.data.resize(std::size_t(kManySenones) * kEight * kDims);
+  previous.means = params;
+  previous.variances = params;
+  for (std::size_t i = 0; i < params.data.size(); ++i) {
+    previous.means.data[i] = 0.5f + static_cast<float>(i % 1000);
+    previous.variances.data[i] = 1.5f + static_cast<float>(i % 777);
+  }
+  previous.mixture_weights = Array3D{kManySenones, 1, kEight, std::vector<float>(std::size_t(kManySenones) * kEight, 0.125f)};
+  previous.transition_matrices = Array3D{kTmats, kEmit, kEmit + 1, std::vector<float>(kTmats * kEmit * (kEmit + 1), 0.25f)};
+
+  for (bool pass2var : {false, true}) {
+    SCOPED_TRACE(pass2var ? "2-pass" : "1-pass");
+    Accumulators acc(shape, pass2var);
+    std::mt19937_64 rng(29);
+    const auto unit = [&rng] { return static_cast<double>(rng() >> 11) / 9007199254740992.0; };
+    for (std::uint32_t senone = 0; senone < kManySenones; ++senone) {
+      // Every 7th senone unseen, and some on either side of a range's edge (the ranges of 2 threads
+      // start at 87, 175, ..., 613; of 3 at 58, 116, 175, 233, ...) and the last; every 5th density
+      // of the rest without counts; every 11th mixture-weight row zero.
+      const bool unseen = senone % 7 == 0 || senone == 87 || senone == 88 || senone == 175 || senone == 233 || senone == 234 ||
+                          senone == 700;
+      for (std::uint32_t k = 0; k < kEight; ++k) {
+        if (senone % 11 != 0) acc.mixw(senone, k) = unit() * 10.0;
+        if (unseen || (senone * kEight + k) % 5 == 0) continue;
+        acc.dnom(senone, k) = 0.5 + unit() * 100.0;
+        for (std::uint32_t dim = 0; dim < kDims; ++dim) {
+          acc.mean(senone, k)[dim] = (unit() - 0.5) * 50.0;
+          // Now and then a negative variance, written as 0 (1-pass: E[x^2] below mu^2).
+          acc.var(senone, k)[dim] = dim % 13 == 0 ? (pass2var ? -1e-3 : 0.0) : unit() * 500.0;
+        }
+      }
+    }
+    for (std::uint32_t tmat = 0; tmat < kTmats; ++tmat) {
+      for (std::uint32_t from = 0; from < kEmit; ++from) {
+        for (std::uint32_t to = 0; to <= kEmit; ++to) acc.tmat(tmat, from, to) = unit();
+      }
+    }
+    const ExactAccumulators exact = ExactFrom(acc);
+    const Accumulators partial = exact.ToAccumulatorsWithoutGaussians();
+    std::mutex asked_mutex;
+    std::set<std::thread::id> asking_threads;
+    std::vector<int> asked(std::size_t(kManySenones) * kEight, 0);
+    const GaussianRows rows = [&](std::uint32_t senone, std::uint32_t k, double* mean, double* var) {
+      const std::size_t first = (std::size_t(senone) * kEight + k) * kDims;
+      exact.MeanDoubles(first, kDims, mean);
+      exact.VarDoubles(first, kDims, var);
+      const std::lock_guard<std::mutex> lock(asked_mutex);
+      asking_threads.insert(std::this_thread::get_id());
+      ++asked[std::size_t(senone) * kEight + k];
+    };
+
+    ReestimationReport one_report;
+    const ModelFiles one = Reestimate(exact.ToAccumulators(), ModelFiles(previous), &one_report, nullptr, {}, 1);
+    EXPECT_GT(one_report.densities_without_counts, 0u);
+    EXPECT_GT(one_report.mixw_rows_without_counts, 0u);
+    EXPECT_GT(one_report.negative_variances, 0u);
+    EXPECT_GT(one_report.unseen_senones.size(), 100u);
+    for (unsigned threads : {2u, 3u}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      for (bool with_rows : {false, true}) {
+        SCOPED_TRACE(with_rows ? "sums asked by density" : "whole view");
+        asking_threads.clear();
+        std::fill(asked.begin(), asked.end(), 0);
+        ReestimationReport report;
+        const ModelFiles many = with_rows ? Reestimate(partial, ModelFiles(previous), &report, nullptr, rows, threads)
+                                          : Reestimate(exact.ToAccumulators(), ModelFiles(previous), &report, nullptr, {}, threads);
+        ExpectSameParameters(many, one);
+        EXPECT_EQ(report.densities_without_counts, one_report.densities_without_counts);
+        EXPECT_EQ(report.mixw_rows_without_counts, one_report.mixw_rows_without_counts);
+        EXPECT_EQ(report.tmat_rows_without_counts, one_report.tmat_rows_without_counts);
+        EXPECT_EQ(report.negative_variances, one_report.negative_variances);
+        EXPECT_EQ(report.unseen_senones, one_report.unseen_senones);
+        if (!with_rows) continue;
+        EXPECT_GT(asking_threads.size(), 1u);
+        for (std::size_t d = 0; d < asked.size(); ++d) ASSERT_EQ(asked[d], acc.dnom_data()[d] == 0.0 ? 0 : 1) << "density " << d;
+      }
+    }
+  }
 }
 
 TEST_F(AccumulatorsTest, ExactWriteReadRoundTripIsExact) {
