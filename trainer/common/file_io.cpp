@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "common/parallel_for.h"
 #include "common/piece_handoff.h"
+#include "common/sha256.h"
 
 namespace pstrain {
 namespace fs = std::filesystem;
@@ -350,6 +351,19 @@ bool LinkFileAtomic(const fs::path& existing, const fs::path& path) {
 
 void WriteFileAtomic(const fs::path& path, const void* data, std::size_t size) {
   WriteFileAtomicStreamed(path, [&](const ByteSink& sink) { sink(data, size); });
+}
+
+std::string WriteFileCopiesHashed(std::span<const fs::path> paths, const void* data, std::size_t size, bool hash_beside) {
+  std::future<std::string> digest;  // (a std::async future: should a write throw, its destructor waits for the hash)
+  if (hash_beside) {
+    try {
+      digest = std::async(std::launch::async, [data, size] { return Sha256Hex(data, size); });
+    } catch (const std::system_error&) {
+      // (no thread: hashed below)
+    }
+  }
+  for (const fs::path& path : paths) WriteFileAtomic(path, data, size);
+  return digest.valid() ? digest.get() : Sha256Hex(data, size);
 }
 
 void WriteFileAtomicStreamed(const fs::path& path, const std::function<void(const ByteSink&)>& produce) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <future>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,13 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::vector
 inline void WriteFileAtomic(const std::filesystem::path& path, const std::string& text) {
   WriteFileAtomic(path, text.data(), text.size());
 }
+
+// Writes `size` bytes at `data` to each of `paths` in order (WriteFileAtomic) and returns their
+// SHA-256 (hex). With `hash_beside` the digest is taken on a thread of its own while this one writes
+// (here, after the writes, if no thread can be started): a file of a megabyte or more, written twice
+// (a pass's model/ and the final model's staging copy), is done in the time of its writes instead of
+// its writes and its hash. A write's error propagates once the hash has ended.
+std::string WriteFileCopiesHashed(std::span<const std::filesystem::path> paths, const void* data, std::size_t size, bool hash_beside);
 
 // The same for a file written piece by piece, so that a large one need not be held in memory:
 // `produce` calls its argument with each piece in order. An exception from `produce` removes the

@@ -76,6 +76,10 @@ std::string OutputFeatParams(const std::string& input_text, const FeatureOptions
 
 namespace {
 
+// A model file this large is hashed beside its writes (RunPass): cd_tied_g8's 0.75 MB means and
+// variances and larger, not the small files, for which a thread's start would cost what it saves.
+constexpr std::size_t kHashBesideBytes = std::size_t(256) << 10;
+
 // --- Step 1: resolve and check the inputs ----------------------------------------------------------
 
 // The inputs of a training, loaded and checked once.
@@ -528,12 +532,20 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
     fs::create_directories(staging);
     state.final_model_sync = std::make_unique<DirectorySyncScope>(staging);
   }
+  // A file of kHashBesideBytes or more (a tied model's means and variances) is hashed on a thread of
+  // its own while this one writes it (twice after the last pass): with one job the second CPU is
+  // free here (docs/performance.md, forty-first round).
   std::vector<PassFileDigest> hashed;
   next.ForEachEncodedFile([&](const char* name, const void* data, std::size_t size) {
-    WriteFileAtomic(model_dir / name, data, size);
-    if (state.final_model_sync) WriteFileAtomic(state.final_model_sync->root() / name, data, size);
     const bool encoded_mdef = state.mdef && std::string_view(name) == kModelFiles[0];  // (its bytes are state.mdef->text)
-    hashed.push_back({std::string("model/") + name, encoded_mdef ? state.mdef->sha256 : Sha256Hex(data, size)});
+    std::vector<fs::path> copies{model_dir / name};
+    if (state.final_model_sync) copies.push_back(state.final_model_sync->root() / name);
+    if (encoded_mdef) {
+      for (const fs::path& copy : copies) WriteFileAtomic(copy, data, size);
+      hashed.push_back({std::string("model/") + name, state.mdef->sha256});
+    } else {
+      hashed.push_back({std::string("model/") + name, WriteFileCopiesHashed(copies, data, size, size >= kHashBesideBytes)});
+    }
   }, state.mdef ? &state.mdef->text : nullptr);
   // With one job, the next pass's shard runs in this process: the text is encoded again in its tail
   // rather than held beside it.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 namespace pstrain {
 namespace {
@@ -181,6 +182,33 @@ TEST_F(FileIoTest, APieceLargerThanOneWriteCallIsWrittenWhole) {
   WriteFileAtomic(whole, big.data(), big.size());
   EXPECT_TRUE(ReadFileText(whole) == big);
   EXPECT_EQ(EntriesInDir(), 2u);
+}
+
+// WriteFileCopiesHashed: every copy holds the bytes and the digest is theirs, hashed beside the
+// writes or after them; a copy that cannot be written is an error naming it (the copies before it
+// written), also while the hash runs beside.
+TEST_F(FileIoTest, WriteFileCopiesHashedWritesEveryCopyAndReturnsTheirDigest) {
+  std::string big((std::size_t(3) << 20) + 5, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((std::uint64_t{i} * 0x9E3779B97F4A7C15ull) >> 56);
+  const std::string expected = Sha256Hex(big.data(), big.size());
+  for (bool beside : {false, true}) {
+    SCOPED_TRACE(beside ? "hashed beside" : "hashed after");
+    const fs::path sub = dir_ / (beside ? "beside" : "after");
+    fs::create_directories(sub / "staging");
+    const std::vector<fs::path> copies{sub / "means", sub / "staging" / "means"};
+    EXPECT_EQ(WriteFileCopiesHashed(copies, big.data(), big.size(), beside), expected);
+    for (const fs::path& copy : copies) EXPECT_TRUE(ReadFileText(copy) == big) << copy;
+    const std::vector<fs::path> one{sub / "tiny"};
+    EXPECT_EQ(WriteFileCopiesHashed(one, "abc", 3, beside), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const std::vector<fs::path> refused{sub / "first", sub / "missing" / "second"};
+    try {
+      WriteFileCopiesHashed(refused, big.data(), big.size(), beside);
+      ADD_FAILURE() << "no error for a copy in a missing directory";
+    } catch (const TrainingError& e) {
+      EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(ReadFileText(sub / "first") == big);
+  }
 }
 
 // LinkFileAtomic: a second name of the same file (the same inode, no copy), replacing a file of
