@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/sphinxtrain_flags.h"
 #include "common/file_io.h"
+#include "common/parallel_for.h"
 #include "formats/param_files.h"
 #include "reestimate/reestimate.h"
 
@@ -157,7 +158,7 @@ int RunNormChecked(int argc, char** argv) {
   previous.mixture_weights = ZeroArray(shape.n_senones, 1, shape.n_density);
   previous.transition_matrices = ZeroArray(shape.n_tmat, shape.n_emit_state, shape.n_emit_state + 1);
   ReestimationReport report;
-  const ModelFiles next = Reestimate(total, previous, &report);
+  const ModelFiles next = Reestimate(total, previous, &report, nullptr, CheckParallelism());
 
   if (meanfn) WriteGaussianFile(*meanfn, next.means);
   if (varfn) WriteGaussianFile(*varfn, next.variances);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/file_io.h"
+#include "common/parallel_for.h"
 #include "model/model_checks.h"
 #include "reestimate/reestimate.h"
 
@@ -54,7 +55,7 @@ int RunNormalize(int argc, char** argv) {
     for (std::size_t i = 0; i < flags.size(); ++i) activated[i] |= flags[i];
   }
   ReestimationReport report;
-  const ModelFiles next = Reestimate(total, previous, &report, &activated);
+  const ModelFiles next = Reestimate(total, previous, &report, &activated, CheckParallelism());
   const std::filesystem::path dest(out);
   const std::filesystem::path staging = HiddenSibling(dest, ".staging");
   std::filesystem::remove_all(staging);

@@ -10,8 +10,8 @@
 namespace pstrain {
 
 ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
-                      const std::vector<std::uint8_t>* activated) {
-  return Reestimate(acc, ModelFiles(previous), report, activated);
+                      const std::vector<std::uint8_t>* activated, unsigned threads) {
+  return Reestimate(acc, ModelFiles(previous), report, activated, {}, threads);
 }
 
 namespace {

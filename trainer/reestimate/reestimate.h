@@ -41,8 +41,9 @@ struct ReestimationReport {
 // that has counts, dnom_k += w_k, mean_k += w_k mu_k, var_k += w_k (sigma_k^2 + mu_k^2) (2-pass:
 // w_k sigma_k^2). A density or state without counts keeps its previous parameters, which is what
 // the prior alone gives, so an activated state nobody observed survives unchanged.
+// `threads` as for the in-place form below.
 ModelFiles Reestimate(const Accumulators& acc, const ModelFiles& previous, ReestimationReport* report,
-                      const std::vector<std::uint8_t>* activated = nullptr);
+                      const std::vector<std::uint8_t>* activated = nullptr, unsigned threads = 1);
 // The mean and variance sums of one density (veclen doubles each, into mean and var): for a view
 // of the statistics that does not hold them (Accumulators::has_gaussians() false).
 using GaussianRows = std::function<void(std::uint32_t senone, std::uint32_t density, double* mean, double* var)>;
