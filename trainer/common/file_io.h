@@ -78,9 +78,9 @@ inline void WriteFileAtomic(const std::filesystem::path& path, const std::string
 
 // Writes `size` bytes at `data` to each of `paths` in order (WriteFileAtomic) and returns their
 // SHA-256 (hex). With `hash_beside` the digest is taken on a thread of its own while this one writes
-// (here, after the writes, if no thread can be started): a file of a megabyte or more, written twice
-// (a pass's model/ and the final model's staging copy), is done in the time of its writes instead of
-// its writes and its hash. A write's error propagates once the hash has ended.
+// (here, after the writes, if no thread can be started): a large file written twice (a pass's model/
+// and the final model's staging copy) is then done in about the time of its writes instead of its
+// writes and its hash. A write's error propagates once the hash has ended.
 std::string WriteFileCopiesHashed(std::span<const std::filesystem::path> paths, const void* data, std::size_t size, bool hash_beside);
 
 // The same for a file written piece by piece, so that a large one need not be held in memory:

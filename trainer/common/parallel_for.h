@@ -7,8 +7,9 @@
 
 namespace pstrain {
 
-// Threads for checks that run while nothing else does (the coordinator before it starts
-// workers): the machine's hardware threads, at most 8, at least 1.
+// Threads for work that has the machine to itself, or nearly (the coordinator's checks before it
+// starts workers, re-estimation in a pass's tail): the machine's hardware threads, at most 8, at
+// least 1.
 unsigned CheckParallelism();
 
 // Calls body(i) once for every i in [0, n), on up to `threads` threads (the calling one among

@@ -55,7 +55,8 @@ using GaussianRows = std::function<void(std::uint32_t senone, std::uint32_t dens
 // them, and `activated` must be empty (the survival prior changes the sums it reads); `rows` may
 // be called from several threads at once. With `threads` > 1 a large model's senones are
 // re-estimated on up to that many threads (this one among them), in contiguous ranges: the same
-// values and the same report as on one.
+// values and the same report as on one. (The ranges write disjoint parts of the model's arrays
+// because its files agree in shape, as a loaded model's are checked to.)
 ModelFiles Reestimate(const Accumulators& acc, ModelFiles&& previous, ReestimationReport* report,
                       const std::vector<std::uint8_t>* activated = nullptr, const GaussianRows& rows = {}, unsigned threads = 1);
 

@@ -461,7 +461,9 @@ void RunPass(const TrainOptions& options, const CheckedInputs& checked, const fs
   // sums, which are read from the exact sums: TailView). Then one writes bw's files of accum/, also
   // hashing each as it is written (gauden_counts streamed: no copy of the statistics is held beside
   // the exact sums), unless the reducer linked the 1-job shard's there (it then takes their lent
-  // digests), and this thread re-estimates and writes model/ (docs/performance.md).
+  // digests), and this thread re-estimates (a large model with a helper thread: with one job the
+  // other writers are soon done, with two the three share the CPUs) and writes model/, hashing its
+  // large files on a thread beside the writes (docs/performance.md).
   fs::create_directories(accum_dir);  // (in exact mode the reducer wrote exact_counts into it)
   const bool exact = reduced.exact.has_value();  // (float32 mode writes no exact_counts)
   std::promise<void> sums_read_by_all;  // the double view built, or (TailView) re-estimation and the count files done

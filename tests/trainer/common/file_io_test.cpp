@@ -205,9 +205,12 @@ TEST_F(FileIoTest, WriteFileCopiesHashedWritesEveryCopyAndReturnsTheirDigest) {
       WriteFileCopiesHashed(refused, big.data(), big.size(), beside);
       ADD_FAILURE() << "no error for a copy in a missing directory";
     } catch (const TrainingError& e) {
-      EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find((sub / "missing" / "second").string()), std::string::npos) << e.what();
     }
     EXPECT_TRUE(ReadFileText(sub / "first") == big);
+    for (const fs::directory_entry& entry : fs::recursive_directory_iterator(sub)) {
+      EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << "left behind: " << entry.path();
+    }
   }
 }
 

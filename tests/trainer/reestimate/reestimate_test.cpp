@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -343,15 +345,25 @@ TEST(ReestimateTest, SeveralThreadsGiveOneThreadsModelAndReport) {
     const ExactAccumulators exact = ExactFrom(acc);
     const Accumulators partial = exact.ToAccumulatorsWithoutGaussians();
     std::mutex asked_mutex;
+    std::condition_variable another_asked;
     std::set<std::thread::id> asking_threads;
+    bool held = false;
     std::vector<int> asked(std::size_t(kManySenones) * kEight, 0);
     const GaussianRows rows = [&](std::uint32_t senone, std::uint32_t k, double* mean, double* var) {
       const std::size_t first = (std::size_t(senone) * kEight + k) * kDims;
       exact.MeanDoubles(first, kDims, mean);
       exact.VarDoubles(first, kDims, var);
-      const std::lock_guard<std::mutex> lock(asked_mutex);
+      std::unique_lock<std::mutex> lock(asked_mutex);
       asking_threads.insert(std::this_thread::get_id());
       ++asked[std::size_t(senone) * kEight + k];
+      // The first call is held (at most 10 s) until another thread asks too, so that a split is seen
+      // however the threads are scheduled; a second thread is never started otherwise.
+      if (!held) {
+        held = true;
+        another_asked.wait_for(lock, std::chrono::seconds(10), [&] { return asking_threads.size() > 1; });
+      } else if (asking_threads.size() > 1) {
+        another_asked.notify_all();
+      }
     };
 
     ReestimationReport one_report;
@@ -365,6 +377,7 @@ TEST(ReestimateTest, SeveralThreadsGiveOneThreadsModelAndReport) {
       for (bool with_rows : {false, true}) {
         SCOPED_TRACE(with_rows ? "sums asked by density" : "whole view");
         asking_threads.clear();
+        held = false;
         std::fill(asked.begin(), asked.end(), 0);
         ReestimationReport report;
         const ModelFiles many = with_rows ? Reestimate(partial, ModelFiles(previous), &report, nullptr, rows, threads)
