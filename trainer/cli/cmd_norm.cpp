@@ -71,13 +71,7 @@ fs::path StockNorm(const char* argv0) {
 }
 
 GaussianParams ZeroGaussians(const AccumulatorShape& shape) {
-  GaussianParams params;
-  params.n_mgau = shape.n_senones;
-  params.n_feat = 1;
-  params.n_density = shape.n_density;
-  params.veclen = {shape.veclen};
-  params.data.assign(std::size_t(shape.n_senones) * shape.n_density * shape.veclen, 0.0f);
-  return params;
+  return GaussianParams::OneStream(shape.n_senones, shape.n_density, shape.veclen);
 }
 
 Array3D ZeroArray(std::uint32_t d1, std::uint32_t d2, std::uint32_t d3) {

@@ -47,6 +47,16 @@ auto FromPayload(const std::vector<std::uint8_t>& bytes, const std::string& path
 
 }  // namespace
 
+GaussianParams GaussianParams::OneStream(std::uint32_t n_mgau, std::uint32_t n_density, std::uint32_t veclen, float value) {
+  GaussianParams params;
+  params.n_mgau = n_mgau;
+  params.n_feat = 1;
+  params.n_density = n_density;
+  params.veclen = {veclen};
+  params.data.assign(std::size_t(n_mgau) * n_density * veclen, value);
+  return params;
+}
+
 std::uint32_t GaussianParams::TotalVeclen() const {
   return std::accumulate(veclen.begin(), veclen.end(), 0u);
 }

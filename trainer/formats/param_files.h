@@ -34,6 +34,8 @@ struct GaussianParams {
     return n_mgau == other.n_mgau && n_feat == other.n_feat && n_density == other.n_density &&
            veclen == other.veclen;
   }
+  // One stream of n_mgau x n_density vectors of `veclen` floats, every value `value`.
+  static GaussianParams OneStream(std::uint32_t n_mgau, std::uint32_t n_density, std::uint32_t veclen, float value = 0.0f);
 };
 
 GaussianParams ReadGaussianFile(const std::string& path);

@@ -41,12 +41,7 @@ constexpr const char* kMdef =
 
 // 6 senones, 1 stream, 2 densities of dimension 3.
 GaussianParams Gaussians(float base) {
-  GaussianParams p;
-  p.n_mgau = 6;
-  p.n_feat = 1;
-  p.n_density = 2;
-  p.veclen = {3};
-  p.data.resize(6 * 2 * 3);
+  GaussianParams p = GaussianParams::OneStream(6, 2, 3);
   for (std::size_t i = 0; i < p.data.size(); ++i) p.data[i] = base + 0.25f * static_cast<float>(i);
   return p;
 }

@@ -63,12 +63,7 @@ void WriteMdef(const fs::path& path, const std::vector<Row>& rows, const std::st
 
 // Per-senone parameters, distinct for every senone; `senone_of[s]` is where A's senone s goes.
 GaussianParams Gaussians(float base, const std::vector<std::uint32_t>& senone_of) {
-  GaussianParams p;
-  p.n_mgau = kSenones;
-  p.n_feat = 1;
-  p.n_density = 2;
-  p.veclen = {3};
-  p.data.resize(std::size_t(kSenones) * 2 * 3);
+  GaussianParams p = GaussianParams::OneStream(kSenones, 2, 3);
   for (std::uint32_t s = 0; s < kSenones; ++s) {
     for (std::uint32_t i = 0; i < 6; ++i) p.data[senone_of[s] * 6 + i] = base + 0.5f * float(s) + 0.0625f * float(i);
   }

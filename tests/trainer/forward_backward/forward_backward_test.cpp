@@ -411,14 +411,8 @@ struct TinyModel {
         "A - - - n/a 0 0 1 2 N\nB - - - n/a 1 3 4 5 N\n",
         "tiny.mdef");
     const std::uint32_t n_senones = 6;
-    GaussianParams params;
-    params.n_mgau = n_senones;
-    params.n_feat = 1;
-    params.n_density = kDensity;
-    params.veclen = {kVeclen};
-    params.data.resize(std::size_t(n_senones) * kDensity * kVeclen);
-    out.means = params;
-    out.variances = params;
+    out.means = GaussianParams::OneStream(n_senones, kDensity, kVeclen);
+    out.variances = out.means;
     for (std::uint32_t senone = 0; senone < n_senones; ++senone) {
       for (std::uint32_t k = 0; k < kDensity; ++k) {
         for (std::uint32_t dim = 0; dim < kVeclen; ++dim) {

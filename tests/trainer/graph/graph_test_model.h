@@ -96,15 +96,8 @@ inline ModelFiles MakeModelFiles(const Mdef& mdef) {
   ModelFiles files;
   files.mdef = mdef;
   const std::uint32_t n_senones = mdef.n_tied_state();
-  GaussianParams params;
-  params.n_mgau = n_senones;
-  params.n_feat = 1;
-  params.n_density = 1;
-  params.veclen = {2};
-  params.data.assign(std::size_t(n_senones) * 2, 0.0f);
-  files.means = params;
-  params.data.assign(std::size_t(n_senones) * 2, 1.0f);
-  files.variances = params;
+  files.means = GaussianParams::OneStream(n_senones, 1, 2, 0.0f);
+  files.variances = GaussianParams::OneStream(n_senones, 1, 2, 1.0f);
   files.mixture_weights = Array3D{n_senones, 1, 1, std::vector<float>(n_senones, 1.0f)};
   files.transition_matrices = MakeTmats(mdef.n_tied_tmat());
   return files;

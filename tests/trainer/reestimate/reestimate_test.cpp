@@ -36,17 +36,6 @@ namespace fs = std::filesystem;
 constexpr std::uint32_t kSenones = 6, kDensity = 2, kVeclen = 3, kTmats = 2, kEmit = 3;
 const AccumulatorShape kShape{kSenones, kDensity, kVeclen, kTmats, kEmit};
 
-// A one-stream Gaussian file's shape, its values zero.
-GaussianParams ZeroGaussians(std::uint32_t senones, std::uint32_t density, std::uint32_t veclen) {
-  GaussianParams params;
-  params.n_mgau = senones;
-  params.n_feat = 1;
-  params.n_density = density;
-  params.veclen = {veclen};
-  params.data.resize(std::size_t(senones) * density * veclen);
-  return params;
-}
-
 // Two CI phones, 2 densities of dimension 3. Previous parameters are recognizable: means 100+i,
 // variances 200+i, mixture weights 7+i, transitions 9+i (i = element index).
 ModelFiles PreviousModel() {
@@ -55,7 +44,7 @@ ModelFiles PreviousModel() {
       "0.3\n2 n_base\n0 n_tri\n8 n_state_map\n6 n_tied_state\n6 n_tied_ci_state\n2 n_tied_tmat\n"
       "A - - - n/a 0 0 1 2 N\nB - - - n/a 1 3 4 5 N\n",
       "reest.mdef");
-  files.means = ZeroGaussians(kSenones, kDensity, kVeclen);
+  files.means = GaussianParams::OneStream(kSenones, kDensity, kVeclen);
   files.variances = files.means;
   for (std::size_t idx = 0; idx < files.means.data.size(); ++idx) {
     files.means.data[idx] = 100.0f + static_cast<float>(idx);
@@ -305,7 +294,7 @@ TEST(ReestimateTest, SeveralThreadsGiveOneThreadsModelAndReport) {
   constexpr std::uint32_t kManySenones = 701, kEight = 8, kDims = 39;
   const AccumulatorShape shape{kManySenones, kEight, kDims, kTmats, kEmit};
   ModelFiles previous;
-  previous.means = ZeroGaussians(kManySenones, kEight, kDims);
+  previous.means = GaussianParams::OneStream(kManySenones, kEight, kDims);
   previous.variances = previous.means;
   for (std::size_t i = 0; i < previous.means.data.size(); ++i) {
     previous.means.data[i] = 0.5f + static_cast<float>(i % 1000);
